@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The record of original attribute values, kept in the runtime directory
+ * so that a restart after a crash can put them back. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct _PpRestore PpRestore;
+
+typedef struct {
+  char *path;
+  char *value;
+} PpOriginal;
+
+PpRestore  *pp_restore_new           (const char  *runtime_dir);
+void        pp_restore_free          (PpRestore   *restore);
+
+/* TRUE if an earlier run left a record behind (it did not exit cleanly). */
+gboolean    pp_restore_has_leftover  (PpRestore   *restore);
+
+/* Originals recorded on disk, oldest record first, each path once. */
+GPtrArray  *pp_restore_load          (PpRestore   *restore,
+                                      GError     **error);
+
+/* Whether this run already recorded an original for @path. */
+gboolean    pp_restore_contains      (PpRestore   *restore,
+                                      const char  *path);
+
+/* Record originals (PpOriginal*) for paths not yet recorded, durably and
+ * atomically (one new file per batch: temp file, fsync, rename), before
+ * the caller changes them. */
+gboolean    pp_restore_record        (PpRestore   *restore,
+                                      GPtrArray   *originals,
+                                      GError     **error);
+
+/* What this run recorded, in recording order. */
+GPtrArray  *pp_restore_get_recorded  (PpRestore   *restore);
+
+/* Forget everything: remove the record files. */
+void        pp_restore_clear         (PpRestore   *restore);
+
+PpOriginal *pp_original_new          (const char  *path,
+                                      const char  *value);
+void        pp_original_free         (PpOriginal  *original);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PpRestore, pp_restore_free)
+
+G_END_DECLS

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#define G_LOG_DOMAIN "pp-sysfs"
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gio/gio.h>
+
+#include "pp-error.h"
+#include "pp-names.h"
+#include "pp-sysfs.h"
+
+const char * const pp_sysfs_policy_roots[] = { PP_SYSFS_DEVICES, PP_SYSFS_MODULE, NULL };
+
+#define PP_SYSFS_MAX_READ 4096
+
+char *
+pp_sysfs_read (const char *path, GError **error)
+{
+  char buf[PP_SYSFS_MAX_READ];
+  ssize_t n;
+  int fd;
+  int saved;
+
+  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    {
+      saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "%s: %s", path, g_strerror (saved));
+      return NULL;
+    }
+  do
+    n = read (fd, buf, sizeof (buf) - 1);
+  while (n < 0 && errno == EINTR);
+  saved = errno;
+  close (fd);
+  if (n < 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "%s: %s", path, g_strerror (saved));
+      return NULL;
+    }
+  while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+    n--;
+  buf[n] = '\0';
+  return g_strdup (buf);
+}
+
+char *
+pp_sysfs_read_opt (const char *dir, const char *relpath)
+{
+  g_autofree char *path = g_build_filename (dir, relpath, NULL);
+
+  return pp_sysfs_read (path, NULL);
+}
+
+gint64
+pp_sysfs_read_int (const char *dir, const char *relpath, gint64 fallback)
+{
+  g_autofree char *value = pp_sysfs_read_opt (dir, relpath);
+  gint64 v;
+
+  if (value == NULL || !g_ascii_string_to_signed (value, 10, G_MININT64, G_MAXINT64, &v, NULL))
+    return fallback;
+  return v;
+}
+
+gboolean
+pp_sysfs_path_is_under (const char *path, const char *root)
+{
+  gsize len = strlen (root);
+
+  if (path == NULL || !g_str_has_prefix (path, root) || path[len] != '/' || path[len + 1] == '\0')
+    return FALSE;
+  /* no ".." or "." components and no empty ones */
+  for (const char *p = path + len; *p; p++)
+    {
+      if (p[0] == '/' && (p[1] == '/' || p[1] == '\0'))
+        return FALSE;
+      if (p[0] == '/' && p[1] == '.' &&
+          (p[2] == '/' || p[2] == '\0' || (p[2] == '.' && (p[3] == '/' || p[3] == '\0'))))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+under_any (const char *path, const char * const *roots)
+{
+  for (guint i = 0; roots[i]; i++)
+    if (pp_sysfs_path_is_under (path, roots[i]))
+      return TRUE;
+  return FALSE;
+}
+
+/* The directory holding the attribute, resolved: symlinks inside sysfs
+ * (driver/, subsystem/, firmware_node/) must not lead a write elsewhere. */
+static gboolean
+check_allowed (const char *path, const char * const *roots, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *base = g_path_get_basename (path);
+  char resolved[PATH_MAX];
+  g_autofree char *real = NULL;
+
+  if (!under_any (path, roots))
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
+                   "refusing to write %s: not under %s", path, roots[0]);
+      return FALSE;
+    }
+  if (realpath (dir, resolved) == NULL)
+    {
+      int saved = errno;
+      g_set_error (error, PP_ERROR,
+                   saved == ENOENT ? PP_ERROR_NO_SUCH_DEVICE : PP_ERROR_FAILED,
+                   "%s: %s", dir, g_strerror (saved));
+      return FALSE;
+    }
+  real = g_build_filename (resolved, base, NULL);
+  if (!under_any (real, roots))
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
+                   "refusing to write %s: it resolves to %s, outside the allowed sysfs directories",
+                   path, real);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+pp_sysfs_write (const char          *path,
+                const char          *value,
+                const char * const  *allowed_roots,
+                int                 *out_errno,
+                GError             **error)
+{
+  gsize len = strlen (value);
+  ssize_t n;
+  int fd;
+  int saved = 0;
+
+  if (out_errno)
+    *out_errno = 0;
+  if (!check_allowed (path, allowed_roots, error))
+    {
+      if (out_errno)
+        *out_errno = EPERM;
+      return FALSE;
+    }
+
+  fd = open (path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+  if (fd < 0)
+    {
+      saved = errno;
+      if (out_errno)
+        *out_errno = saved;
+      if (saved == ELOOP)
+        {
+          g_autofree char *target = g_file_read_link (path, NULL);
+          g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
+                       "refusing to write %s: it is a symlink to %s, not a sysfs attribute",
+                       path, target ? target : "?");
+          return FALSE;
+        }
+      return pp_error_set_from_errno (error, saved, "cannot open %s", path);
+    }
+
+  do
+    n = write (fd, value, len);
+  while (n < 0 && errno == EINTR);
+  if (n < 0)
+    saved = errno;
+  else if ((gsize) n != len)
+    saved = EIO;
+  if (close (fd) < 0 && saved == 0 && errno != EINTR)
+    saved = errno;
+
+  if (saved != 0)
+    {
+      if (out_errno)
+        *out_errno = saved;
+      return pp_error_set_from_errno (error, saved, "cannot write '%s' to %s", value, path);
+    }
+  return TRUE;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Reading and writing sysfs attributes, and the only place that decides
+ * whether a path may be written at all. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Read a sysfs attribute, trailing newline stripped. NULL with @error
+ * (G_IO_ERROR_NOT_FOUND when it does not exist). */
+char      *pp_sysfs_read        (const char  *path,
+                                 GError     **error);
+/* Read, NULL on any error. */
+char      *pp_sysfs_read_opt    (const char  *dir,
+                                 const char  *relpath);
+/* Read an integer attribute; @fallback on any error. */
+gint64     pp_sysfs_read_int    (const char  *dir,
+                                 const char  *relpath,
+                                 gint64       fallback);
+
+/* Write @value to @path with O_WRONLY|O_TRUNC|O_CLOEXEC. Refuses (with
+ * PP_ERROR_REFUSED) a path that does not lie under one of
+ * @allowed_roots once resolved, or whose last component is a symlink.
+ * Errors carry errno in the message and G_IO_ERROR codes from
+ * g_io_error_from_errno() in the PP_ERROR domain's detail. */
+gboolean   pp_sysfs_write       (const char          *path,
+                                 const char          *value,
+                                 const char * const  *allowed_roots,
+                                 int                 *out_errno,
+                                 GError             **error);
+
+/* TRUE if @path, lexically normalised, lies strictly under @root. */
+gboolean   pp_sysfs_path_is_under (const char *path,
+                                   const char *root);
+
+/* The roots device and module policy may write to. */
+extern const char * const pp_sysfs_policy_roots[];
+
+G_END_DECLS

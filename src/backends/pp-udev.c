@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#define G_LOG_DOMAIN "pp-udev"
+
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <gio/gio.h>
+#include <glib-unix.h>
+#include <libudev.h>
+
+#include "pp-error.h"
+#include "pp-udev.h"
+
+typedef struct udev_device    UdevDevice;
+typedef struct udev_enumerate UdevEnumerate;
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (UdevDevice, udev_device_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (UdevEnumerate, udev_enumerate_unref)
+
+/* Only properties the policy reads are kept: memory stays small with
+ * thousands of devices. */
+static const char * const kept_prefixes[] = {
+  "POWERPOLICY_", "ID_AUTOSUSPEND", "ID_INPUT", "ID_MODEL", "ID_VENDOR",
+};
+
+struct _PpUdev {
+  GObject              parent_instance;
+  struct udev         *udev;
+  struct udev_monitor *monitor;
+  guint                monitor_source;
+};
+
+enum {
+  SIGNAL_UEVENT,
+  N_SIGNALS,
+};
+static guint signals[N_SIGNALS];
+
+G_DEFINE_TYPE (PpUdev, pp_udev, G_TYPE_OBJECT)
+
+PpDeviceInfo *
+pp_device_info_ref (PpDeviceInfo *info)
+{
+  g_atomic_int_inc (&info->ref_count);
+  return info;
+}
+
+void
+pp_device_info_unref (PpDeviceInfo *info)
+{
+  if (info == NULL || !g_atomic_int_dec_and_test (&info->ref_count))
+    return;
+  g_free (info->syspath);
+  g_free (info->subsystem);
+  g_free (info->sysname);
+  g_free (info->devtype);
+  g_free (info->driver);
+  g_free (info->devnode);
+  g_free (info->parent);
+  g_clear_pointer (&info->properties, g_hash_table_unref);
+  g_free (info);
+}
+
+const char *
+pp_device_info_get_property (PpDeviceInfo *info, const char *key)
+{
+  return info->properties ? g_hash_table_lookup (info->properties, key) : NULL;
+}
+
+static gboolean
+property_is_kept (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (kept_prefixes); i++)
+    if (g_str_has_prefix (name, kept_prefixes[i]))
+      return TRUE;
+  return FALSE;
+}
+
+static PpDeviceInfo *
+device_info_new (struct udev_device *dev)
+{
+  PpDeviceInfo *info = g_new0 (PpDeviceInfo, 1);
+  struct udev_list_entry *entry;
+  struct udev_device *parent;
+  const char *s;
+
+  info->ref_count = 1;
+  info->syspath = g_strdup (udev_device_get_syspath (dev));
+  s = udev_device_get_subsystem (dev);
+  info->subsystem = g_strdup (s ? s : "");
+  info->sysname = g_strdup (udev_device_get_sysname (dev));
+  info->devtype = g_strdup (udev_device_get_devtype (dev));
+  info->driver = g_strdup (udev_device_get_driver (dev));
+  info->devnode = g_strdup (udev_device_get_devnode (dev));
+
+  /* not owned by us: freed with @dev */
+  parent = udev_device_get_parent (dev);
+  if (parent != NULL)
+    info->parent = g_strdup (udev_device_get_syspath (parent));
+
+  udev_list_entry_foreach (entry, udev_device_get_properties_list_entry (dev))
+    {
+      const char *name = udev_list_entry_get_name (entry);
+
+      if (!property_is_kept (name))
+        continue;
+      if (info->properties == NULL)
+        info->properties = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+      g_hash_table_insert (info->properties, g_strdup (name),
+                           g_strdup (udev_list_entry_get_value (entry)));
+    }
+  return info;
+}
+
+static void
+pp_udev_finalize (GObject *object)
+{
+  PpUdev *self = PP_UDEV (object);
+
+  g_clear_handle_id (&self->monitor_source, g_source_remove);
+  g_clear_pointer (&self->monitor, udev_monitor_unref);
+  g_clear_pointer (&self->udev, udev_unref);
+  G_OBJECT_CLASS (pp_udev_parent_class)->finalize (object);
+}
+
+static void
+pp_udev_class_init (PpUdevClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = pp_udev_finalize;
+
+  signals[SIGNAL_UEVENT] =
+    g_signal_new ("uevent", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 2,
+                  G_TYPE_STRING, G_TYPE_POINTER);
+}
+
+static void
+pp_udev_init (PpUdev *self)
+{
+}
+
+PpUdev *
+pp_udev_new (GError **error)
+{
+  g_autoptr(PpUdev) self = g_object_new (PP_TYPE_UDEV, NULL);
+
+  self->udev = udev_new ();
+  if (self->udev == NULL)
+    {
+      pp_error_set_from_errno (error, errno, "udev_new");
+      return NULL;
+    }
+  return g_steal_pointer (&self);
+}
+
+static gint
+compare_info (gconstpointer a, gconstpointer b)
+{
+  const PpDeviceInfo *ia = *(PpDeviceInfo * const *) a;
+  const PpDeviceInfo *ib = *(PpDeviceInfo * const *) b;
+
+  return strcmp (ia->syspath, ib->syspath);
+}
+
+GPtrArray *
+pp_udev_enumerate (PpUdev *self, GError **error)
+{
+  g_autoptr(UdevEnumerate) e = udev_enumerate_new (self->udev);
+  g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_device_info_unref);
+  struct udev_list_entry *entry;
+  int r;
+
+  if (e == NULL)
+    {
+      pp_error_set_from_errno (error, errno, "udev_enumerate_new");
+      return NULL;
+    }
+  r = udev_enumerate_scan_devices (e);
+  if (r < 0)
+    {
+      pp_error_set_from_errno (error, -r, "cannot enumerate devices");
+      return NULL;
+    }
+
+  udev_list_entry_foreach (entry, udev_enumerate_get_list_entry (e))
+    {
+      const char *syspath = udev_list_entry_get_name (entry);
+      g_autoptr(UdevDevice) dev = udev_device_new_from_syspath (self->udev, syspath);
+
+      /* gone between the scan and now: not an error */
+      if (dev == NULL)
+        continue;
+      g_ptr_array_add (out, device_info_new (dev));
+    }
+  g_ptr_array_sort (out, compare_info);
+  return g_steal_pointer (&out);
+}
+
+PpDeviceInfo *
+pp_udev_lookup (PpUdev *self, const char *syspath, GError **error)
+{
+  g_autoptr(UdevDevice) dev = udev_device_new_from_syspath (self->udev, syspath);
+
+  if (dev == NULL)
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE, "no such device: %s", syspath);
+      return NULL;
+    }
+  return device_info_new (dev);
+}
+
+static gboolean
+on_monitor_readable (int fd, GIOCondition condition, gpointer user_data)
+{
+  PpUdev *self = PP_UDEV (user_data);
+
+  /* drain everything queued: one wakeup for a burst */
+  for (;;)
+    {
+      g_autoptr(UdevDevice) dev = udev_monitor_receive_device (self->monitor);
+      g_autoptr(PpDeviceInfo) info = NULL;
+      const char *action;
+
+      if (dev == NULL)
+        break;
+      action = udev_device_get_action (dev);
+      if (action == NULL || udev_device_get_syspath (dev) == NULL)
+        continue;
+      info = device_info_new (dev);
+      g_debug ("uevent %s %s", action, info->syspath);
+      g_signal_emit (self, signals[SIGNAL_UEVENT], 0, action, info);
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+gboolean
+pp_udev_start_monitor (PpUdev *self, GError **error)
+{
+  int r;
+
+  g_return_val_if_fail (self->monitor == NULL, FALSE);
+
+  self->monitor = udev_monitor_new_from_netlink (self->udev, "udev");
+  if (self->monitor == NULL)
+    return pp_error_set_from_errno (error, errno, "cannot create the udev monitor");
+  /* a burst of hotplug events must not overflow the socket */
+  udev_monitor_set_receive_buffer_size (self->monitor, 4 * 1024 * 1024);
+  r = udev_monitor_enable_receiving (self->monitor);
+  if (r < 0)
+    return pp_error_set_from_errno (error, -r, "cannot listen to udev events");
+
+  self->monitor_source = g_unix_fd_add (udev_monitor_get_fd (self->monitor),
+                                        G_IO_IN, on_monitor_readable, self);
+  return TRUE;
+}

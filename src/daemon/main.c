@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#define G_LOG_DOMAIN "powerpolicyd"
+
+#include "config.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <glib-unix.h>
+#include <gio/gio.h>
+#include <systemd/sd-daemon.h>
+
+#include "pp-manager.h"
+#include "pp-service.h"
+
+typedef struct {
+  GMainLoop *loop;
+  int        exit_status;
+} Daemon;
+
+static gboolean
+on_terminate (gpointer user_data)
+{
+  Daemon *d = user_data;
+
+  g_info ("Terminating");
+  g_main_loop_quit (d->loop);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+on_name_acquired (PpService *service, Daemon *d)
+{
+  sd_notify (0, "READY=1\nSTATUS=Applying power policy");
+}
+
+static void
+on_name_lost (PpService *service, const char *message, Daemon *d)
+{
+  g_printerr ("powerpolicyd: %s\n", message);
+  d->exit_status = EXIT_FAILURE;
+  g_main_loop_quit (d->loop);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PpManager) manager = NULL;
+  g_autoptr(PpService) service = NULL;
+  g_autofree char *config_path = NULL;
+  g_autofree char *state_dir = NULL;
+  g_autofree char *runtime_dir = NULL;
+  gboolean no_logind = FALSE;
+  gboolean dry_run = FALSE;
+  gboolean oneshot = FALSE;
+  gboolean verbose = FALSE;
+  gboolean version = FALSE;
+  PpManagerOptions options = { 0 };
+  Daemon d = { NULL, EXIT_SUCCESS };
+  const GOptionEntry entries[] = {
+    { "config", 'c', 0, G_OPTION_ARG_FILENAME, &config_path,
+      "Read FILE instead of " PP_SYSCONFDIR "/powerpolicy/powerpolicy.conf (FILE.d/ still read)", "FILE" },
+    { "state-dir", 0, 0, G_OPTION_ARG_FILENAME, &state_dir,
+      "Persistent state directory (default " PP_STATEDIR ")", "DIR" },
+    { "runtime-dir", 0, 0, G_OPTION_ARG_FILENAME, &runtime_dir,
+      "Runtime state directory (default " PP_RUNTIMEDIR ")", "DIR" },
+    { "no-logind", 0, 0, G_OPTION_ARG_NONE, &no_logind,
+      "Never talk to systemd-logind", NULL },
+    { "dry-run", 'n', 0, G_OPTION_ARG_NONE, &dry_run,
+      "Log every write, perform none", NULL },
+    { "oneshot", '1', 0, G_OPTION_ARG_NONE, &oneshot,
+      "Apply the policy once without D-Bus and exit (status 1 if a write failed)", NULL },
+    { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose,
+      "Print debug messages", NULL },
+    { "version", 'V', 0, G_OPTION_ARG_NONE, &version,
+      "Print the version and exit", NULL },
+    { NULL }
+  };
+
+  setlocale (LC_ALL, "");
+
+  context = g_option_context_new ("- the powerpolicy system power-policy daemon");
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_description (context,
+    "Applies per-class runtime power policy to every device and serves\n"
+    "org.powerpolicy1 on the system bus. See powerpolicyd(8) and\n"
+    "powerpolicy.conf(5).");
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("powerpolicyd: %s\nTry 'powerpolicyd --help'.\n", error->message);
+      return 2;
+    }
+  if (argc > 1)
+    {
+      g_printerr ("powerpolicyd: unexpected argument '%s'\nTry 'powerpolicyd --help'.\n", argv[1]);
+      return 2;
+    }
+  if (version)
+    {
+      g_print ("powerpolicyd %s\n", PACKAGE_VERSION);
+      return EXIT_SUCCESS;
+    }
+  if (verbose)
+    g_log_set_debug_enabled (TRUE);
+
+  options.config_path = config_path;
+  options.state_dir = state_dir;
+  options.runtime_dir = runtime_dir;
+  options.no_logind = no_logind;
+  options.dry_run = dry_run;
+  options.oneshot = oneshot;
+
+  manager = pp_manager_new (&options);
+  if (!pp_manager_start (manager, &error))
+    {
+      g_printerr ("powerpolicyd: %s\n", error->message);
+      return EXIT_FAILURE;
+    }
+
+  if (oneshot)
+    {
+      guint failures = pp_manager_get_n_write_failures (manager);
+
+      if (failures > 0)
+        g_printerr ("powerpolicyd: %u attribute writes failed\n", failures);
+      return failures > 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+    }
+
+  d.loop = g_main_loop_new (NULL, FALSE);
+  g_unix_signal_add (SIGTERM, on_terminate, &d);
+  g_unix_signal_add (SIGINT, on_terminate, &d);
+
+  service = pp_service_new (manager);
+  g_signal_connect (service, "name-acquired", G_CALLBACK (on_name_acquired), &d);
+  g_signal_connect (service, "name-lost", G_CALLBACK (on_name_lost), &d);
+  if (!pp_service_start (service, &error))
+    {
+      g_printerr ("powerpolicyd: cannot serve on the system bus: %s\n", error->message);
+      pp_manager_shutdown (manager);
+      g_main_loop_unref (d.loop);
+      return EXIT_FAILURE;
+    }
+
+  g_main_loop_run (d.loop);
+
+  sd_notify (0, "STOPPING=1");
+  pp_service_stop (service);
+  pp_manager_shutdown (manager);
+  g_main_loop_unref (d.loop);
+  return d.exit_status;
+}

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#define G_LOG_DOMAIN "pp-config"
+
+#include "config.h"
+
+#include <errno.h>
+#include <gio/gio.h>
+
+#include "pp-config-files.h"
+#include "pp-names.h"
+#include "pp-resources.h"
+
+static gint
+compare_strings (gconstpointer a, gconstpointer b)
+{
+  return g_strcmp0 (*(const char * const *) a, *(const char * const *) b);
+}
+
+const char *
+pp_config_files_builtin_text (gsize *length)
+{
+  g_autoptr(GBytes) bytes = g_resource_lookup_data (pp_get_resource (),
+                                                    "/org/powerpolicy1/powerpolicy.conf",
+                                                    G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+
+  g_assert (bytes != NULL);
+  /* resource data is static and outlives the GBytes */
+  return g_bytes_get_data (bytes, length);
+}
+
+static void
+add_problem (GPtrArray *problems, const char *file, const char *message)
+{
+  PpConfigProblem *p = g_new0 (PpConfigProblem, 1);
+
+  p->file = g_strdup (file);
+  p->message = g_strdup (message);
+  g_ptr_array_add (problems, p);
+}
+
+/* FALSE only when the file does not exist. */
+static gboolean
+load_file (PpConfig *config, const char *path, GPtrArray *problems)
+{
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize length = 0;
+
+  if (!g_file_get_contents (path, &contents, &length, &error))
+    {
+      if (g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        return FALSE;
+      add_problem (problems, path, error->message);
+      return TRUE;
+    }
+  g_debug ("Reading %s", path);
+  pp_config_load_data (config, path, contents, length, problems);
+  return TRUE;
+}
+
+static void
+load_dropins (PpConfig *config, const char *dir_path, GPtrArray *problems)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDir) dir = g_dir_open (dir_path, 0, &error);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  if (dir == NULL)
+    {
+      if (!g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT) &&
+          !g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOTDIR))
+        add_problem (problems, dir_path, error->message);
+      return;
+    }
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      if (g_str_has_suffix (name, ".conf") && name[0] != '.')
+        g_ptr_array_add (names, g_strdup (name));
+    }
+  g_ptr_array_sort (names, compare_strings);
+  for (guint i = 0; i < names->len; i++)
+    {
+      g_autofree char *path = g_build_filename (dir_path, g_ptr_array_index (names, i), NULL);
+      if (!load_file (config, path, problems))
+        add_problem (problems, path, "vanished while reading the configuration");
+    }
+}
+
+PpConfig *
+pp_config_files_load (const char *main_path, GPtrArray *problems)
+{
+  g_autoptr(PpConfig) config = pp_config_new ();
+  g_autofree char *etc_path = g_build_filename (PP_SYSCONFDIR, PP_CONFIG_DIR_NAME,
+                                                PP_CONFIG_FILE_NAME, NULL);
+  g_autofree char *dropin_dir = NULL;
+  gboolean loaded;
+
+  if (main_path == NULL)
+    main_path = etc_path;
+
+  loaded = load_file (config, main_path, problems);
+  if (!loaded && main_path == etc_path)
+    {
+      g_autofree char *vendor = g_build_filename (PP_DATADIR, PP_CONFIG_DIR_NAME,
+                                                  PP_CONFIG_FILE_NAME, NULL);
+      loaded = load_file (config, vendor, problems);
+    }
+  if (!loaded)
+    {
+      gsize length = 0;
+      const char *text = pp_config_files_builtin_text (&length);
+
+      g_info ("%s does not exist, using the built-in defaults", main_path);
+      pp_config_load_data (config, "<built-in>", text, length, problems);
+    }
+
+  dropin_dir = g_strconcat (main_path, ".d", NULL);
+  load_dropins (config, dropin_dir, problems);
+  return g_steal_pointer (&config);
+}

@@ -1,0 +1,876 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#define G_LOG_DOMAIN "pp-manager"
+
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gio/gio.h>
+
+#include "pp-config-files.h"
+#include "pp-error.h"
+#include "pp-manager.h"
+#include "pp-names.h"
+#include "pp-restore.h"
+#include "pp-sysfs.h"
+
+#define PP_DEVICE_ARG_MAX 4096
+
+struct _PpManager {
+  GObject           parent_instance;
+
+  PpManagerOptions  options;
+  PpConfig         *config;
+  PpUdev           *udev;
+  PpRestore        *restore;
+
+  GHashTable       *devices;        /* syspath -> PpDevice* */
+  GHashTable       *by_sysname;     /* sysname -> GPtrArray of PpDevice* (unowned) */
+  GPtrArray        *sorted_cache;   /* PpDevice*, or NULL when stale */
+
+  PpSituation       situation;
+  gboolean          started;
+
+  GHashTable       *failed_writes;  /* path -> errno, to log each failure once */
+  guint             n_write_failures;
+};
+
+enum {
+  PROP_0,
+  PROP_ON_BATTERY,
+  N_PROPS,
+};
+static GParamSpec *props[N_PROPS];
+
+enum {
+  SIGNAL_DEVICE_CHANGED,
+  N_SIGNALS,
+};
+static guint signals[N_SIGNALS];
+
+G_DEFINE_TYPE (PpManager, pp_manager, G_TYPE_OBJECT)
+
+/* ---- devices ---------------------------------------------------------- */
+
+static const char *
+lookup_info_property (gpointer user_data, const char *key)
+{
+  return pp_device_info_get_property (user_data, key);
+}
+
+static PpDevice *
+pp_device_new (PpDeviceInfo *info)
+{
+  PpDevice *dev = g_new0 (PpDevice, 1);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+
+  dev->info = pp_device_info_ref (info);
+  pp_device_props_init (&dev->props, info->subsystem, lookup_info_property, info, warnings);
+  for (guint i = 0; i < warnings->len; i++)
+    g_warning ("%s: %s", info->syspath, (char *) g_ptr_array_index (warnings, i));
+  return dev;
+}
+
+static void
+pp_device_free (PpDevice *dev)
+{
+  pp_device_props_clear (&dev->props);
+  pp_device_info_unref (dev->info);
+  g_free (dev);
+}
+
+static void
+index_remove (PpManager *self, PpDevice *dev)
+{
+  GPtrArray *list = g_hash_table_lookup (self->by_sysname, dev->info->sysname);
+
+  if (list == NULL)
+    return;
+  g_ptr_array_remove (list, dev);
+  if (list->len == 0)
+    g_hash_table_remove (self->by_sysname, dev->info->sysname);
+}
+
+static void
+index_add (PpManager *self, PpDevice *dev)
+{
+  GPtrArray *list = g_hash_table_lookup (self->by_sysname, dev->info->sysname);
+
+  if (list == NULL)
+    {
+      list = g_ptr_array_new ();
+      g_hash_table_insert (self->by_sysname, g_strdup (dev->info->sysname), list);
+    }
+  g_ptr_array_add (list, dev);
+}
+
+/* Insert or replace; returns the device now in the table. */
+static PpDevice *
+device_table_set (PpManager *self, PpDeviceInfo *info)
+{
+  PpDevice *old = g_hash_table_lookup (self->devices, info->syspath);
+  PpDevice *dev = pp_device_new (info);
+
+  if (old != NULL)
+    index_remove (self, old);
+  g_hash_table_replace (self->devices, dev->info->syspath, dev);
+  index_add (self, dev);
+  g_clear_pointer (&self->sorted_cache, g_ptr_array_unref);
+  return dev;
+}
+
+static void
+device_table_remove (PpManager *self, const char *syspath)
+{
+  PpDevice *dev = g_hash_table_lookup (self->devices, syspath);
+
+  if (dev == NULL)
+    return;
+  index_remove (self, dev);
+  g_hash_table_remove (self->devices, syspath);
+  g_clear_pointer (&self->sorted_cache, g_ptr_array_unref);
+}
+
+static gint
+compare_devices (gconstpointer a, gconstpointer b)
+{
+  const PpDevice *da = *(PpDevice * const *) a;
+  const PpDevice *db = *(PpDevice * const *) b;
+
+  return strcmp (da->info->syspath, db->info->syspath);
+}
+
+GPtrArray *
+pp_manager_list_devices (PpManager *self)
+{
+  if (self->sorted_cache == NULL)
+    {
+      GHashTableIter iter;
+      gpointer value;
+
+      self->sorted_cache = g_ptr_array_sized_new (g_hash_table_size (self->devices));
+      g_hash_table_iter_init (&iter, self->devices);
+      while (g_hash_table_iter_next (&iter, NULL, &value))
+        g_ptr_array_add (self->sorted_cache, value);
+      g_ptr_array_sort (self->sorted_cache, compare_devices);
+    }
+  return self->sorted_cache;
+}
+
+static gboolean
+is_managed_path (const char *syspath)
+{
+  return pp_sysfs_path_is_under (syspath, PP_SYSFS_DEVICES);
+}
+
+/* ---- applying --------------------------------------------------------- */
+
+typedef struct {
+  PpDevice *dev;          /* NULL for module parameters */
+  char     *path;
+  char     *relpath;
+  char     *value;
+  char     *current;
+} PlannedWrite;
+
+static void
+planned_write_free (PlannedWrite *w)
+{
+  g_free (w->path);
+  g_free (w->relpath);
+  g_free (w->value);
+  g_free (w->current);
+  g_free (w);
+}
+
+static gboolean
+dry_run (PpManager *self)
+{
+  return self->options.dry_run || self->config->dry_run;
+}
+
+/* Queue a write unless the attribute is missing or already has @value. */
+static void
+plan_write (PpManager  *self,
+            GPtrArray  *plan,
+            PpDevice   *dev,
+            const char *dir,
+            const char *relpath,
+            const char *value)
+{
+  g_autofree char *path = g_build_filename (dir, relpath, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *current = pp_sysfs_read (path, &error);
+  PlannedWrite *w;
+
+  if (current == NULL)
+    {
+      /* the device does not have it (or vanished): nothing to do */
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
+          g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY))
+        {
+          g_debug ("%s: no attribute %s, skipping", dir, relpath);
+          return;
+        }
+      /* unreadable but present: try the write, which reports */
+      g_debug ("%s: cannot read %s: %s", dir, relpath, error->message);
+      current = g_strdup ("");
+    }
+  else if (g_str_equal (current, value))
+    {
+      return;
+    }
+
+  w = g_new0 (PlannedWrite, 1);
+  w->dev = dev;
+  w->path = g_steal_pointer (&path);
+  w->relpath = g_strdup (relpath);
+  w->value = g_strdup (value);
+  w->current = g_steal_pointer (&current);
+  g_ptr_array_add (plan, w);
+}
+
+static void
+plan_device (PpManager *self, GPtrArray *plan, PpDevice *dev)
+{
+  g_autoptr(GPtrArray) settings = NULL;
+
+  if (dev->props.ignore)
+    return;
+  settings = pp_policy_device_settings (self->config, &dev->props, &self->situation, NULL, FALSE);
+  for (guint i = 0; i < settings->len; i++)
+    {
+      PpSetting *s = g_ptr_array_index (settings, i);
+      plan_write (self, plan, dev, dev->info->syspath, s->key, s->value);
+    }
+}
+
+static void
+plan_modules (PpManager *self, GPtrArray *plan)
+{
+  g_autoptr(GPtrArray) settings = pp_policy_module_settings (self->config, &self->situation);
+
+  for (guint i = 0; i < settings->len; i++)
+    {
+      PpSetting *s = g_ptr_array_index (settings, i);
+      plan_write (self, plan, NULL, PP_SYSFS_MODULE, s->key, s->value);
+    }
+}
+
+static void
+emit_device_changed (PpManager *self, PpDevice *dev, GPtrArray *writes)
+{
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
+
+  for (guint i = 0; i < writes->len; i++)
+    {
+      PlannedWrite *w = g_ptr_array_index (writes, i);
+
+      if (g_str_equal (w->relpath, PP_ATTR_CONTROL))
+        g_variant_builder_add (&b, "{sv}", "control", g_variant_new_string (w->value));
+      else if (g_str_equal (w->relpath, PP_ATTR_WAKEUP))
+        g_variant_builder_add (&b, "{sv}", "wakeup", g_variant_new_string (w->value));
+      else if (g_str_equal (w->relpath, PP_ATTR_DELAY))
+        g_variant_builder_add (&b, "{sv}", "autosuspend_delay_ms",
+                               g_variant_new_int32 ((gint32) g_ascii_strtoll (w->value, NULL, 10)));
+      else
+        g_variant_builder_add (&b, "{sv}", w->relpath, g_variant_new_string (w->value));
+    }
+  g_signal_emit (self, signals[SIGNAL_DEVICE_CHANGED], 0,
+                 dev->info->syspath, g_variant_builder_end (&b));
+}
+
+static void
+report_write_failure (PpManager *self, PlannedWrite *w, int errnum, const GError *error)
+{
+  const char *device = w->dev ? w->dev->info->syspath : PP_SYSFS_MODULE;
+  gpointer old;
+
+  self->n_write_failures++;
+  /* once per attribute and errno, however often the policy re-applies */
+  if (g_hash_table_lookup_extended (self->failed_writes, w->path, NULL, &old) &&
+      GPOINTER_TO_INT (old) == errnum)
+    {
+      g_debug ("%s: %s still fails: %s", device, w->relpath, error->message);
+      return;
+    }
+  g_hash_table_replace (self->failed_writes, g_strdup (w->path), GINT_TO_POINTER (errnum));
+  g_warning ("%s: cannot set %s to '%s' (errno %d, %s): %s",
+             device, w->relpath, w->value, errnum,
+             errnum ? g_strerror (errnum) : "refused", error->message);
+}
+
+/* Record the originals of everything in @plan, then write it. */
+static void
+execute_plan (PpManager *self, GPtrArray *plan)
+{
+  g_autoptr(GPtrArray) originals = NULL;
+  g_autoptr(GHashTable) done = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (plan->len == 0)
+    return;
+
+  if (dry_run (self))
+    {
+      for (guint i = 0; i < plan->len; i++)
+        {
+          PlannedWrite *w = g_ptr_array_index (plan, i);
+          g_message ("dry-run: would write '%s' to %s (now '%s')", w->value, w->path, w->current);
+        }
+      return;
+    }
+
+  /* --oneshot leaves its policy in place for good: nothing to restore */
+  if (!self->options.oneshot)
+    {
+      originals = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_original_free);
+      for (guint i = 0; i < plan->len; i++)
+        {
+          PlannedWrite *w = g_ptr_array_index (plan, i);
+          if (!pp_restore_contains (self->restore, w->path))
+            g_ptr_array_add (originals, pp_original_new (w->path, w->current));
+        }
+      if (!pp_restore_record (self->restore, originals, &error))
+        {
+          /* without a record a crash could not be undone: change nothing */
+          g_warning ("Cannot record original values, not applying %u changes: %s",
+                     plan->len, error->message);
+          self->n_write_failures += plan->len;
+          return;
+        }
+    }
+
+  done = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
+                                (GDestroyNotify) g_ptr_array_unref);
+  for (guint i = 0; i < plan->len; i++)
+    {
+      PlannedWrite *w = g_ptr_array_index (plan, i);
+      g_autoptr(GError) werror = NULL;
+      int errnum = 0;
+
+      if (!pp_sysfs_write (w->path, w->value, pp_sysfs_policy_roots, &errnum, &werror))
+        {
+          /* a device that went away mid-apply is not an error */
+          if (w->dev != NULL && (errnum == ENOENT || errnum == ENODEV) &&
+              !g_file_test (w->dev->info->syspath, G_FILE_TEST_IS_DIR))
+            {
+              g_debug ("%s vanished while applying", w->dev->info->syspath);
+              continue;
+            }
+          report_write_failure (self, w, errnum, werror);
+          continue;
+        }
+      g_hash_table_remove (self->failed_writes, w->path);
+      g_debug ("%s = %s (was %s)", w->path, w->value, w->current);
+      if (w->dev != NULL)
+        {
+          GPtrArray *list = g_hash_table_lookup (done, w->dev);
+          if (list == NULL)
+            {
+              list = g_ptr_array_new ();
+              g_hash_table_insert (done, w->dev, list);
+            }
+          g_ptr_array_add (list, w);
+        }
+    }
+
+  if (!self->options.oneshot)
+    {
+      GHashTableIter iter;
+      gpointer key, value;
+
+      g_hash_table_iter_init (&iter, done);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        emit_device_changed (self, key, value);
+    }
+}
+
+static void
+apply_all (PpManager *self)
+{
+  g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
+  GPtrArray *devices = pp_manager_list_devices (self);
+
+  for (guint i = 0; i < devices->len; i++)
+    plan_device (self, plan, g_ptr_array_index (devices, i));
+  plan_modules (self, plan);
+  execute_plan (self, plan);
+}
+
+static void
+apply_device (PpManager *self, PpDevice *dev)
+{
+  g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
+
+  plan_device (self, plan, dev);
+  execute_plan (self, plan);
+}
+
+static void
+apply_modules (PpManager *self)
+{
+  g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
+
+  plan_modules (self, plan);
+  execute_plan (self, plan);
+}
+
+/* ---- power source ----------------------------------------------------- */
+
+static gboolean
+compute_on_battery (PpManager *self)
+{
+  g_autoptr(GArray) facts = g_array_new (FALSE, TRUE, sizeof (PpPowerSupplyFacts));
+  g_autoptr(GPtrArray) strings = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *devices = pp_manager_list_devices (self);
+
+  for (guint i = 0; i < devices->len; i++)
+    {
+      PpDevice *dev = g_ptr_array_index (devices, i);
+      PpPowerSupplyFacts f = { NULL, -1, NULL };
+      char *type, *scope;
+
+      if (!g_str_equal (dev->info->subsystem, "power_supply"))
+        continue;
+      type = pp_sysfs_read_opt (dev->info->syspath, "type");
+      scope = pp_sysfs_read_opt (dev->info->syspath, "scope");
+      g_ptr_array_add (strings, type);
+      g_ptr_array_add (strings, scope);
+      f.type = type;
+      f.scope = scope;
+      f.online = (gint) pp_sysfs_read_int (dev->info->syspath, "online", -1);
+      g_array_append_val (facts, f);
+    }
+  return pp_policy_on_battery ((PpPowerSupplyFacts *) (gpointer) facts->data, facts->len);
+}
+
+/* Re-read the power source; on a change re-apply every layer at once. */
+static void
+update_power_source (PpManager *self, gboolean apply)
+{
+  gboolean on_battery = compute_on_battery (self);
+
+  if (on_battery == self->situation.on_battery)
+    return;
+  self->situation.on_battery = on_battery;
+  g_info ("Power source: %s", on_battery ? "battery" : "AC");
+  g_object_notify_by_pspec (G_OBJECT (self), props[PROP_ON_BATTERY]);
+  if (apply)
+    apply_all (self);
+}
+
+/* ---- uevents ---------------------------------------------------------- */
+
+static void
+on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self)
+{
+  if (g_str_equal (info->subsystem, "module") && g_str_equal (action, "add"))
+    {
+      /* a module was loaded: its parameters now exist */
+      apply_modules (self);
+      return;
+    }
+  if (!is_managed_path (info->syspath))
+    return;
+
+  if (g_str_equal (action, "remove"))
+    {
+      gboolean was_supply = g_str_equal (info->subsystem, "power_supply");
+
+      device_table_remove (self, info->syspath);
+      if (was_supply)
+        update_power_source (self, TRUE);
+      return;
+    }
+
+  if (g_str_equal (action, "add") || g_str_equal (action, "change") ||
+      g_str_equal (action, "bind") || g_str_equal (action, "move"))
+    {
+      PpDevice *dev = device_table_set (self, info);
+
+      if (g_str_equal (info->subsystem, "power_supply"))
+        update_power_source (self, TRUE);
+      apply_device (self, dev);
+    }
+}
+
+/* ---- lifecycle -------------------------------------------------------- */
+
+static void
+restore_originals (PpManager *self, GPtrArray *originals, const char *why)
+{
+  guint ok = 0, failed = 0;
+
+  for (guint i = 0; i < originals->len; i++)
+    {
+      PpOriginal *o = g_ptr_array_index (originals, i);
+      g_autoptr(GError) error = NULL;
+      int errnum = 0;
+
+      if (pp_sysfs_write (o->path, o->value, pp_sysfs_policy_roots, &errnum, &error))
+        {
+          ok++;
+          continue;
+        }
+      if (errnum == ENOENT || errnum == ENODEV)
+        {
+          g_debug ("Not restoring %s: gone", o->path);
+          continue;
+        }
+      failed++;
+      g_warning ("Cannot restore %s to '%s': %s", o->path, o->value, error->message);
+    }
+  g_info ("Restored %u original values (%s)%s", ok, why, failed ? ", some failed" : "");
+}
+
+static void
+restore_leftover (PpManager *self)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) originals = NULL;
+
+  if (!pp_restore_has_leftover (self->restore))
+    return;
+  g_message ("Found original values left by a previous run that did not exit cleanly, restoring them");
+  originals = pp_restore_load (self->restore, &error);
+  if (dry_run (self))
+    {
+      g_message ("dry-run: would restore %u original values", originals->len);
+      return;
+    }
+  restore_originals (self, originals, "after an unclean exit");
+  pp_restore_clear (self->restore);
+}
+
+static void
+log_problems (GPtrArray *problems)
+{
+  for (guint i = 0; i < problems->len; i++)
+    {
+      g_autofree char *s = pp_config_problem_to_string (g_ptr_array_index (problems, i));
+      g_warning ("%s", s);
+    }
+}
+
+static void
+load_config (PpManager *self, GPtrArray *problems)
+{
+  PpConfig *config = pp_config_files_load (self->options.config_path, problems);
+
+  g_clear_pointer (&self->config, pp_config_free);
+  self->config = config;
+  log_problems (problems);
+}
+
+gboolean
+pp_manager_start (PpManager *self, GError **error)
+{
+  g_autoptr(GPtrArray) problems = pp_config_problems_new ();
+  g_autoptr(GPtrArray) infos = NULL;
+
+  g_return_val_if_fail (!self->started, FALSE);
+
+  load_config (self, problems);
+
+  if (!self->options.oneshot)
+    restore_leftover (self);
+
+  self->udev = pp_udev_new (error);
+  if (self->udev == NULL)
+    return FALSE;
+
+  /* Listen before enumerating so that nothing added in between is lost;
+   * events for devices already enumerated are harmless re-applies. */
+  if (!self->options.oneshot)
+    {
+      if (!pp_udev_start_monitor (self->udev, error))
+        return FALSE;
+      g_signal_connect (self->udev, "uevent", G_CALLBACK (on_uevent), self);
+    }
+
+  infos = pp_udev_enumerate (self->udev, error);
+  if (infos == NULL)
+    return FALSE;
+  for (guint i = 0; i < infos->len; i++)
+    {
+      PpDeviceInfo *info = g_ptr_array_index (infos, i);
+      if (is_managed_path (info->syspath))
+        device_table_set (self, info);
+    }
+  g_info ("Managing %u devices", g_hash_table_size (self->devices));
+
+  self->situation.on_battery = compute_on_battery (self);
+  g_info ("Power source: %s", self->situation.on_battery ? "battery" : "AC");
+
+  apply_all (self);
+  self->started = TRUE;
+  return TRUE;
+}
+
+void
+pp_manager_reload (PpManager *self, GPtrArray **problems_out)
+{
+  g_autoptr(GPtrArray) problems = pp_config_problems_new ();
+  g_autoptr(GPtrArray) strings = g_ptr_array_new_with_free_func (g_free);
+
+  g_info ("Reloading the configuration");
+  load_config (self, problems);
+  apply_all (self);
+
+  for (guint i = 0; i < problems->len; i++)
+    g_ptr_array_add (strings, pp_config_problem_to_string (g_ptr_array_index (problems, i)));
+  if (problems_out)
+    *problems_out = g_steal_pointer (&strings);
+}
+
+void
+pp_manager_shutdown (PpManager *self)
+{
+  if (self->restore == NULL || dry_run (self))
+    return;
+  if (self->config->restore_on_exit)
+    restore_originals (self, pp_restore_get_recorded (self->restore), "on exit");
+  pp_restore_clear (self->restore);
+}
+
+guint
+pp_manager_get_n_write_failures (PpManager *self)
+{
+  return self->n_write_failures;
+}
+
+gboolean
+pp_manager_get_on_battery (PpManager *self)
+{
+  return self->situation.on_battery;
+}
+
+const PpConfig *
+pp_manager_get_config (PpManager *self)
+{
+  return self->config;
+}
+
+const char *
+pp_manager_get_backend (PpManager *self)
+{
+  /* logind coordination arrives with the sleep support */
+  return self->options.no_logind ? "kernel" : "logind";
+}
+
+/* ---- device arguments ------------------------------------------------- */
+
+PpDevice *
+pp_manager_resolve_device (PpManager *self, const char *device, GError **error)
+{
+  PpDevice *dev;
+
+  if (device == NULL || *device == '\0')
+    {
+      g_set_error_literal (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT, "empty device argument");
+      return NULL;
+    }
+  if (strlen (device) > PP_DEVICE_ARG_MAX)
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                   "device argument longer than %d bytes", PP_DEVICE_ARG_MAX);
+      return NULL;
+    }
+  if (!g_utf8_validate (device, -1, NULL))
+    {
+      g_set_error_literal (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                           "device argument is not valid UTF-8");
+      return NULL;
+    }
+
+  if (device[0] == '/')
+    {
+      char resolved[PATH_MAX];
+      g_auto(GStrv) parts = g_strsplit (device, "/", -1);
+
+      for (guint i = 0; parts[i]; i++)
+        {
+          if (g_str_equal (parts[i], "..") || g_str_equal (parts[i], "."))
+            {
+              g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                           "device path '%s' contains '%s'", device, parts[i]);
+              return NULL;
+            }
+        }
+      if (!g_str_has_prefix (device, "/sys/"))
+        {
+          g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE,
+                       "'%s' is not a sysfs device path", device);
+          return NULL;
+        }
+      dev = g_hash_table_lookup (self->devices, device);
+      if (dev != NULL)
+        return dev;
+      if (realpath (device, resolved) == NULL || !is_managed_path (resolved))
+        {
+          g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE,
+                       "'%s' is not a device under /sys/devices", device);
+          return NULL;
+        }
+      dev = g_hash_table_lookup (self->devices, resolved);
+      if (dev == NULL)
+        {
+          g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE,
+                       "'%s' is not a device the daemon manages", device);
+          return NULL;
+        }
+      return dev;
+    }
+
+  if (strchr (device, '/') != NULL)
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                   "'%s' is neither an absolute sysfs path nor a device name", device);
+      return NULL;
+    }
+
+  {
+    GPtrArray *list = g_hash_table_lookup (self->by_sysname, device);
+
+    if (list == NULL || list->len == 0)
+      {
+        g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE, "no device named '%s'", device);
+        return NULL;
+      }
+    if (list->len > 1)
+      {
+        g_autoptr(GString) names = g_string_new (NULL);
+        for (guint i = 0; i < list->len; i++)
+          {
+            PpDevice *d = g_ptr_array_index (list, i);
+            g_string_append_printf (names, "%s%s", i ? ", " : "", d->info->syspath);
+          }
+        g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                     "device name '%s' is ambiguous, use one of: %s", device, names->str);
+        return NULL;
+      }
+    return g_ptr_array_index (list, 0);
+  }
+}
+
+GVariant *
+pp_manager_device_to_variant (PpManager *self, PpDevice *dev)
+{
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
+  const char *syspath = dev->info->syspath;
+  g_autofree char *runtime_status = pp_sysfs_read_opt (syspath, "power/runtime_status");
+  g_autofree char *control = pp_sysfs_read_opt (syspath, PP_ATTR_CONTROL);
+  g_autofree char *wakeup = pp_sysfs_read_opt (syspath, PP_ATTR_WAKEUP);
+  gint64 delay = pp_sysfs_read_int (syspath, PP_ATTR_DELAY, -1);
+  const char *parent = dev->info->parent;
+  const char *empty[] = { NULL };
+
+  if (parent == NULL || !is_managed_path (parent))
+    parent = "";
+  if (delay < G_MININT32 || delay > G_MAXINT32)
+    delay = -1;
+
+  g_variant_builder_add (&b, "{sv}", "path", g_variant_new_string (syspath));
+  g_variant_builder_add (&b, "{sv}", "subsystem", g_variant_new_string (dev->info->subsystem));
+  g_variant_builder_add (&b, "{sv}", "class", g_variant_new_string (dev->props.klass));
+  g_variant_builder_add (&b, "{sv}", "driver",
+                         g_variant_new_string (dev->info->driver ? dev->info->driver : ""));
+  g_variant_builder_add (&b, "{sv}", "parent", g_variant_new_string (parent));
+  g_variant_builder_add (&b, "{sv}", "suppliers", g_variant_new_strv (empty, 0));
+  g_variant_builder_add (&b, "{sv}", "consumers", g_variant_new_strv (empty, 0));
+  g_variant_builder_add (&b, "{sv}", "runtime_status",
+                         g_variant_new_string (runtime_status && *runtime_status ? runtime_status : "unsupported"));
+  g_variant_builder_add (&b, "{sv}", "control", g_variant_new_string (control ? control : ""));
+  g_variant_builder_add (&b, "{sv}", "autosuspend_delay_ms", g_variant_new_int32 ((gint32) delay));
+  g_variant_builder_add (&b, "{sv}", "wakeup", g_variant_new_string (wakeup ? wakeup : ""));
+  g_variant_builder_add (&b, "{sv}", "held", g_variant_new_boolean (FALSE));
+  g_variant_builder_add (&b, "{sv}", "blocker", g_variant_new_string (""));
+  g_variant_builder_add (&b, "{sv}", "ignored", g_variant_new_boolean (dev->props.ignore));
+  return g_variant_builder_end (&b);
+}
+
+/* ---- GObject ---------------------------------------------------------- */
+
+static void
+pp_manager_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  PpManager *self = PP_MANAGER (object);
+
+  switch (prop_id)
+    {
+    case PROP_ON_BATTERY:
+      g_value_set_boolean (value, self->situation.on_battery);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pp_manager_finalize (GObject *object)
+{
+  PpManager *self = PP_MANAGER (object);
+
+  if (self->udev)
+    g_signal_handlers_disconnect_by_data (self->udev, self);
+  g_clear_object (&self->udev);
+  g_clear_pointer (&self->sorted_cache, g_ptr_array_unref);
+  g_hash_table_unref (self->by_sysname);
+  g_hash_table_unref (self->devices);
+  g_hash_table_unref (self->failed_writes);
+  g_clear_pointer (&self->restore, pp_restore_free);
+  g_clear_pointer (&self->config, pp_config_free);
+  g_free (self->options.config_path);
+  g_free (self->options.state_dir);
+  g_free (self->options.runtime_dir);
+  G_OBJECT_CLASS (pp_manager_parent_class)->finalize (object);
+}
+
+static void
+pp_manager_class_init (PpManagerClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->get_property = pp_manager_get_property;
+  object_class->finalize = pp_manager_finalize;
+
+  props[PROP_ON_BATTERY] =
+    g_param_spec_boolean ("on-battery", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  g_object_class_install_properties (object_class, N_PROPS, props);
+
+  /* (path, a{sv} of what changed) */
+  signals[SIGNAL_DEVICE_CHANGED] =
+    g_signal_new ("device-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 2,
+                  G_TYPE_STRING, G_TYPE_VARIANT);
+}
+
+static void
+pp_manager_init (PpManager *self)
+{
+  self->devices = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                         (GDestroyNotify) pp_device_free);
+  self->by_sysname = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                            (GDestroyNotify) g_ptr_array_unref);
+  self->failed_writes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+}
+
+PpManager *
+pp_manager_new (const PpManagerOptions *options)
+{
+  PpManager *self = g_object_new (PP_TYPE_MANAGER, NULL);
+
+  self->options.config_path = g_strdup (options->config_path);
+  self->options.state_dir = g_strdup (options->state_dir ? options->state_dir : PP_STATEDIR);
+  self->options.runtime_dir = g_strdup (options->runtime_dir ? options->runtime_dir : PP_RUNTIMEDIR);
+  self->options.dry_run = options->dry_run;
+  self->options.oneshot = options->oneshot;
+  self->options.no_logind = options->no_logind;
+  self->restore = pp_restore_new (self->options.runtime_dir);
+  return self;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The manager: keeps the device table and the situation, and applies the
+ * policy through the backends. Knows nothing of D-Bus. */
+#pragma once
+
+#include <glib-object.h>
+
+#include "pp-config.h"
+#include "pp-policy.h"
+#include "pp-udev.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  char     *config_path;   /* NULL: default search */
+  char     *state_dir;
+  char     *runtime_dir;
+  gboolean  dry_run;
+  gboolean  oneshot;
+  gboolean  no_logind;
+} PpManagerOptions;
+
+/* A device the daemon manages. */
+typedef struct {
+  PpDeviceInfo  *info;
+  PpDeviceProps  props;
+} PpDevice;
+
+#define PP_TYPE_MANAGER (pp_manager_get_type ())
+G_DECLARE_FINAL_TYPE (PpManager, pp_manager, PP, MANAGER, GObject)
+
+PpManager     *pp_manager_new                 (const PpManagerOptions *options);
+
+/* Restore what a crashed run left, load the configuration, enumerate
+ * and apply; unless oneshot, start following uevents. */
+gboolean       pp_manager_start               (PpManager   *self,
+                                               GError     **error);
+
+/* Re-read the configuration and re-apply. The problems found (as
+ * "file:line: message" strings) are returned in @problems. */
+void           pp_manager_reload              (PpManager   *self,
+                                               GPtrArray  **problems);
+
+/* Stop: write back originals when RestoreOnExit, else forget them. */
+void           pp_manager_shutdown            (PpManager   *self);
+
+guint          pp_manager_get_n_write_failures (PpManager  *self);
+gboolean       pp_manager_get_on_battery      (PpManager   *self);
+const PpConfig *pp_manager_get_config         (PpManager   *self);
+const char    *pp_manager_get_backend         (PpManager   *self);
+
+/* Every managed device, sorted by path (PpDevice*, owned by the manager). */
+GPtrArray     *pp_manager_list_devices        (PpManager   *self);
+
+/* Resolve a device argument (SPEC §5): devpath, /sys/bus|class path or
+ * sysname -> a managed device, else NoSuchDevice / InvalidArgument. */
+PpDevice      *pp_manager_resolve_device      (PpManager   *self,
+                                               const char  *device,
+                                               GError     **error);
+
+/* The device dictionary of SPEC §5. */
+GVariant      *pp_manager_device_to_variant   (PpManager   *self,
+                                               PpDevice    *device);
+
+G_END_DECLS

@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#define G_LOG_DOMAIN "pp-service"
+
+#include "config.h"
+
+#include "pp-auth.h"
+#include "pp-error.h"
+#include "pp-names.h"
+#include "pp-resources.h"
+#include "pp-service.h"
+
+struct _PpService {
+  GObject          parent_instance;
+  PpManager       *manager;
+  GDBusConnection *bus;
+  GDBusNodeInfo   *node_info;
+  guint            registration_id;
+  guint            owner_id;
+  gboolean         name_acquired;
+};
+
+enum {
+  SIGNAL_NAME_ACQUIRED,
+  SIGNAL_NAME_LOST,
+  N_SIGNALS,
+};
+static guint signals[N_SIGNALS];
+
+G_DEFINE_TYPE (PpService, pp_service, G_TYPE_OBJECT)
+
+/* ---- methods ---------------------------------------------------------- */
+
+static void
+return_error (GDBusMethodInvocation *invocation, const GError *error)
+{
+  if (error->domain == PP_ERROR)
+    g_dbus_method_invocation_return_gerror (invocation, error);
+  else
+    g_dbus_method_invocation_return_error (invocation, PP_ERROR, PP_ERROR_FAILED,
+                                           "%s", error->message);
+}
+
+static void
+handle_list_devices (PpService *self, GDBusMethodInvocation *invocation)
+{
+  GPtrArray *devices = pp_manager_list_devices (self->manager);
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("aa{sv}"));
+
+  for (guint i = 0; i < devices->len; i++)
+    g_variant_builder_add_value (&b, pp_manager_device_to_variant (self->manager,
+                                                                   g_ptr_array_index (devices, i)));
+  g_dbus_method_invocation_return_value (invocation,
+                                         g_variant_new ("(aa{sv})", &b));
+}
+
+static void
+handle_get_device (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+{
+  g_autoptr(GError) error = NULL;
+  const char *arg;
+  PpDevice *dev;
+
+  g_variant_get (params, "(&s)", &arg);
+  dev = pp_manager_resolve_device (self->manager, arg, &error);
+  if (dev == NULL)
+    {
+      return_error (invocation, error);
+      return;
+    }
+  g_dbus_method_invocation_return_value (invocation,
+                                         g_variant_new ("(@a{sv})",
+                                                        pp_manager_device_to_variant (self->manager, dev)));
+}
+
+static void
+on_reload_authorized (GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  /* the reference GDBus gave us: every return below consumes it */
+  GDBusMethodInvocation *invocation = user_data;
+  PpService *self = g_object_get_data (G_OBJECT (invocation), "pp-service");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) problems = NULL;
+
+  if (!pp_auth_check_finish (res, &error))
+    {
+      return_error (invocation, error);
+      return;
+    }
+  pp_manager_reload (self->manager, &problems);
+  if (problems->len > 0)
+    {
+      g_autofree char *text = NULL;
+
+      g_ptr_array_add (problems, NULL);
+      text = g_strjoinv ("; ", (char **) problems->pdata);
+      g_dbus_method_invocation_return_error (invocation, PP_ERROR,
+                                             PP_ERROR_INVALID_ARGUMENT,
+                                             "configuration reloaded with problems (valid settings applied): %s",
+                                             text);
+      return;
+    }
+  g_dbus_method_invocation_return_value (invocation, NULL);
+}
+
+static void
+handle_method_call (GDBusConnection       *connection,
+                    const char            *sender,
+                    const char            *object_path,
+                    const char            *interface_name,
+                    const char            *method_name,
+                    GVariant              *parameters,
+                    GDBusMethodInvocation *invocation,
+                    gpointer               user_data)
+{
+  PpService *self = PP_SERVICE (user_data);
+
+  if (g_str_equal (method_name, "ListDevices"))
+    handle_list_devices (self, invocation);
+  else if (g_str_equal (method_name, "GetDevice"))
+    handle_get_device (self, invocation, parameters);
+  else if (g_str_equal (method_name, "Reload"))
+    {
+      /* keep the service alive with the invocation */
+      g_object_set_data_full (G_OBJECT (invocation), "pp-service",
+                              g_object_ref (self), g_object_unref);
+      pp_auth_check (invocation, PP_POLKIT_ACTION_MANAGE, on_reload_authorized, invocation);
+    }
+  else
+    g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD,
+                                           "unknown method %s", method_name);
+}
+
+static GVariant *
+handle_get_property (GDBusConnection *connection,
+                     const char      *sender,
+                     const char      *object_path,
+                     const char      *interface_name,
+                     const char      *property_name,
+                     GError         **error,
+                     gpointer         user_data)
+{
+  PpService *self = PP_SERVICE (user_data);
+
+  if (g_str_equal (property_name, "Version"))
+    return g_variant_new_string (PACKAGE_VERSION);
+  if (g_str_equal (property_name, "OnBattery"))
+    return g_variant_new_boolean (pp_manager_get_on_battery (self->manager));
+  if (g_str_equal (property_name, "Backend"))
+    return g_variant_new_string (pp_manager_get_backend (self->manager));
+
+  g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_PROPERTY,
+               "unknown property %s", property_name);
+  return NULL;
+}
+
+static const GDBusInterfaceVTable vtable = {
+  handle_method_call,
+  handle_get_property,
+  NULL,
+  { NULL },
+};
+
+/* ---- signals ---------------------------------------------------------- */
+
+static void
+emit_properties_changed (PpService *self, const char *name, GVariant *value)
+{
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
+  const char *invalidated[] = { NULL };
+
+  if (self->bus == NULL)
+    {
+      g_variant_unref (g_variant_ref_sink (value));
+      return;
+    }
+  g_variant_builder_add (&b, "{sv}", name, value);
+  g_dbus_connection_emit_signal (self->bus, NULL, PP_DBUS_PATH,
+                                 "org.freedesktop.DBus.Properties", "PropertiesChanged",
+                                 g_variant_new ("(sa{sv}^as)", PP_DBUS_INTERFACE, &b, invalidated),
+                                 NULL);
+}
+
+static void
+on_on_battery_changed (PpManager *manager, GParamSpec *pspec, PpService *self)
+{
+  emit_properties_changed (self, "OnBattery",
+                           g_variant_new_boolean (pp_manager_get_on_battery (manager)));
+}
+
+static void
+on_device_changed (PpManager *manager, const char *path, GVariant *changed, PpService *self)
+{
+  if (self->bus == NULL)
+    return;
+  g_dbus_connection_emit_signal (self->bus, NULL, PP_DBUS_PATH, PP_DBUS_INTERFACE,
+                                 "DeviceChanged",
+                                 g_variant_new ("(s@a{sv})", path, changed), NULL);
+}
+
+/* ---- name ------------------------------------------------------------- */
+
+static void
+on_name_acquired (GDBusConnection *connection, const char *name, gpointer user_data)
+{
+  PpService *self = PP_SERVICE (user_data);
+
+  self->name_acquired = TRUE;
+  g_info ("Acquired the name %s on the system bus", name);
+  g_signal_emit (self, signals[SIGNAL_NAME_ACQUIRED], 0);
+}
+
+static void
+on_name_lost (GDBusConnection *connection, const char *name, gpointer user_data)
+{
+  PpService *self = PP_SERVICE (user_data);
+  g_autofree char *message = NULL;
+
+  if (connection == NULL)
+    message = g_strdup ("lost the connection to the system bus");
+  else if (self->name_acquired)
+    message = g_strdup_printf ("lost the name %s on the system bus", name);
+  else
+    message = g_strdup_printf ("cannot own the name %s on the system bus (is another powerpolicyd running, or is the bus policy not installed?)", name);
+  g_signal_emit (self, signals[SIGNAL_NAME_LOST], 0, message);
+}
+
+gboolean
+pp_service_start (PpService *self, GError **error)
+{
+  g_autoptr(GBytes) xml = NULL;
+  GDBusInterfaceInfo *iface;
+
+  self->bus = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, error);
+  if (self->bus == NULL)
+    return FALSE;
+  /* losing the bus must not kill us with SIGTERM: we report and exit */
+  g_dbus_connection_set_exit_on_close (self->bus, FALSE);
+
+  xml = g_resource_lookup_data (pp_get_resource (),
+                                "/org/powerpolicy1/org.powerpolicy1.Manager.xml",
+                                G_RESOURCE_LOOKUP_FLAGS_NONE, error);
+  if (xml == NULL)
+    return FALSE;
+  self->node_info = g_dbus_node_info_new_for_xml (g_bytes_get_data (xml, NULL), error);
+  if (self->node_info == NULL)
+    return FALSE;
+  iface = g_dbus_node_info_lookup_interface (self->node_info, PP_DBUS_INTERFACE);
+  g_assert (iface != NULL);
+
+  self->registration_id = g_dbus_connection_register_object (self->bus, PP_DBUS_PATH, iface,
+                                                             &vtable, self, NULL, error);
+  if (self->registration_id == 0)
+    return FALSE;
+
+  g_signal_connect (self->manager, "notify::on-battery", G_CALLBACK (on_on_battery_changed), self);
+  g_signal_connect (self->manager, "device-changed", G_CALLBACK (on_device_changed), self);
+
+  self->owner_id = g_bus_own_name_on_connection (self->bus, PP_DBUS_NAME,
+                                                 G_BUS_NAME_OWNER_FLAGS_DO_NOT_QUEUE,
+                                                 on_name_acquired, on_name_lost,
+                                                 self, NULL);
+  return TRUE;
+}
+
+void
+pp_service_stop (PpService *self)
+{
+  g_clear_handle_id (&self->owner_id, g_bus_unown_name);
+  if (self->registration_id != 0 && self->bus != NULL)
+    g_dbus_connection_unregister_object (self->bus, self->registration_id);
+  self->registration_id = 0;
+  if (self->manager != NULL)
+    g_signal_handlers_disconnect_by_data (self->manager, self);
+  if (self->bus != NULL)
+    g_dbus_connection_flush_sync (self->bus, NULL, NULL);
+}
+
+static void
+pp_service_finalize (GObject *object)
+{
+  PpService *self = PP_SERVICE (object);
+
+  pp_service_stop (self);
+  g_clear_pointer (&self->node_info, g_dbus_node_info_unref);
+  g_clear_object (&self->bus);
+  g_clear_object (&self->manager);
+  G_OBJECT_CLASS (pp_service_parent_class)->finalize (object);
+}
+
+static void
+pp_service_class_init (PpServiceClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = pp_service_finalize;
+
+  signals[SIGNAL_NAME_ACQUIRED] =
+    g_signal_new ("name-acquired", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_NAME_LOST] =
+    g_signal_new ("name-lost", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+}
+
+static void
+pp_service_init (PpService *self)
+{
+}
+
+PpService *
+pp_service_new (PpManager *manager)
+{
+  PpService *self = g_object_new (PP_TYPE_SERVICE, NULL);
+
+  self->manager = g_object_ref (manager);
+  return self;
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The configuration model and its parser (SPEC §4). Pure: takes text,
+ * reads no files. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Layers of a [Class]/[Module] section, lowest first (SPEC §4). */
+typedef enum {
+  PP_LAYER_BASE,
+  PP_LAYER_BATTERY,
+  PP_LAYER_IDLE,
+  PP_N_LAYERS,
+} PpLayer;
+
+/* One attribute setting. For classes @key is a path relative to the
+ * device directory ("power/control"); for modules the parameter name. */
+typedef struct {
+  char *key;
+  char *value;
+} PpSetting;
+
+/* The layers of one [Class NAME] or [Module NAME]: per layer an ordered
+ * list of settings, each key at most once per layer. */
+typedef struct {
+  GPtrArray *layers[PP_N_LAYERS];   /* of PpSetting* */
+} PpLayeredSettings;
+
+typedef enum {
+  PP_LID_ACTION_SUSPEND,
+  PP_LID_ACTION_HIBERNATE,
+  PP_LID_ACTION_HYBRID_SLEEP,
+  PP_LID_ACTION_SUSPEND_THEN_HIBERNATE,
+  PP_LID_ACTION_LOCK,
+  PP_LID_ACTION_POWER_OFF_DISPLAY,
+  PP_LID_ACTION_IGNORE,
+} PpLidAction;
+
+typedef struct {
+  gboolean    handle_lid;
+  PpLidAction on_close;
+  PpLidAction on_close_external_power;
+  PpLidAction on_close_docked;
+  guint       holdoff_sec;
+} PpLidConfig;
+
+typedef struct {
+  char   *mem_sleep;          /* deep|s2idle|shallow|auto */
+  char   *hibernate_mode;     /* platform|shutdown|reboot|suspend|auto */
+  char  **video_quirks;       /* NULL = auto; {"none"} = none; else list */
+  char   *quirk_helper;       /* NULL or "" = installed helper */
+  guint   quirk_timeout_sec;
+} PpSleepConfig;
+
+typedef struct {
+  guint          idle_timeout_sec;
+  gboolean       restore_on_exit;
+  gboolean       dry_run;
+
+  GHashTable    *classes;        /* class name -> PpLayeredSettings* */
+  GHashTable    *modules;        /* module name -> PpLayeredSettings* */
+
+  PpLidConfig    lid;
+  PpSleepConfig  sleep;
+} PpConfig;
+
+/* One problem found while parsing: "file:line: message". */
+typedef struct {
+  char *file;
+  guint line;                   /* 0: the whole file */
+  char *message;
+} PpConfigProblem;
+
+PpConfig         *pp_config_new               (void);
+void              pp_config_free              (PpConfig     *config);
+
+/* Parse @text (the contents of @file_name) on top of @config: later
+ * files override earlier ones key by key. Problems are appended to
+ * @problems (of PpConfigProblem*); everything valid is still applied. */
+void              pp_config_load_data         (PpConfig     *config,
+                                               const char   *file_name,
+                                               const char   *text,
+                                               gsize         length,
+                                               GPtrArray    *problems);
+
+/* The class/module section, or NULL. */
+const PpLayeredSettings *pp_config_get_class  (const PpConfig *config,
+                                               const char     *name);
+const PpLayeredSettings *pp_config_get_module (const PpConfig *config,
+                                               const char     *name);
+
+/* Sorted names, for stable iteration (free the container only). */
+GPtrArray        *pp_config_list_modules      (const PpConfig *config);
+
+GPtrArray        *pp_config_problems_new      (void);
+void              pp_config_problem_free      (PpConfigProblem *problem);
+char             *pp_config_problem_to_string (const PpConfigProblem *problem);
+
+const char       *pp_lid_action_to_string     (PpLidAction  action);
+gboolean          pp_lid_action_from_string   (const char  *str,
+                                               PpLidAction *action);
+
+/* Validation of single values, shared with D-Bus overrides. */
+gboolean          pp_config_parse_control     (const char *value,
+                                               GError    **error);
+gboolean          pp_config_parse_delay_ms    (const char *value,
+                                               gint       *delay_ms,
+                                               GError    **error);
+gboolean          pp_config_parse_wakeup      (const char *value,
+                                               GError    **error);
+/* A relative attribute path that cannot leave the device directory. */
+gboolean          pp_config_relpath_is_valid  (const char *relpath);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PpConfig, pp_config_free)
+
+G_END_DECLS
