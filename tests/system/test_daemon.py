@@ -1,0 +1,415 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""System tests: the real powerpolicyd on a simulated laptop (issue 2)."""
+
+import os
+import signal
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from ppharness import (  # noqa: E402
+    AC, AHCI, BAT, HDA, HUB, MOUSE, POWER_SAVE, ROOTHUB, SCSI_HOST, STORAGE, XHCI,
+    Daemon, Laptop, NotInTestbed, PowerPolicyTestCase, TEST_CONFIG, main, wait_until,
+)
+
+
+class TestColdplug(PowerPolicyTestCase):
+
+    def assert_ac_policy(self):
+        self.assertEqual(self.attr(XHCI, 'power/control'), 'on')
+        self.assertEqual(self.attr(ROOTHUB, 'power/control'), 'auto')
+        self.assertEqual(self.attr(HUB, 'power/control'), 'auto')
+        self.assertEqual(self.attr(STORAGE, 'power/control'), 'auto')
+        self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '5000')
+        self.assertEqual(self.attr(SCSI_HOST, 'link_power_management_policy'), 'med_power_with_dipm')
+        self.assertEqual(self.attr(HDA, 'power/control'), 'auto')
+        self.assertEqual(self.laptop.read(POWER_SAVE), '10')
+
+    def test_coldplug_applies_policy(self):
+        self.start_daemon()
+        self.assert_ac_policy()
+        # attributes the device does not have are never created
+        self.assertFalse(os.path.exists(self.laptop.path(XHCI + '/power/autosuspend_delay_ms')))
+        self.assertFalse(os.path.exists(self.laptop.path(HDA + '/link_power_management_policy')))
+
+    def test_hid_stays_on(self):
+        self.laptop.write(MOUSE + '/power/control', 'auto')
+        self.start_daemon()
+        self.wait_attr(MOUSE, 'power/control', 'on')
+        self.laptop.set_ac(False)
+        self.wait_attr(STORAGE, 'power/autosuspend_delay_ms', '2000')
+        self.assertEqual(self.attr(MOUSE, 'power/control'), 'on')
+
+    def test_ignore_untouched(self):
+        self.laptop.tb.set_property(STORAGE, 'POWERPOLICY_IGNORE', '1')
+        self.start_daemon()
+        self.assertEqual(self.attr(HUB, 'power/control'), 'auto')
+        self.assertEqual(self.attr(STORAGE, 'power/control'), 'on')
+        self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '2000')
+        info = self.call('GetDevice', ('1-1.2',), '(s)')[0]
+        self.assertTrue(info['ignored'])
+
+    def test_udev_properties_beat_class(self):
+        self.laptop.tb.set_property(STORAGE, 'POWERPOLICY_AUTOSUSPEND', '0')
+        self.laptop.tb.set_property(HUB, 'POWERPOLICY_AUTOSUSPEND_DELAY_MS', '777')
+        self.start_daemon()
+        self.assertEqual(self.attr(STORAGE, 'power/control'), 'on')
+        self.assertEqual(self.attr(HUB, 'power/autosuspend_delay_ms'), '777')
+        self.assertEqual(self.attr(HUB, 'power/control'), 'auto')
+
+
+class TestHotplug(PowerPolicyTestCase):
+
+    def test_usb_add_applies(self):
+        self.start_daemon()
+        self.subscribe('DeviceChanged')
+        dev = self.laptop.add_usb(HUB, '1-1.3', 'usb-storage', control='on', delay='100')
+        self.laptop.tb.uevent(dev, 'add')
+        self.wait_attr(dev, 'power/control', 'auto', timeout=5)
+        self.assertEqual(self.attr(dev, 'power/autosuspend_delay_ms'), '5000')
+        wait_until(lambda: any(s[0] == 'DeviceChanged' and s[1][0] == dev for s in self.signals),
+                   5, 'DeviceChanged for the new device')
+        changed = [s[1][1] for s in self.signals if s[1][0] == dev][0]
+        self.assertEqual(changed['control'], 'auto')
+        self.assertEqual(changed['autosuspend_delay_ms'], 5000)
+        paths = [d['path'] for d in self.call('ListDevices')[0]]
+        self.assertIn(dev, paths)
+
+    def test_remove_drops_device(self):
+        self.start_daemon()
+        self.laptop.tb.uevent(STORAGE, 'remove')
+        self.laptop.tb.remove_device(STORAGE)
+
+        def gone():
+            return STORAGE not in [d['path'] for d in self.call('ListDevices')[0]]
+        wait_until(gone, 5, 'the removed device to leave ListDevices')
+        # the daemon is still healthy and applies to new devices
+        dev = self.laptop.add_usb(HUB, '1-1.4', 'usb', control='on')
+        self.laptop.tb.uevent(dev, 'add')
+        self.wait_attr(dev, 'power/control', 'auto')
+
+    def test_change_uevent_reclassifies(self):
+        self.start_daemon()
+        self.assertEqual(self.attr(STORAGE, 'power/control'), 'auto')
+        self.laptop.tb.set_property(STORAGE, 'POWERPOLICY_CLASS', 'usb-hid')
+        self.laptop.tb.uevent(STORAGE, 'change')
+        self.wait_attr(STORAGE, 'power/control', 'on')
+
+
+class TestPowerSource(PowerPolicyTestCase):
+
+    def test_ac_unplug_switches_layers(self):
+        self.start_daemon()
+        self.assertFalse(self.get_property('OnBattery'))
+        self.subscribe('PropertiesChanged', 'org.freedesktop.DBus.Properties')
+        self.assertEqual(self.attr(XHCI, 'power/control'), 'on')
+
+        self.laptop.set_ac(False)
+        self.wait_attr(XHCI, 'power/control', 'auto')
+        self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '2000')
+        self.assertEqual(self.attr(SCSI_HOST, 'link_power_management_policy'), 'min_power')
+        self.assertEqual(self.laptop.read(POWER_SAVE), '1')
+        self.assertTrue(self.get_property('OnBattery'))
+        wait_until(lambda: any(s[0] == 'PropertiesChanged' and s[1][1].get('OnBattery') is True
+                               for s in self.signals), 5, 'PropertiesChanged(OnBattery=true)')
+
+        self.laptop.set_ac(True)
+        self.wait_attr(XHCI, 'power/control', 'on')
+        self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '5000')
+        self.assertEqual(self.attr(SCSI_HOST, 'link_power_management_policy'), 'med_power_with_dipm')
+        self.assertEqual(self.laptop.read(POWER_SAVE), '10')
+        self.assertFalse(self.get_property('OnBattery'))
+
+    def test_starts_on_battery(self):
+        self.laptop.tb.set_attribute(self.laptop.ac, 'online', '0')
+        self.start_daemon()
+        self.assertTrue(self.get_property('OnBattery'))
+        self.assertEqual(self.attr(XHCI, 'power/control'), 'auto')
+
+
+class TestRestore(PowerPolicyTestCase):
+
+    ORIGINALS = [
+        (XHCI, 'power/control', 'on'),
+        (HUB, 'power/control', 'on'),
+        (STORAGE, 'power/control', 'on'),
+        (STORAGE, 'power/autosuspend_delay_ms', '2000'),
+        (SCSI_HOST, 'link_power_management_policy', 'max_performance'),
+        (HDA, 'power/control', 'on'),
+    ]
+
+    def assert_originals(self):
+        for dev, attr, value in self.ORIGINALS:
+            self.assertEqual(self.attr(dev, attr), value, '%s/%s' % (dev, attr))
+        self.assertEqual(self.laptop.read(POWER_SAVE), '0')
+
+    def test_sigterm_restores(self):
+        d = self.start_daemon()
+        self.laptop.set_ac(False)
+        self.wait_attr(XHCI, 'power/control', 'auto')
+        self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '2000')
+        self.laptop.set_ac(True)
+        self.wait_attr(XHCI, 'power/control', 'on')
+        self.assertNotEqual(self.attr(HDA, 'power/control'), 'on')
+        self.assertEqual(d.stop(signal.SIGTERM), 0)
+        self.assert_originals()
+        self.assertEqual(os.listdir(os.path.join(d.runtime_dir, 'originals')), [])
+
+    def test_sigint_restores(self):
+        d = self.start_daemon()
+        self.assertEqual(self.attr(HDA, 'power/control'), 'auto')
+        self.assertEqual(d.stop(signal.SIGINT), 0)
+        self.assert_originals()
+
+    def test_restore_on_exit_false_keeps_policy(self):
+        d = self.start_daemon(config_text=TEST_CONFIG.replace('RestoreOnExit=true',
+                                                              'RestoreOnExit=false'))
+        self.assertEqual(d.stop(signal.SIGTERM), 0)
+        self.assertEqual(self.attr(HDA, 'power/control'), 'auto')
+        self.assertEqual(os.listdir(os.path.join(d.runtime_dir, 'originals')), [])
+
+    def test_crash_then_restart_restores(self):
+        d = self.start_daemon()
+        self.assertEqual(self.attr(HDA, 'power/control'), 'auto')
+        d.stop(signal.SIGKILL)
+        self.assertTrue(os.listdir(os.path.join(d.runtime_dir, 'originals')))
+        # a restart with a policy that changes nothing shows the originals back
+        d2 = self.start_daemon(workdir=d.workdir, config_text='[Daemon]\nRestoreOnExit=true\n')
+        self.assert_originals()
+        self.assertIn('did not exit cleanly', d2.read_log())
+        self.assertEqual(d2.stop(), 0)
+
+    def test_crash_restart_same_policy_keeps_true_originals(self):
+        d = self.start_daemon()
+        d.stop(signal.SIGKILL)
+        d2 = self.start_daemon(workdir=d.workdir)
+        self.assertEqual(self.attr(HDA, 'power/control'), 'auto')
+        self.assertEqual(d2.stop(), 0)
+        # the originals written back are those from before the first run
+        self.assert_originals()
+
+
+class TestBadInput(PowerPolicyTestCase):
+
+    def test_broken_config_line_reported_rest_applies(self):
+        config = TEST_CONFIG.replace('[Class usb-hid]\n',
+                                     '[Class usb-hid]\nthis line is broken\nControl=sometimes\n')
+        d = self.start_daemon(config_text=config)
+        log = d.read_log()
+        self.assertIn("%s:" % d.config_path, log)
+        lines = config.splitlines()
+        broken = lines.index('this line is broken') + 1
+        self.assertIn('%s:%d: malformed line' % (d.config_path, broken), log)
+        self.assertIn("%s:%d: invalid value 'sometimes' for Control" % (d.config_path, broken + 1), log)
+        self.assertEqual(self.attr(STORAGE, 'power/control'), 'auto')
+        self.assertEqual(self.attr(HDA, 'power/control'), 'auto')
+
+    def test_dropins_later_wins(self):
+        d = self.new_daemon()
+        os.makedirs(d.config_path + '.d')
+        with open(d.config_path + '.d/10-a.conf', 'w') as f:
+            f.write('[Class pci-audio]\nControl=on\n')
+        with open(d.config_path + '.d/20-b.conf', 'w') as f:
+            f.write('[Class usb-storage]\nAutosuspendDelayMs=4242\n[Bogus]\nx=1\n')
+        d.start()
+        self.wait_for_name()
+        self.assertEqual(self.attr(HDA, 'power/control'), 'on')
+        self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '4242')
+        self.assertEqual(self.attr(STORAGE, 'power/control'), 'auto')
+        self.assertIn('20-b.conf:3: unknown section [Bogus]', d.read_log())
+
+    def test_missing_config_uses_builtin_defaults(self):
+        self.laptop.write(MOUSE + '/power/control', 'auto')
+        d = self.new_daemon(config_text=None)
+        d.start()
+        self.wait_for_name()
+        self.assertIn('built-in defaults', d.read_log())
+        # the shipped policy never autosuspends a HID device, and lets a
+        # storage stick autosuspend
+        self.assertEqual(self.attr(MOUSE, 'power/control'), 'on')
+        self.assertEqual(self.attr(STORAGE, 'power/control'), 'auto')
+
+    def test_failing_attribute_reported_rest_applies(self):
+        target = self.laptop.path(STORAGE + '/power/control')
+        os.unlink(target)
+        os.symlink('/dev/full', target)
+        lpm = self.laptop.path(SCSI_HOST + '/link_power_management_policy')
+        os.unlink(lpm)
+        os.mkdir(lpm)
+        d = self.start_daemon()
+        log = d.read_log()
+        self.assertIn(STORAGE, log)
+        self.assertIn('power/control', log)
+        self.assertIn('/dev/full', log)
+        self.assertIn('%s: cannot set link_power_management_policy' % SCSI_HOST, log)
+        self.assertIn('Is a directory', log)
+        self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '5000')
+        self.assertEqual(self.attr(HUB, 'power/control'), 'auto')
+        self.assertEqual(self.attr(HDA, 'power/control'), 'auto')
+        # logged once, however often the policy re-applies
+        self.laptop.set_ac(False)
+        self.wait_attr(XHCI, 'power/control', 'auto')
+        self.laptop.set_ac(True)
+        self.wait_attr(XHCI, 'power/control', 'on')
+        self.assertEqual(d.read_log().count('cannot set link_power_management_policy'), 1)
+        self.assertEqual(d.read_log().count('cannot set power/control'), 1)
+        self.assertEqual(d.stop(), 0)
+
+    def test_bad_udev_property_reported(self):
+        self.laptop.tb.set_property(STORAGE, 'POWERPOLICY_AUTOSUSPEND_DELAY_MS', 'soon')
+        d = self.start_daemon()
+        self.assertIn('POWERPOLICY_AUTOSUSPEND_DELAY_MS=soon', d.read_log())
+        self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '5000')
+
+
+class TestModes(PowerPolicyTestCase):
+
+    def test_oneshot_without_bus(self):
+        d = self.new_daemon(args=['--oneshot'], bus_address='unix:path=/nonexistent/bus')
+        rc, log = d.run()
+        self.assertEqual(rc, 0, log)
+        self.assertEqual(self.attr(HDA, 'power/control'), 'auto')
+        self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '5000')
+        self.assertEqual(self.laptop.read(POWER_SAVE), '10')
+        # a one-shot run leaves no crash record behind
+        self.assertFalse(os.path.exists(os.path.join(d.runtime_dir, 'originals')) and
+                         os.listdir(os.path.join(d.runtime_dir, 'originals')))
+
+    def test_oneshot_failure_exit_status(self):
+        target = self.laptop.path(STORAGE + '/power/control')
+        os.unlink(target)
+        os.mkdir(target)
+        d = self.new_daemon(args=['--oneshot'])
+        rc, log = d.run()
+        self.assertEqual(rc, 1, log)
+        self.assertIn('attribute writes failed', log)
+        self.assertEqual(self.attr(HDA, 'power/control'), 'auto')
+
+    def test_dry_run_writes_nothing(self):
+        before = {(dev, a): self.attr(dev, a) for dev, a, _ in TestRestore.ORIGINALS}
+        d = self.start_daemon(args=['--dry-run'])
+        self.laptop.set_ac(False)
+        wait_until(lambda: self.get_property('OnBattery'), 5, 'OnBattery')
+        after = {(dev, a): self.attr(dev, a) for dev, a, _ in TestRestore.ORIGINALS}
+        self.assertEqual(before, after)
+        self.assertEqual(self.laptop.read(POWER_SAVE), '0')
+        self.assertIn('dry-run: would write', d.read_log())
+        self.assertEqual(d.stop(), 0)
+
+    def test_dry_run_oneshot(self):
+        d = self.new_daemon(args=['--oneshot', '--dry-run'])
+        rc, log = d.run()
+        self.assertEqual(rc, 0, log)
+        self.assertEqual(self.attr(HDA, 'power/control'), 'on')
+        self.assertIn("dry-run: would write 'auto' to %s/power/control" % HDA, log)
+
+    def test_second_daemon_exits_nonzero(self):
+        self.start_daemon()
+        d2 = self.new_daemon().start()
+        rc = d2.proc.wait(timeout=10)
+        d2.log.close()
+        d2.proc = None
+        self.assertNotEqual(rc, 0)
+        self.assertIn('cannot own the name org.powerpolicy1', d2.read_log())
+
+    def test_version_and_help(self):
+        exe = Daemon(None).command()[0]
+        out = subprocess.run([exe, '--version'], capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0)
+        self.assertRegex(out.stdout, r'^powerpolicyd \d+\.\d+')
+        out = subprocess.run([exe, '--help'], capture_output=True, text=True)
+        for opt in ('--config', '--state-dir', '--runtime-dir', '--no-logind', '--dry-run',
+                    '--oneshot', '--verbose', '--version'):
+            self.assertIn(opt, out.stdout)
+        out = subprocess.run([exe, '--bogus'], capture_output=True, text=True)
+        self.assertEqual(out.returncode, 2)
+
+    def test_harness_refuses_outside_testbed(self):
+        with self.assertRaises(NotInTestbed):
+            Daemon(None).start()
+        saved = os.environ['LD_PRELOAD']
+        try:
+            os.environ['LD_PRELOAD'] = ''
+            with self.assertRaises(NotInTestbed):
+                Daemon(self.laptop).start()
+        finally:
+            os.environ['LD_PRELOAD'] = saved
+
+
+class TestDBus(PowerPolicyTestCase):
+
+    def test_list_devices(self):
+        self.start_daemon()
+        devices = {d['path']: d for d in self.call('ListDevices')[0]}
+        for p in (XHCI, ROOTHUB, HUB, MOUSE, STORAGE, AHCI, SCSI_HOST, HDA, AC, BAT):
+            self.assertIn(p, devices)
+        s = devices[STORAGE]
+        self.assertEqual(s['class'], 'usb-storage')
+        self.assertEqual(s['subsystem'], 'usb')
+        self.assertEqual(s['parent'], HUB)
+        self.assertEqual(s['control'], 'auto')
+        self.assertEqual(s['autosuspend_delay_ms'], 5000)
+        self.assertEqual(s['wakeup'], 'disabled')
+        self.assertEqual(s['runtime_status'], 'active')
+        self.assertEqual(s['suppliers'], [])
+        self.assertEqual(s['consumers'], [])
+        self.assertFalse(s['held'])
+        self.assertEqual(s['blocker'], '')
+        self.assertEqual(devices[XHCI]['parent'], '')
+        self.assertEqual(devices[XHCI]['autosuspend_delay_ms'], -1)
+        self.assertEqual(devices[AC]['runtime_status'], 'unsupported')
+        self.assertEqual(devices[AC]['control'], '')
+        self.assertEqual(devices[AHCI]['driver'], 'ahci')
+        self.assertEqual(devices[SCSI_HOST]['class'], 'sata-host')
+
+    def test_get_device_resolution(self):
+        self.start_daemon()
+        for arg in (STORAGE, '1-1.2', '/sys/bus/usb/devices/1-1.2', '0000:00:1f.3',
+                    '/sys/class/scsi_host/host0'):
+            info = self.call('GetDevice', (arg,), '(s)')[0]
+            self.assertTrue(info['path'] in (STORAGE, HDA, SCSI_HOST), arg)
+        self.assertEqual(self.call('GetDevice', ('/sys/bus/usb/devices/1-1.2',), '(s)')[0]['path'],
+                         STORAGE)
+        self.assertEqual(self.call('GetDevice', ('/sys/class/scsi_host/host0',), '(s)')[0]['path'],
+                         SCSI_HOST)
+
+    def test_get_device_errors(self):
+        self.start_daemon()
+        nsd = 'org.powerpolicy1.Error.NoSuchDevice'
+        inv = 'org.powerpolicy1.Error.InvalidArgument'
+        self.assertDBusError(nsd, 'GetDevice', ('1-9',), '(s)')
+        self.assertDBusError(nsd, 'GetDevice', ('/sys/devices/nonexistent',), '(s)')
+        self.assertDBusError(nsd, 'GetDevice', ('/etc/passwd',), '(s)')
+        self.assertDBusError(nsd, 'GetDevice', ('/sys/module/snd_hda_intel',), '(s)')
+        self.assertDBusError(inv, 'GetDevice', ('',), '(s)')
+        self.assertDBusError(inv, 'GetDevice', (STORAGE + '/../../..',), '(s)')
+        self.assertDBusError(inv, 'GetDevice', ('x' * 5000,), '(s)')
+        self.assertDBusError(inv, 'GetDevice', ('usb1/1-1',), '(s)')
+
+    def test_properties(self):
+        self.start_daemon()
+        self.assertRegex(self.get_property('Version'), r'^\d+\.\d+')
+        self.assertFalse(self.get_property('OnBattery'))
+        self.assertIn(self.get_property('Backend'), ('logind', 'kernel'))
+
+    def test_reload(self):
+        d = self.start_daemon()
+        self.assertEqual(self.attr(HDA, 'power/control'), 'auto')
+        with open(d.config_path, 'w') as f:
+            f.write(TEST_CONFIG.replace('[Class pci-audio]\nControl=auto',
+                                        '[Class pci-audio]\nControl=on'))
+        self.call('Reload')
+        self.assertEqual(self.attr(HDA, 'power/control'), 'on')
+        with open(d.config_path, 'a') as f:
+            f.write('[Class usb]\nnonsense\n')
+        err = self.assertDBusError('org.powerpolicy1.Error.InvalidArgument', 'Reload')
+        self.assertIn('malformed line', err.message)
+        self.assertIn(d.config_path, err.message)
+        # still applied what was valid
+        self.assertEqual(self.attr(HDA, 'power/control'), 'on')
+
+
+if __name__ == '__main__':
+    main()
