@@ -10,12 +10,8 @@
 #include <glib/gstdio.h>
 
 #include "pp-restore.h"
+#include "pp-util.h"
 
-static gint
-compare_strings (gconstpointer a, gconstpointer b)
-{
-  return g_strcmp0 (*(const char * const *) a, *(const char * const *) b);
-}
 
 #define RECORD_HEADER "# powerpolicy original attribute values v1\n"
 #define RECORD_SUFFIX ".orig"
@@ -83,7 +79,7 @@ list_record_files (PpRestore *restore)
       if (g_str_has_suffix (name, RECORD_SUFFIX))
         g_ptr_array_add (files, g_build_filename (restore->dir, name, NULL));
     }
-  g_ptr_array_sort (files, compare_strings);
+  g_ptr_array_sort (files, pp_compare_strings);
   return files;
 }
 
@@ -209,6 +205,12 @@ pp_restore_record (PpRestore *restore, GPtrArray *originals, GError **error)
       g_hash_table_insert (restore->recorded, copy->path, copy->value);
     }
   return TRUE;
+}
+
+const char *
+pp_restore_lookup (PpRestore *restore, const char *path)
+{
+  return g_hash_table_lookup (restore->recorded, path);
 }
 
 GPtrArray *

@@ -35,6 +35,10 @@ gboolean    pp_restore_record        (PpRestore   *restore,
                                       GPtrArray   *originals,
                                       GError     **error);
 
+/* The original value recorded for @path in this run, or NULL. */
+const char *pp_restore_lookup        (PpRestore   *restore,
+                                      const char  *path);
+
 /* What this run recorded, in recording order. */
 GPtrArray  *pp_restore_get_recorded  (PpRestore   *restore);
 

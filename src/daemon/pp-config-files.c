@@ -9,12 +9,8 @@
 #include "pp-config-files.h"
 #include "pp-names.h"
 #include "pp-resources.h"
+#include "pp-util.h"
 
-static gint
-compare_strings (gconstpointer a, gconstpointer b)
-{
-  return g_strcmp0 (*(const char * const *) a, *(const char * const *) b);
-}
 
 const char *
 pp_config_files_builtin_text (gsize *length)
@@ -78,7 +74,7 @@ load_dropins (PpConfig *config, const char *dir_path, GPtrArray *problems)
       if (g_str_has_suffix (name, ".conf") && name[0] != '.')
         g_ptr_array_add (names, g_strdup (name));
     }
-  g_ptr_array_sort (names, compare_strings);
+  g_ptr_array_sort (names, pp_compare_strings);
   for (guint i = 0; i < names->len; i++)
     {
       g_autofree char *path = g_build_filename (dir_path, g_ptr_array_index (names, i), NULL);

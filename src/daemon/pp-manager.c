@@ -14,8 +14,10 @@
 #include "pp-error.h"
 #include "pp-manager.h"
 #include "pp-names.h"
+#include "pp-overrides.h"
 #include "pp-restore.h"
 #include "pp-sysfs.h"
+#include "pp-util.h"
 
 #define PP_DEVICE_ARG_MAX 4096
 
@@ -26,6 +28,11 @@ struct _PpManager {
   PpConfig         *config;
   PpUdev           *udev;
   PpRestore        *restore;
+  PpOverrides      *overrides;
+
+  /* what this run changed: device syspath (or /sys/module) -> set of
+   * relpaths, so a setting that leaves the policy gets its original back */
+  GHashTable       *touched;
 
   GHashTable       *devices;        /* syspath -> PpDevice* */
   GHashTable       *by_sysname;     /* sysname -> GPtrArray of PpDevice* (unowned) */
@@ -233,19 +240,63 @@ plan_write (PpManager  *self,
   g_ptr_array_add (plan, w);
 }
 
+/* Attributes this run changed that @settings no longer mention go back
+ * to their original values: leaving a layer or clearing an override
+ * returns to what the device had, not to whatever was last written. */
+static void
+plan_reverts (PpManager  *self,
+              GPtrArray  *plan,
+              PpDevice   *dev,
+              const char *dir,
+              GPtrArray  *settings)
+{
+  GHashTable *touched = g_hash_table_lookup (self->touched, dir);
+  g_autoptr(GPtrArray) relpaths = NULL;
+  GHashTableIter iter;
+  gpointer key;
+
+  if (touched == NULL)
+    return;
+  relpaths = g_ptr_array_new ();
+  g_hash_table_iter_init (&iter, touched);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_ptr_array_add (relpaths, key);
+  g_ptr_array_sort (relpaths, pp_compare_strings);
+  for (guint i = 0; i < relpaths->len; i++)
+    {
+      const char *relpath = g_ptr_array_index (relpaths, i);
+      g_autofree char *path = NULL;
+      const char *original;
+      gboolean in_policy = FALSE;
+
+      for (guint j = 0; j < settings->len && !in_policy; j++)
+        in_policy = g_str_equal (((PpSetting *) g_ptr_array_index (settings, j))->key, relpath);
+      if (in_policy)
+        continue;
+      path = g_build_filename (dir, relpath, NULL);
+      original = pp_restore_lookup (self->restore, path);
+      if (original != NULL)
+        plan_write (self, plan, dev, dir, relpath, original);
+    }
+}
+
 static void
 plan_device (PpManager *self, GPtrArray *plan, PpDevice *dev)
 {
   g_autoptr(GPtrArray) settings = NULL;
+  const PpOverride *override;
 
   if (dev->props.ignore)
     return;
-  settings = pp_policy_device_settings (self->config, &dev->props, &self->situation, NULL, FALSE);
+  override = pp_overrides_lookup (self->overrides, dev->info->syspath);
+  settings = pp_policy_device_settings (self->config, &dev->props, &self->situation,
+                                        override, FALSE);
   for (guint i = 0; i < settings->len; i++)
     {
       PpSetting *s = g_ptr_array_index (settings, i);
       plan_write (self, plan, dev, dev->info->syspath, s->key, s->value);
     }
+  plan_reverts (self, plan, dev, dev->info->syspath, settings);
 }
 
 static void
@@ -258,6 +309,22 @@ plan_modules (PpManager *self, GPtrArray *plan)
       PpSetting *s = g_ptr_array_index (settings, i);
       plan_write (self, plan, NULL, PP_SYSFS_MODULE, s->key, s->value);
     }
+  plan_reverts (self, plan, NULL, PP_SYSFS_MODULE, settings);
+}
+
+static void
+mark_touched (PpManager *self, PlannedWrite *w)
+{
+  const char *dir = w->dev ? w->dev->info->syspath : PP_SYSFS_MODULE;
+  GHashTable *set = g_hash_table_lookup (self->touched, dir);
+
+  if (set == NULL)
+    {
+      set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      g_hash_table_insert (self->touched, g_strdup (dir), set);
+    }
+  if (!g_hash_table_contains (set, w->relpath))
+    g_hash_table_add (set, g_strdup (w->relpath));
 }
 
 static void
@@ -303,16 +370,18 @@ report_write_failure (PpManager *self, PlannedWrite *w, int errnum, const GError
              errnum ? g_strerror (errnum) : "refused", error->message);
 }
 
-/* Record the originals of everything in @plan, then write it. */
-static void
-execute_plan (PpManager *self, GPtrArray *plan)
+/* Record the originals of everything in @plan, then write it. FALSE
+ * when a write failed; @error describes the first failure. */
+static gboolean
+execute_plan (PpManager *self, GPtrArray *plan, GError **first_error)
 {
+  gboolean ok = TRUE;
   g_autoptr(GPtrArray) originals = NULL;
   g_autoptr(GHashTable) done = NULL;
   g_autoptr(GError) error = NULL;
 
   if (plan->len == 0)
-    return;
+    return TRUE;
 
   if (dry_run (self))
     {
@@ -321,7 +390,7 @@ execute_plan (PpManager *self, GPtrArray *plan)
           PlannedWrite *w = g_ptr_array_index (plan, i);
           g_message ("dry-run: would write '%s' to %s (now '%s')", w->value, w->path, w->current);
         }
-      return;
+      return TRUE;
     }
 
   /* --oneshot leaves its policy in place for good: nothing to restore */
@@ -340,7 +409,9 @@ execute_plan (PpManager *self, GPtrArray *plan)
           g_warning ("Cannot record original values, not applying %u changes: %s",
                      plan->len, error->message);
           self->n_write_failures += plan->len;
-          return;
+          g_propagate_prefixed_error (first_error, g_steal_pointer (&error),
+                                      "cannot record original values: ");
+          return FALSE;
         }
     }
 
@@ -362,9 +433,14 @@ execute_plan (PpManager *self, GPtrArray *plan)
               continue;
             }
           report_write_failure (self, w, errnum, werror);
+          if (ok && first_error != NULL && *first_error == NULL)
+            *first_error = g_steal_pointer (&werror);
+          ok = FALSE;
           continue;
         }
       g_hash_table_remove (self->failed_writes, w->path);
+      if (!self->options.oneshot)
+        mark_touched (self, w);
       g_debug ("%s = %s (was %s)", w->path, w->value, w->current);
       if (w->dev != NULL)
         {
@@ -387,6 +463,7 @@ execute_plan (PpManager *self, GPtrArray *plan)
       while (g_hash_table_iter_next (&iter, &key, &value))
         emit_device_changed (self, key, value);
     }
+  return ok;
 }
 
 static void
@@ -398,16 +475,16 @@ apply_all (PpManager *self)
   for (guint i = 0; i < devices->len; i++)
     plan_device (self, plan, g_ptr_array_index (devices, i));
   plan_modules (self, plan);
-  execute_plan (self, plan);
+  execute_plan (self, plan, NULL);
 }
 
-static void
-apply_device (PpManager *self, PpDevice *dev)
+static gboolean
+apply_device (PpManager *self, PpDevice *dev, GError **error)
 {
   g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
 
   plan_device (self, plan, dev);
-  execute_plan (self, plan);
+  return execute_plan (self, plan, error);
 }
 
 static void
@@ -416,7 +493,7 @@ apply_modules (PpManager *self)
   g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
 
   plan_modules (self, plan);
-  execute_plan (self, plan);
+  execute_plan (self, plan, NULL);
 }
 
 /* ---- power source ----------------------------------------------------- */
@@ -482,6 +559,7 @@ on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self
       gboolean was_supply = g_str_equal (info->subsystem, "power_supply");
 
       device_table_remove (self, info->syspath);
+      g_hash_table_remove (self->touched, info->syspath);
       if (was_supply)
         update_power_source (self, TRUE);
       return;
@@ -494,7 +572,7 @@ on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self
 
       if (g_str_equal (info->subsystem, "power_supply"))
         update_power_source (self, TRUE);
-      apply_device (self, dev);
+      apply_device (self, dev, NULL);
     }
 }
 
@@ -571,6 +649,7 @@ pp_manager_start (PpManager *self, GError **error)
 {
   g_autoptr(GPtrArray) problems = pp_config_problems_new ();
   g_autoptr(GPtrArray) infos = NULL;
+  g_autoptr(GError) local_error = NULL;
 
   g_return_val_if_fail (!self->started, FALSE);
 
@@ -578,6 +657,12 @@ pp_manager_start (PpManager *self, GError **error)
 
   if (!self->options.oneshot)
     restore_leftover (self);
+
+  if (!pp_overrides_load (self->overrides, &local_error) || local_error != NULL)
+    {
+      g_warning ("%s", local_error->message);
+      g_clear_error (&local_error);
+    }
 
   self->udev = pp_udev_new (error);
   if (self->udev == NULL)
@@ -660,6 +745,84 @@ pp_manager_get_backend (PpManager *self)
 {
   /* logind coordination arrives with the sleep support */
   return self->options.no_logind ? "kernel" : "logind";
+}
+
+/* ---- overrides -------------------------------------------------------- */
+
+gboolean
+pp_manager_set_override (PpManager   *self,
+                         PpDevice    *dev,
+                         const char  *key,
+                         const char  *value,
+                         GError     **error)
+{
+  const char *attr = pp_overrides_key_to_attr (key);
+  const PpOverride *current;
+  g_autoptr(PpOverride) previous = NULL;
+  g_autofree char *attr_path = NULL;
+  g_autoptr(GError) apply_error = NULL;
+
+  if (attr == NULL)
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                   "unknown key '%s' (expected Control, AutosuspendDelayMs or Wakeup)",
+                   key ? key : "");
+      return FALSE;
+    }
+  if (dev->props.ignore)
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
+                   "%s is ignored (POWERPOLICY_IGNORE=1): the daemon never writes to it",
+                   dev->info->syspath);
+      return FALSE;
+    }
+  attr_path = g_build_filename (dev->info->syspath, attr, NULL);
+  if (!g_file_test (attr_path, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_NOT_SUPPORTED,
+                   "%s has no %s attribute", dev->info->syspath, attr);
+      return FALSE;
+    }
+
+  current = pp_overrides_lookup (self->overrides, dev->info->syspath);
+  if (current != NULL)
+    previous = pp_override_copy (current);
+  if (!pp_overrides_set (self->overrides, dev->info->syspath, key, value, error))
+    return FALSE;
+
+  if (!apply_device (self, dev, &apply_error))
+    {
+      g_autoptr(GError) undo_error = NULL;
+
+      /* nothing half-applied: the override goes again */
+      if (!pp_overrides_replace (self->overrides, dev->info->syspath, previous, &undo_error))
+        g_warning ("Cannot take back the override of %s: %s",
+                   dev->info->syspath, undo_error->message);
+      apply_device (self, dev, NULL);
+      g_set_error (error, PP_ERROR, PP_ERROR_FAILED, "%s", apply_error->message);
+      return FALSE;
+    }
+  g_info ("%s: override %s=%s", dev->info->syspath, key, value);
+  return TRUE;
+}
+
+gboolean
+pp_manager_clear_overrides (PpManager  *self,
+                            PpDevice   *dev,
+                            GError    **error)
+{
+  g_autoptr(GError) apply_error = NULL;
+
+  if (!pp_overrides_clear (self->overrides, dev->info->syspath, error))
+    return FALSE;
+  if (!apply_device (self, dev, &apply_error))
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_FAILED, "overrides cleared, but: %s",
+                   apply_error->message);
+      return FALSE;
+    }
+  g_info ("%s: overrides cleared", dev->info->syspath);
+  return TRUE;
 }
 
 /* ---- device arguments ------------------------------------------------- */
@@ -823,6 +986,8 @@ pp_manager_finalize (GObject *object)
   g_hash_table_unref (self->devices);
   g_hash_table_unref (self->failed_writes);
   g_clear_pointer (&self->restore, pp_restore_free);
+  g_clear_pointer (&self->overrides, pp_overrides_free);
+  g_hash_table_unref (self->touched);
   g_clear_pointer (&self->config, pp_config_free);
   g_free (self->options.config_path);
   g_free (self->options.state_dir);
@@ -858,6 +1023,8 @@ pp_manager_init (PpManager *self)
   self->by_sysname = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                             (GDestroyNotify) g_ptr_array_unref);
   self->failed_writes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->touched = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                         (GDestroyNotify) g_hash_table_unref);
 }
 
 PpManager *
@@ -872,5 +1039,6 @@ pp_manager_new (const PpManagerOptions *options)
   self->options.oneshot = options->oneshot;
   self->options.no_logind = options->no_logind;
   self->restore = pp_restore_new (self->options.runtime_dir);
+  self->overrides = pp_overrides_new (self->options.state_dir);
   return self;
 }

@@ -58,6 +58,17 @@ PpDevice      *pp_manager_resolve_device      (PpManager   *self,
                                                const char  *device,
                                                GError     **error);
 
+/* Overrides (SPEC §5 SetOverride/ClearOverrides): validated, persisted,
+ * applied at once; a failed write takes the override back. */
+gboolean       pp_manager_set_override        (PpManager   *self,
+                                               PpDevice    *device,
+                                               const char  *key,
+                                               const char  *value,
+                                               GError     **error);
+gboolean       pp_manager_clear_overrides     (PpManager   *self,
+                                               PpDevice    *device,
+                                               GError     **error);
+
 /* The device dictionary of SPEC §5. */
 GVariant      *pp_manager_device_to_variant   (PpManager   *self,
                                                PpDevice    *device);

@@ -72,20 +72,53 @@ handle_get_device (PpService *self, GDBusMethodInvocation *invocation, GVariant 
                                                         pp_manager_device_to_variant (self->manager, dev)));
 }
 
+/* A state-changing call runs only once the caller is authorized; its
+ * arguments are resolved afterwards, so a device that vanished meanwhile
+ * is an error, not a dangling pointer. */
+typedef void (*AuthorizedHandler) (PpService             *self,
+                                   GDBusMethodInvocation *invocation,
+                                   GVariant              *params);
+
+typedef struct {
+  PpService             *self;
+  GDBusMethodInvocation *invocation;   /* the reference GDBus gave us */
+  AuthorizedHandler      handler;
+} PendingCall;
+
 static void
-on_reload_authorized (GObject *source, GAsyncResult *res, gpointer user_data)
+on_authorized (GObject *source, GAsyncResult *res, gpointer user_data)
 {
-  /* the reference GDBus gave us: every return below consumes it */
-  GDBusMethodInvocation *invocation = user_data;
-  PpService *self = g_object_get_data (G_OBJECT (invocation), "pp-service");
+  PendingCall *call = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) problems = NULL;
 
   if (!pp_auth_check_finish (res, &error))
-    {
-      return_error (invocation, error);
-      return;
-    }
+    return_error (call->invocation, error);
+  else
+    call->handler (call->self, call->invocation,
+                   g_dbus_method_invocation_get_parameters (call->invocation));
+  g_object_unref (call->self);
+  g_free (call);
+}
+
+static void
+run_authorized (PpService             *self,
+                GDBusMethodInvocation *invocation,
+                const char            *action_id,
+                AuthorizedHandler      handler)
+{
+  PendingCall *call = g_new0 (PendingCall, 1);
+
+  call->self = g_object_ref (self);
+  call->invocation = invocation;
+  call->handler = handler;
+  pp_auth_check (invocation, action_id, FALSE, on_authorized, call);
+}
+
+static void
+handle_reload (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+{
+  g_autoptr(GPtrArray) problems = NULL;
+
   pp_manager_reload (self->manager, &problems);
   if (problems->len > 0)
     {
@@ -93,13 +126,55 @@ on_reload_authorized (GObject *source, GAsyncResult *res, gpointer user_data)
 
       g_ptr_array_add (problems, NULL);
       text = g_strjoinv ("; ", (char **) problems->pdata);
-      g_dbus_method_invocation_return_error (invocation, PP_ERROR,
-                                             PP_ERROR_INVALID_ARGUMENT,
+      g_dbus_method_invocation_return_error (invocation, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
                                              "configuration reloaded with problems (valid settings applied): %s",
                                              text);
       return;
     }
   g_dbus_method_invocation_return_value (invocation, NULL);
+}
+
+static void
+handle_set_override (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+{
+  g_autoptr(GError) error = NULL;
+  const char *arg, *key, *value;
+  PpDevice *dev;
+
+  g_variant_get (params, "(&s&s&s)", &arg, &key, &value);
+  dev = pp_manager_resolve_device (self->manager, arg, &error);
+  if (dev == NULL || !pp_manager_set_override (self->manager, dev, key, value, &error))
+    {
+      return_error (invocation, error);
+      return;
+    }
+  g_dbus_method_invocation_return_value (invocation, NULL);
+}
+
+static void
+handle_clear_overrides (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+{
+  g_autoptr(GError) error = NULL;
+  const char *arg;
+  PpDevice *dev;
+
+  g_variant_get (params, "(&s)", &arg);
+  dev = pp_manager_resolve_device (self->manager, arg, &error);
+  if (dev == NULL || !pp_manager_clear_overrides (self->manager, dev, &error))
+    {
+      return_error (invocation, error);
+      return;
+    }
+  g_dbus_method_invocation_return_value (invocation, NULL);
+}
+
+static void
+handle_list_inhibitors (PpService *self, GDBusMethodInvocation *invocation)
+{
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(ssssu)"));
+
+  /* holds and inhibitors arrive with the tree and idle support */
+  g_dbus_method_invocation_return_value (invocation, g_variant_new ("(a(ssssu))", &b));
 }
 
 static void
@@ -118,13 +193,14 @@ handle_method_call (GDBusConnection       *connection,
     handle_list_devices (self, invocation);
   else if (g_str_equal (method_name, "GetDevice"))
     handle_get_device (self, invocation, parameters);
+  else if (g_str_equal (method_name, "ListInhibitors"))
+    handle_list_inhibitors (self, invocation);
   else if (g_str_equal (method_name, "Reload"))
-    {
-      /* keep the service alive with the invocation */
-      g_object_set_data_full (G_OBJECT (invocation), "pp-service",
-                              g_object_ref (self), g_object_unref);
-      pp_auth_check (invocation, PP_POLKIT_ACTION_MANAGE, on_reload_authorized, invocation);
-    }
+    run_authorized (self, invocation, PP_POLKIT_ACTION_MANAGE, handle_reload);
+  else if (g_str_equal (method_name, "SetOverride"))
+    run_authorized (self, invocation, PP_POLKIT_ACTION_MANAGE, handle_set_override);
+  else if (g_str_equal (method_name, "ClearOverrides"))
+    run_authorized (self, invocation, PP_POLKIT_ACTION_MANAGE, handle_clear_overrides);
   else
     g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD,
                                            "unknown method %s", method_name);

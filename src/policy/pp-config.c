@@ -7,12 +7,8 @@
 
 #include "pp-config.h"
 #include "pp-policy.h"
+#include "pp-util.h"
 
-static gint
-compare_strings (gconstpointer a, gconstpointer b)
-{
-  return g_strcmp0 (*(const char * const *) a, *(const char * const *) b);
-}
 
 #define PP_DEFAULT_IDLE_TIMEOUT_SEC   300
 #define PP_DEFAULT_HOLDOFF_SEC        30
@@ -155,7 +151,7 @@ pp_config_list_modules (const PpConfig *config)
   g_hash_table_iter_init (&iter, config->modules);
   while (g_hash_table_iter_next (&iter, &key, NULL))
     g_ptr_array_add (names, key);
-  g_ptr_array_sort (names, compare_strings);
+  g_ptr_array_sort (names, pp_compare_strings);
   return names;
 }
 

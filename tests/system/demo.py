@@ -44,7 +44,7 @@ def main():
     if not ppharness.preload_active():
         os.execvp('umockdev-wrapper', ['umockdev-wrapper', sys.executable] + sys.argv)
 
-    dbusmock.DBusTestCase.start_system_bus()
+    bus_pid = ppharness.start_private_system_bus()
     bus_address = os.environ['DBUS_SYSTEM_BUS_ADDRESS']
     logind = dbusmock.DBusTestCase.spawn_server_template('logind', {}, stdout=subprocess.DEVNULL)[0]
 
@@ -83,7 +83,7 @@ def main():
               % (rc, ppharness.XHCI, laptop.read(ppharness.XHCI + '/power/control')))
         logind.terminate()
         logind.wait()
-        dbusmock.DBusTestCase.stop_dbus(dbusmock.DBusTestCase.system_bus_pid)
+        dbusmock.DBusTestCase.stop_dbus(bus_pid)
     return 1 if status or rc else 0
 
 

@@ -54,6 +54,36 @@ def wait_until(cond, timeout=5.0, message='condition'):
         time.sleep(0.005)
 
 
+# Like python-dbusmock's private system bus, but any local user may
+# connect, so tests can call the daemon as an unprivileged user.
+PRIVATE_BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <keep_umask/>
+  <listen>unix:tmpdir=/tmp</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+"""
+
+
+def start_private_system_bus():
+    """Start a private system bus; sets DBUS_SYSTEM_BUS_ADDRESS. Returns the pid."""
+    fd, conf = tempfile.mkstemp(prefix='pp-bus-', suffix='.conf')
+    with os.fdopen(fd, 'w') as f:
+        f.write(PRIVATE_BUS_CONFIG)
+    pid, address = dbusmock.DBusTestCase.start_dbus(conf=conf)
+    os.unlink(conf)
+    os.environ['DBUS_SYSTEM_BUS_ADDRESS'] = address
+    return pid
+
+
 def wait_for_name(bus, timeout=10):
     """Wait until powerpolicyd owns its name on @bus."""
     def owned():
@@ -307,7 +337,7 @@ class PowerPolicyTestCase(dbusmock.DBusTestCase):
                 f.write('65536')
         except OSError:
             pass
-        cls.start_system_bus()
+        cls.system_bus_pid = start_private_system_bus()
         cls.dbus_con = cls.get_dbus(system_bus=True)
         cls.bus_address = os.environ['DBUS_SYSTEM_BUS_ADDRESS']
 
@@ -345,6 +375,18 @@ class PowerPolicyTestCase(dbusmock.DBusTestCase):
 
     def wait_for_name(self, timeout=10):
         wait_for_name(self.bus, timeout)
+
+    # -- mocks ------------------------------------------------------------
+
+    def start_polkit(self):
+        """python-dbusmock's polkitd: denies everything until told otherwise."""
+        proc, obj = self.spawn_server_template('polkitd', {}, stdout=subprocess.DEVNULL)
+        self.addCleanup(lambda: (proc.terminate(), proc.wait()))
+        self.polkit = obj
+        return obj
+
+    def call_as(self, user, method, signature=None, args=(), timeout=60):
+        return call_as_user(self.bus_address, user, method, signature, args, timeout)
 
     # -- D-Bus ------------------------------------------------------------
 
@@ -386,3 +428,18 @@ class PowerPolicyTestCase(dbusmock.DBusTestCase):
 
 def main():
     unittest.main(testRunner=unittest.TextTestRunner(stream=sys.stdout, verbosity=2))
+
+
+PPCALL = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'ppcall.py')
+
+
+def call_as_user(bus_address, user, method, signature=None, args=(), timeout=60):
+    """Call a Manager method as @user (via setpriv); returns ppcall's dict."""
+    import json
+    cmd = ['setpriv', '--reuid=' + user, '--regid=nogroup', '--clear-groups',
+           '/usr/bin/python3', PPCALL, method, signature or '', json.dumps(list(args))]
+    env = {'PATH': '/usr/bin:/bin', 'DBUS_SYSTEM_BUS_ADDRESS': bus_address, 'LANG': 'C.UTF-8'}
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    if r.returncode != 0:
+        raise AssertionError('ppcall as %s failed: %s' % (user, r.stderr))
+    return json.loads(r.stdout)

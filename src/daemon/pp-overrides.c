@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#define G_LOG_DOMAIN "pp-overrides"
+
+#include "config.h"
+
+#include <errno.h>
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+
+#include "pp-config.h"
+#include "pp-error.h"
+#include "pp-overrides.h"
+#include "pp-util.h"
+
+#define OVERRIDES_FILE "overrides"
+#define KEY_CONTROL    "Control"
+#define KEY_DELAY      "AutosuspendDelayMs"
+#define KEY_WAKEUP     "Wakeup"
+
+struct _PpOverrides {
+  char       *state_dir;
+  char       *path;
+  GHashTable *by_device;   /* syspath -> PpOverride* */
+};
+
+
+static PpOverride *
+override_new (void)
+{
+  PpOverride *o = g_new0 (PpOverride, 1);
+
+  o->delay_ms = PP_DELAY_UNSET;
+  return o;
+}
+
+PpOverride *
+pp_override_copy (const PpOverride *src)
+{
+  PpOverride *o = override_new ();
+
+  o->control = g_strdup (src->control);
+  o->delay_ms = src->delay_ms;
+  o->wakeup = g_strdup (src->wakeup);
+  return o;
+}
+
+void
+pp_override_free (PpOverride *o)
+{
+  if (o == NULL)
+    return;
+  g_free (o->control);
+  g_free (o->wakeup);
+  g_free (o);
+}
+
+static gboolean
+override_is_empty (const PpOverride *o)
+{
+  return o->control == NULL && o->delay_ms == PP_DELAY_UNSET && o->wakeup == NULL;
+}
+
+PpOverrides *
+pp_overrides_new (const char *state_dir)
+{
+  PpOverrides *self = g_new0 (PpOverrides, 1);
+
+  self->state_dir = g_strdup (state_dir);
+  self->path = g_build_filename (state_dir, OVERRIDES_FILE, NULL);
+  self->by_device = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                           (GDestroyNotify) pp_override_free);
+  return self;
+}
+
+void
+pp_overrides_free (PpOverrides *self)
+{
+  if (self == NULL)
+    return;
+  g_hash_table_unref (self->by_device);
+  g_free (self->path);
+  g_free (self->state_dir);
+  g_free (self);
+}
+
+const char *
+pp_overrides_key_to_attr (const char *key)
+{
+  if (g_strcmp0 (key, KEY_CONTROL) == 0)
+    return PP_ATTR_CONTROL;
+  if (g_strcmp0 (key, KEY_DELAY) == 0)
+    return PP_ATTR_DELAY;
+  if (g_strcmp0 (key, KEY_WAKEUP) == 0)
+    return PP_ATTR_WAKEUP;
+  return NULL;
+}
+
+/* Validate and store into @o. */
+static gboolean
+override_apply_key (PpOverride *o, const char *key, const char *value, GError **error)
+{
+  g_autoptr(GError) local_error = NULL;
+
+  if (g_strcmp0 (key, KEY_CONTROL) == 0)
+    {
+      if (!pp_config_parse_control (value, &local_error))
+        goto invalid;
+      g_free (o->control);
+      o->control = g_strdup (value);
+    }
+  else if (g_strcmp0 (key, KEY_DELAY) == 0)
+    {
+      gint delay = 0;
+      if (!pp_config_parse_delay_ms (value, &delay, &local_error))
+        goto invalid;
+      o->delay_ms = delay;
+    }
+  else if (g_strcmp0 (key, KEY_WAKEUP) == 0)
+    {
+      if (!pp_config_parse_wakeup (value, &local_error))
+        goto invalid;
+      g_free (o->wakeup);
+      o->wakeup = g_strdup (value);
+    }
+  else
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                   "unknown key '%s' (expected Control, AutosuspendDelayMs or Wakeup)", key);
+      return FALSE;
+    }
+  return TRUE;
+
+invalid:
+  g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT, "%s: %s", key, local_error->message);
+  return FALSE;
+}
+
+static gboolean
+save (PpOverrides *self, GHashTable *table, GError **error)
+{
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autoptr(GPtrArray) paths = g_ptr_array_new ();
+  g_autofree char *data = NULL;
+  GHashTableIter iter;
+  gpointer key;
+  gsize length = 0;
+
+  g_key_file_set_comment (kf, NULL, NULL,
+                          " powerpolicyd: per-device overrides set over D-Bus (pmctl set).\n"
+                          " Written by the daemon; use 'pmctl reset DEVICE' to remove one.", NULL);
+  g_hash_table_iter_init (&iter, table);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_ptr_array_add (paths, key);
+  g_ptr_array_sort (paths, pp_compare_strings);   /* a stable file */
+  for (guint i = 0; i < paths->len; i++)
+    {
+      const char *path = g_ptr_array_index (paths, i);
+      const PpOverride *o = g_hash_table_lookup (table, path);
+
+      if (o->control)
+        g_key_file_set_string (kf, path, KEY_CONTROL, o->control);
+      if (o->delay_ms != PP_DELAY_UNSET)
+        g_key_file_set_integer (kf, path, KEY_DELAY, o->delay_ms);
+      if (o->wakeup)
+        g_key_file_set_string (kf, path, KEY_WAKEUP, o->wakeup);
+    }
+  data = g_key_file_to_data (kf, &length, NULL);
+
+  if (g_mkdir_with_parents (self->state_dir, 0755) < 0)
+    return pp_error_set_from_errno (error, errno, "cannot create %s", self->state_dir);
+  if (!g_file_set_contents_full (self->path, data, (gssize) length,
+                                 G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
+                                 0644, error))
+    {
+      g_prefix_error (error, "cannot save overrides: ");
+      if (error && *error && (*error)->domain != PP_ERROR)
+        {
+          GError *e = *error;
+          *error = g_error_new_literal (PP_ERROR, PP_ERROR_FAILED, e->message);
+          g_error_free (e);
+        }
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Move a corrupt state file aside so it can be inspected, and start over. */
+static void
+move_aside (PpOverrides *self, const char *why, GError **error)
+{
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+  g_autofree char *stamp = g_date_time_format (now, "%Y%m%dT%H%M%SZ");
+  g_autofree char *aside = g_strdup_printf ("%s.corrupt-%s", self->path, stamp);
+
+  if (g_rename (self->path, aside) < 0)
+    g_set_error (error, PP_ERROR, PP_ERROR_FAILED,
+                 "%s is corrupt (%s) and cannot be moved aside: %s; ignoring it",
+                 self->path, why, g_strerror (errno));
+  else
+    g_set_error (error, PP_ERROR, PP_ERROR_FAILED,
+                 "%s is corrupt (%s); moved it to %s and starting without overrides",
+                 self->path, why, aside);
+}
+
+gboolean
+pp_overrides_load (PpOverrides *self, GError **error)
+{
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GHashTable) table = NULL;
+  g_auto(GStrv) groups = NULL;
+
+  g_hash_table_remove_all (self->by_device);
+  if (!g_key_file_load_from_file (kf, self->path, G_KEY_FILE_NONE, &local_error))
+    {
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        return TRUE;
+      if (local_error->domain == G_KEY_FILE_ERROR)
+        {
+          move_aside (self, local_error->message, error);
+          return TRUE;
+        }
+      g_set_error (error, PP_ERROR, PP_ERROR_FAILED, "cannot read %s: %s",
+                   self->path, local_error->message);
+      return TRUE;
+    }
+
+  table = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) pp_override_free);
+  groups = g_key_file_get_groups (kf, NULL);
+  for (guint i = 0; groups[i]; i++)
+    {
+      g_auto(GStrv) keys = g_key_file_get_keys (kf, groups[i], NULL, NULL);
+      PpOverride *o;
+
+      if (!g_str_has_prefix (groups[i], "/sys/devices/"))
+        {
+          g_autofree char *why = g_strdup_printf ("'%s' is not a device path", groups[i]);
+          move_aside (self, why, error);
+          return TRUE;
+        }
+      o = override_new ();
+      g_hash_table_insert (table, g_strdup (groups[i]), o);
+      for (guint j = 0; keys && keys[j]; j++)
+        {
+          g_autofree char *value = g_key_file_get_string (kf, groups[i], keys[j], NULL);
+          g_autoptr(GError) key_error = NULL;
+
+          if (value == NULL || !override_apply_key (o, keys[j], value, &key_error))
+            {
+              g_autofree char *why = g_strdup_printf ("[%s] %s", groups[i],
+                                                      key_error ? key_error->message : keys[j]);
+              move_aside (self, why, error);
+              return TRUE;
+            }
+        }
+    }
+  g_hash_table_unref (self->by_device);
+  self->by_device = g_steal_pointer (&table);
+  return TRUE;
+}
+
+const PpOverride *
+pp_overrides_lookup (PpOverrides *self, const char *syspath)
+{
+  return g_hash_table_lookup (self->by_device, syspath);
+}
+
+static GHashTable *
+copy_table (PpOverrides *self)
+{
+  GHashTable *copy = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                            (GDestroyNotify) pp_override_free);
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_hash_table_iter_init (&iter, self->by_device);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    g_hash_table_insert (copy, g_strdup (key), pp_override_copy (value));
+  return copy;
+}
+
+gboolean
+pp_overrides_set (PpOverrides *self,
+                  const char  *syspath,
+                  const char  *key,
+                  const char  *value,
+                  GError     **error)
+{
+  g_autoptr(GHashTable) next = copy_table (self);
+  PpOverride *o = g_hash_table_lookup (next, syspath);
+
+  if (o == NULL)
+    {
+      o = override_new ();
+      g_hash_table_insert (next, g_strdup (syspath), o);
+    }
+  if (!override_apply_key (o, key, value, error))
+    return FALSE;
+  if (!save (self, next, error))
+    return FALSE;
+  g_hash_table_unref (self->by_device);
+  self->by_device = g_steal_pointer (&next);
+  return TRUE;
+}
+
+gboolean
+pp_overrides_clear (PpOverrides *self, const char *syspath, GError **error)
+{
+  g_autoptr(GHashTable) next = NULL;
+  const PpOverride *o = g_hash_table_lookup (self->by_device, syspath);
+
+  if (o == NULL || override_is_empty (o))
+    return TRUE;
+  next = copy_table (self);
+  g_hash_table_remove (next, syspath);
+  if (!save (self, next, error))
+    return FALSE;
+  g_hash_table_unref (self->by_device);
+  self->by_device = g_steal_pointer (&next);
+  return TRUE;
+}
+
+gboolean
+pp_overrides_replace (PpOverrides      *self,
+                      const char       *syspath,
+                      const PpOverride *previous,
+                      GError          **error)
+{
+  g_autoptr(GHashTable) next = copy_table (self);
+
+  if (previous == NULL || override_is_empty (previous))
+    g_hash_table_remove (next, syspath);
+  else
+    g_hash_table_replace (next, g_strdup (syspath), pp_override_copy (previous));
+  if (!save (self, next, error))
+    return FALSE;
+  g_hash_table_unref (self->by_device);
+  self->by_device = g_steal_pointer (&next);
+  return TRUE;
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Per-device overrides set over D-Bus, persisted in the state directory. */
+#pragma once
+
+#include <glib.h>
+
+#include "pp-policy.h"
+
+G_BEGIN_DECLS
+
+typedef struct _PpOverrides PpOverrides;
+
+PpOverrides      *pp_overrides_new     (const char   *state_dir);
+void              pp_overrides_free    (PpOverrides  *overrides);
+
+/* Read the state file. A missing file is no overrides; a corrupt one is
+ * reported in @error, moved aside (its new name in the message) and
+ * treated as empty: the function then still returns TRUE. */
+gboolean          pp_overrides_load    (PpOverrides  *overrides,
+                                        GError      **error);
+
+/* The override of a device, or NULL. */
+const PpOverride *pp_overrides_lookup  (PpOverrides  *overrides,
+                                        const char   *syspath);
+
+/* Set one key ("Control", "AutosuspendDelayMs", "Wakeup") after
+ * validating it, and save. On a failed save nothing changes. */
+gboolean          pp_overrides_set     (PpOverrides  *overrides,
+                                        const char   *syspath,
+                                        const char   *key,
+                                        const char   *value,
+                                        GError      **error);
+
+/* Put back a device's earlier override (@previous NULL: none) and save. */
+gboolean          pp_overrides_replace (PpOverrides       *overrides,
+                                        const char        *syspath,
+                                        const PpOverride  *previous,
+                                        GError           **error);
+
+/* A copy of an override, for pp_overrides_replace(); free with
+ * pp_override_free(). */
+PpOverride       *pp_override_copy     (const PpOverride  *override);
+void              pp_override_free     (PpOverride        *override);
+
+/* Drop every override of a device and save. */
+gboolean          pp_overrides_clear   (PpOverrides  *overrides,
+                                        const char   *syspath,
+                                        GError      **error);
+
+/* Map a D-Bus key to its sysfs attribute, or NULL if not a key. */
+const char       *pp_overrides_key_to_attr (const char *key);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PpOverrides, pp_overrides_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PpOverride, pp_override_free)
+
+G_END_DECLS

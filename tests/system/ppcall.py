@@ -1,0 +1,35 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Call one org.powerpolicy1.Manager method and print the outcome as JSON.
+
+Used by the system tests to call the daemon as another user (setpriv):
+  ppcall.py METHOD SIGNATURE JSON_ARGS
+prints {"ok": true, "result": ...} or {"ok": false, "error": NAME, "message": ...}.
+"""
+
+import json
+import sys
+
+import gi
+
+gi.require_version('Gio', '2.0')
+from gi.repository import GLib, Gio  # noqa: E402
+
+
+def main():
+    method, signature, args = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+    bus = Gio.bus_get_sync(Gio.BusType.SYSTEM, None)
+    params = GLib.Variant(signature, tuple(args)) if signature else None
+    try:
+        r = bus.call_sync('org.powerpolicy1', '/org/powerpolicy1', 'org.powerpolicy1.Manager',
+                          method, params, None, Gio.DBusCallFlags.NONE, 30000, None)
+        out = {'ok': True, 'result': r.unpack() if r is not None else None}
+    except GLib.GError as e:
+        name = Gio.DBusError.get_remote_error(e)
+        Gio.DBusError.strip_remote_error(e)
+        out = {'ok': False, 'error': name, 'message': e.message}
+    print(json.dumps(out, default=str))
+
+
+if __name__ == '__main__':
+    main()
