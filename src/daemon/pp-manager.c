@@ -41,6 +41,8 @@ struct _PpManager {
   PpSituation       situation;
   gboolean          started;
 
+  GHashTable       *held;           /* syspath -> number of holds keeping it on */
+
   GHashTable       *failed_writes;  /* path -> errno, to log each failure once */
   guint             n_write_failures;
 };
@@ -54,6 +56,8 @@ static GParamSpec *props[N_PROPS];
 
 enum {
   SIGNAL_DEVICE_CHANGED,
+  SIGNAL_DEVICE_ADDED,
+  SIGNAL_DEVICE_REMOVED,
   N_SIGNALS,
 };
 static guint signals[N_SIGNALS];
@@ -290,7 +294,8 @@ plan_device (PpManager *self, GPtrArray *plan, PpDevice *dev)
     return;
   override = pp_overrides_lookup (self->overrides, dev->info->syspath);
   settings = pp_policy_device_settings (self->config, &dev->props, &self->situation,
-                                        override, FALSE);
+                                        override,
+                                        g_hash_table_contains (self->held, dev->info->syspath));
   for (guint i = 0; i < settings->len; i++)
     {
       PpSetting *s = g_ptr_array_index (settings, i);
@@ -558,8 +563,11 @@ on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self
     {
       gboolean was_supply = g_str_equal (info->subsystem, "power_supply");
 
+      if (!g_hash_table_contains (self->devices, info->syspath))
+        return;
       device_table_remove (self, info->syspath);
       g_hash_table_remove (self->touched, info->syspath);
+      g_signal_emit (self, signals[SIGNAL_DEVICE_REMOVED], 0, info->syspath);
       if (was_supply)
         update_power_source (self, TRUE);
       return;
@@ -568,11 +576,15 @@ on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self
   if (g_str_equal (action, "add") || g_str_equal (action, "change") ||
       g_str_equal (action, "bind") || g_str_equal (action, "move"))
     {
+      gboolean is_new = !g_hash_table_contains (self->devices, info->syspath);
       PpDevice *dev = device_table_set (self, info);
 
       if (g_str_equal (info->subsystem, "power_supply"))
         update_power_source (self, TRUE);
       apply_device (self, dev, NULL);
+      /* listeners see the device after its policy is in place; on a
+       * "change" they see the new PpDevice that replaced the old one */
+      g_signal_emit (self, signals[SIGNAL_DEVICE_ADDED], 0, dev, is_new);
     }
 }
 
@@ -720,6 +732,76 @@ pp_manager_shutdown (PpManager *self)
   if (self->config->restore_on_exit)
     restore_originals (self, pp_restore_get_recorded (self->restore), "on exit");
   pp_restore_clear (self->restore);
+}
+
+PpDevice *
+pp_manager_get_device (PpManager *self, const char *syspath)
+{
+  return g_hash_table_lookup (self->devices, syspath);
+}
+
+void
+pp_manager_reapply (PpManager *self)
+{
+  apply_all (self);
+}
+
+void
+pp_manager_set_user_idle (PpManager *self, gboolean user_idle)
+{
+  if (self->situation.user_idle == user_idle)
+    return;
+  self->situation.user_idle = user_idle;
+  g_info ("User %s", user_idle ? "idle: applying the idle layers" : "active: idle layers removed");
+  if (self->started)
+    apply_all (self);
+}
+
+gboolean
+pp_manager_get_user_idle (PpManager *self)
+{
+  return self->situation.user_idle;
+}
+
+gboolean
+pp_manager_set_held (PpManager   *self,
+                     GPtrArray   *syspaths,
+                     gboolean     held,
+                     GError     **error)
+{
+  g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
+
+  for (guint i = 0; i < syspaths->len; i++)
+    {
+      const char *path = g_ptr_array_index (syspaths, i);
+      guint count = GPOINTER_TO_UINT (g_hash_table_lookup (self->held, path));
+
+      if (held)
+        g_hash_table_replace (self->held, g_strdup (path), GUINT_TO_POINTER (count + 1));
+      else if (count <= 1)
+        g_hash_table_remove (self->held, path);
+      else
+        g_hash_table_replace (self->held, g_strdup (path), GUINT_TO_POINTER (count - 1));
+    }
+  for (guint i = 0; i < syspaths->len; i++)
+    {
+      PpDevice *dev = g_hash_table_lookup (self->devices, g_ptr_array_index (syspaths, i));
+      if (dev != NULL)
+        plan_device (self, plan, dev);
+    }
+  return execute_plan (self, plan, error);
+}
+
+gboolean
+pp_manager_is_held (PpManager *self, const char *syspath)
+{
+  return g_hash_table_contains (self->held, syspath);
+}
+
+gboolean
+pp_manager_apply_device (PpManager *self, PpDevice *dev, GError **error)
+{
+  return apply_device (self, dev, error);
 }
 
 guint
@@ -950,7 +1032,8 @@ pp_manager_device_to_variant (PpManager *self, PpDevice *dev)
   g_variant_builder_add (&b, "{sv}", "control", g_variant_new_string (control ? control : ""));
   g_variant_builder_add (&b, "{sv}", "autosuspend_delay_ms", g_variant_new_int32 ((gint32) delay));
   g_variant_builder_add (&b, "{sv}", "wakeup", g_variant_new_string (wakeup ? wakeup : ""));
-  g_variant_builder_add (&b, "{sv}", "held", g_variant_new_boolean (FALSE));
+  g_variant_builder_add (&b, "{sv}", "held",
+                         g_variant_new_boolean (g_hash_table_contains (self->held, syspath)));
   g_variant_builder_add (&b, "{sv}", "blocker", g_variant_new_string (""));
   g_variant_builder_add (&b, "{sv}", "ignored", g_variant_new_boolean (dev->props.ignore));
   return g_variant_builder_end (&b);
@@ -985,6 +1068,7 @@ pp_manager_finalize (GObject *object)
   g_hash_table_unref (self->by_sysname);
   g_hash_table_unref (self->devices);
   g_hash_table_unref (self->failed_writes);
+  g_hash_table_unref (self->held);
   g_clear_pointer (&self->restore, pp_restore_free);
   g_clear_pointer (&self->overrides, pp_overrides_free);
   g_hash_table_unref (self->touched);
@@ -1013,6 +1097,14 @@ pp_manager_class_init (PpManagerClass *klass)
     g_signal_new ("device-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 2,
                   G_TYPE_STRING, G_TYPE_VARIANT);
+  /* (PpDevice *device, gboolean is_new): after add/change and its apply */
+  signals[SIGNAL_DEVICE_ADDED] =
+    g_signal_new ("device-added", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_POINTER, G_TYPE_BOOLEAN);
+  /* (const char *syspath): after the device left the table */
+  signals[SIGNAL_DEVICE_REMOVED] =
+    g_signal_new ("device-removed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void
@@ -1023,6 +1115,7 @@ pp_manager_init (PpManager *self)
   self->by_sysname = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                             (GDestroyNotify) g_ptr_array_unref);
   self->failed_writes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->held = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->touched = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                          (GDestroyNotify) g_hash_table_unref);
 }

@@ -44,6 +44,30 @@ void           pp_manager_reload              (PpManager   *self,
 /* Stop: write back originals when RestoreOnExit, else forget them. */
 void           pp_manager_shutdown            (PpManager   *self);
 
+/* Extension points for the tree, idle and sleep components. */
+PpDevice      *pp_manager_get_device          (PpManager   *self,
+                                               const char  *syspath);
+/* Re-apply the whole policy (after resume, when firmware may have reset
+ * attributes). */
+void           pp_manager_reapply             (PpManager   *self);
+/* Enter/leave the :idle layers (idle and no idle inhibitor). */
+void           pp_manager_set_user_idle       (PpManager   *self,
+                                               gboolean     user_idle);
+gboolean       pp_manager_get_user_idle       (PpManager   *self);
+/* Add (@held TRUE) or drop one hold on each device in @syspaths: a held
+ * device is kept at power/control=on above every layer (SPEC §4); applied
+ * at once. FALSE if a write failed. */
+gboolean       pp_manager_set_held            (PpManager   *self,
+                                               GPtrArray   *syspaths,
+                                               gboolean     held,
+                                               GError     **error);
+gboolean       pp_manager_is_held             (PpManager   *self,
+                                               const char  *syspath);
+/* Apply the policy to one device now. */
+gboolean       pp_manager_apply_device        (PpManager   *self,
+                                               PpDevice    *device,
+                                               GError     **error);
+
 guint          pp_manager_get_n_write_failures (PpManager  *self);
 gboolean       pp_manager_get_on_battery      (PpManager   *self);
 const PpConfig *pp_manager_get_config         (PpManager   *self);
