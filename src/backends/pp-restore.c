@@ -183,7 +183,9 @@ pp_restore_record (PpRestore *restore, GPtrArray *originals, GError **error)
     {
       g_free (name);
       g_free (file);
-      name = g_strdup_printf ("%010u-%d%s", restore->next_serial++, (int) getpid (), RECORD_SUFFIX);
+      /* names sort by age, across runs too */
+      name = g_strdup_printf ("%016" G_GINT64_FORMAT "-%06u-%d%s", g_get_real_time (),
+                              restore->next_serial++, (int) getpid (), RECORD_SUFFIX);
       file = g_build_filename (restore->dir, name, NULL);
     }
   while (g_file_test (file, G_FILE_TEST_EXISTS));

@@ -104,7 +104,7 @@ under_any (const char *path, const char * const *roots)
 /* The directory holding the attribute, resolved: symlinks inside sysfs
  * (driver/, subsystem/, firmware_node/) must not lead a write elsewhere. */
 static gboolean
-check_allowed (const char *path, const char * const *roots, GError **error)
+check_allowed (const char *path, const char * const *roots, int *out_errno, GError **error)
 {
   g_autofree char *dir = g_path_get_dirname (path);
   g_autofree char *base = g_path_get_basename (path);
@@ -120,6 +120,8 @@ check_allowed (const char *path, const char * const *roots, GError **error)
   if (realpath (dir, resolved) == NULL)
     {
       int saved = errno;
+
+      *out_errno = saved;
       g_set_error (error, PP_ERROR,
                    saved == ENOENT ? PP_ERROR_NO_SUCH_DEVICE : PP_ERROR_FAILED,
                    "%s: %s", dir, g_strerror (saved));
@@ -150,10 +152,10 @@ pp_sysfs_write (const char          *path,
 
   if (out_errno)
     *out_errno = 0;
-  if (!check_allowed (path, allowed_roots, error))
+  if (!check_allowed (path, allowed_roots, &saved, error))
     {
       if (out_errno)
-        *out_errno = EPERM;
+        *out_errno = saved ? saved : EPERM;
       return FALSE;
     }
 

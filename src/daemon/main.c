@@ -29,6 +29,16 @@ on_terminate (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
+/* SIGHUP: re-read the configuration, like Reload (problems are logged) */
+static gboolean
+on_reload (gpointer user_data)
+{
+  g_autoptr(GPtrArray) problems = NULL;
+
+  pp_manager_reload (PP_MANAGER (user_data), &problems);
+  return G_SOURCE_CONTINUE;
+}
+
 static void
 on_name_acquired (PpService *service, Daemon *d)
 {
@@ -132,6 +142,7 @@ main (int argc, char **argv)
   d.loop = g_main_loop_new (NULL, FALSE);
   g_unix_signal_add (SIGTERM, on_terminate, &d);
   g_unix_signal_add (SIGINT, on_terminate, &d);
+  g_unix_signal_add (SIGHUP, on_reload, manager);
 
   service = pp_service_new (manager);
   g_signal_connect (service, "name-acquired", G_CALLBACK (on_name_acquired), &d);

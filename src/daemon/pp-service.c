@@ -125,9 +125,9 @@ handle_reload (PpService *self, GDBusMethodInvocation *invocation, GVariant *par
       g_autofree char *text = NULL;
 
       g_ptr_array_add (problems, NULL);
-      text = g_strjoinv ("; ", (char **) problems->pdata);
+      text = g_strjoinv ("\n", (char **) problems->pdata);
       g_dbus_method_invocation_return_error (invocation, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
-                                             "configuration reloaded with problems (valid settings applied): %s",
+                                             "configuration reloaded with problems (valid settings applied):\n%s",
                                              text);
       return;
     }

@@ -236,6 +236,16 @@ join_list (const char * const *list)
   return g_strjoinv ("|", (char **) list);
 }
 
+static char *
+join_lid_actions (void)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (lid_action_names); i++)
+    g_string_append_printf (s, "%s%s", i ? "|" : "", lid_action_names[i]);
+  return g_string_free (s, FALSE);
+}
+
 gboolean
 pp_config_parse_control (const char *value, GError **error)
 {
@@ -304,7 +314,8 @@ parse_bool (const char *value, gboolean *out)
 static gboolean
 name_is_valid (const char *name)
 {
-  if (name == NULL || *name == '\0' || strlen (name) > 128)
+  if (name == NULL || *name == '\0' || strlen (name) > 128 ||
+      g_str_equal (name, ".") || g_str_equal (name, ".."))
     return FALSE;
   for (const char *p = name; *p; p++)
     {
@@ -535,7 +546,7 @@ parse_lid_key (ParseState *st, guint line, const char *key, const char *value)
     }
   if (!pp_lid_action_from_string (value, target))
     {
-      g_autofree char *expected = join_list (lid_action_names);
+      g_autofree char *expected = join_lid_actions ();
       bad_value (st, line, key, value, expected);
     }
 }
@@ -589,6 +600,8 @@ parse_sleep_key (ParseState *st, guint line, const char *key, const char *value)
             }
           g_ptr_array_add (list, g_strdup (q));
         }
+      if (list->len == 0)
+        return;   /* every name was reported: keep what was there */
       g_ptr_array_add (list, NULL);
       g_strfreev (sleep->video_quirks);
       sleep->video_quirks = (char **) g_ptr_array_free (g_steal_pointer (&list), FALSE);

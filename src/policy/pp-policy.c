@@ -275,19 +275,21 @@ pp_policy_on_battery (const PpPowerSupplyFacts *supplies,
     {
       const PpPowerSupplyFacts *f = &supplies[i];
 
-      if (f->type == NULL)
+      /* a mouse's or headset's battery, or its charger, does not power
+       * the system */
+      if (f->type == NULL || g_strcmp0 (f->scope, "Device") == 0)
         continue;
-      if (g_str_equal (f->type, "Mains") || g_str_equal (f->type, "USB"))
+      if (g_str_equal (f->type, "Battery"))
         {
-          /* unknown counts as online: no information means AC */
+          have_battery = TRUE;
+        }
+      else if (g_str_equal (f->type, "Mains") || g_str_has_prefix (f->type, "USB") ||
+               g_str_equal (f->type, "Wireless"))
+        {
+          /* "USB" and the older "USB_C", "USB_PD", ... types are chargers
+           * too; unknown counts as online: no information means AC */
           if (f->online != 0)
             return FALSE;
-        }
-      else if (g_str_equal (f->type, "Battery"))
-        {
-          /* a mouse's or headset's battery does not power the system */
-          if (g_strcmp0 (f->scope, "Device") != 0)
-            have_battery = TRUE;
         }
     }
   return have_battery;

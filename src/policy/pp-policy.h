@@ -77,8 +77,9 @@ typedef struct {
   const char *scope;              /* "System", "Device" or NULL */
 } PpPowerSupplyFacts;
 
-/* SPEC §1/issue: on battery when a system battery exists and no Mains/USB
- * supply is online; no information means AC. */
+/* On battery when a system battery exists and no charger (Mains, USB*,
+ * Wireless) is online; no information means AC. Device-scope supplies
+ * (a mouse's battery) do not count. */
 gboolean    pp_policy_on_battery      (const PpPowerSupplyFacts *supplies,
                                        gsize                     n_supplies);
 

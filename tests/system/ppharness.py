@@ -344,7 +344,11 @@ class PowerPolicyTestCase(dbusmock.DBusTestCase):
     def setUp(self):
         self.laptop = Laptop()
         self.daemons = []
-        self.bus = Gio.bus_get_sync(Gio.BusType.SYSTEM, None)
+        # not Gio.bus_get_sync(): its cached connection would outlive the bus
+        self.bus = Gio.DBusConnection.new_for_address_sync(
+            self.bus_address,
+            Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
+            Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
         self.signals = []
         self._subscriptions = []
 

@@ -1,0 +1,348 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The shipped 60-powerpolicy.rules, run by the real udev rules engine.
+
+Emulated devices live in a umockdev testbed; `udevadm test --action=add`
+processes them with the testbed's environment, so the real rules and
+builtins (usb_id reading the USB descriptors, hwdb, path_id) run against
+the fake sysfs and print the properties real udev would have stored.
+
+udevadm reads rules only from the standard directories and writes its
+database to /run/udev. Each run therefore happens in a private mount
+namespace with a tmpfs on /run: the rules under test are copied to
+/run/udev/rules.d there, and vanish with the namespace. Nothing on this
+machine (a running udevd, its database) sees them. /etc/udev/rules.d is
+hidden too, so local rules cannot change the outcome.
+
+Every device is checked twice: with the system's own rules (as on a
+Debian system, where 50-udev-default.rules has imported usb_id already)
+and with our file alone (which must import usb_id itself).
+
+Run under umockdev-wrapper, as root (mount namespaces); exits 77 (skip)
+when that is not possible.
+"""
+
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SKIP = 77
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_RULES = os.path.join(HERE, '..', '..', 'data', 'udev-rules', '60-powerpolicy.rules')
+RULES = os.path.abspath(os.environ.get('PP_RULES_FILE', DEFAULT_RULES))
+
+# Stand-ins for what other packages provide through the hwdb or their own
+# rules on a real system (libmtp's 69-libmtp.hwdb, SANE's 20-sane.hwdb;
+# both are imported by 50-udev-default.rules, before our file), and an
+# administrator's rule that classifies a device before ours.
+HELPER_RULES = r'''
+SUBSYSTEM=="usb", ENV{DEVTYPE}=="usb_device", ATTR{idVendor}=="18d1", ATTR{idProduct}=="4ee1", ENV{ID_MTP_DEVICE}="1", ENV{ID_MEDIA_PLAYER}="1"
+SUBSYSTEM=="usb", ENV{DEVTYPE}=="usb_device", ATTR{idVendor}=="04a9", ATTR{idProduct}=="1905", ENV{libsane_matched}="yes"
+SUBSYSTEM=="usb", ENV{DEVTYPE}=="usb_device", ATTR{idVendor}=="feed", ATTR{idProduct}=="0001", ENV{POWERPOLICY_CLASS}="custom"
+'''
+
+# Runs inside the private mount namespace: $1 = "system" or "alone",
+# $2 = action, $3 = device, $4 = rules under test, $5 = helper rules.
+NAMESPACE_SCRIPT = r'''
+set -e
+mount -n -t tmpfs -o mode=0755 pp-rules-test /run
+mkdir -p /run/udev/rules.d
+cp "$4" /run/udev/rules.d/60-powerpolicy.rules
+cp "$5" /run/udev/rules.d/59-powerpolicy-test-helpers.rules
+if [ -d /etc/udev/rules.d ]; then
+    mount -n -t tmpfs -o mode=0755 pp-empty /etc/udev/rules.d
+fi
+if [ "$1" = alone ]; then
+    for d in /usr/lib/udev/rules.d /usr/local/lib/udev/rules.d; do
+        if [ -d "$d" ]; then
+            mount -n -t tmpfs -o mode=0755 pp-empty "$d"
+        fi
+    done
+fi
+exec udevadm test --action="$2" "$3"
+'''
+
+
+def preload_active():
+    return 'libumockdev-preload' in os.environ.get('LD_PRELOAD', '')
+
+
+def usb_descriptors(interfaces, device_class=0, vendor=0x1234, product=0x5678):
+    """The binary `descriptors` attribute: a device descriptor, then the
+    active configuration with one interface descriptor (and one endpoint)
+    per (class, subclass, protocol)."""
+    device = struct.pack('<BBHBBBBHHHBBBB', 18, 1, 0x0200, device_class, 0, 0, 64,
+                         vendor, product, 0x0100, 1, 2, 0, 1)
+    body = b''
+    for number, (cls, sub, proto) in enumerate(interfaces):
+        body += struct.pack('<BBBBBBBBB', 9, 4, number, 0, 1, cls, sub, proto, 0)
+        body += struct.pack('<BBBBHB', 7, 5, 0x81 + number, 3, 8, 10)
+    config = struct.pack('<BBHBBBBB', 9, 2, 9 + len(body), len(interfaces), 1, 0, 0xa0, 50)
+    return device + config + body
+
+
+class RulesTest(unittest.TestCase):
+    """One test method per expectation; each one checks both rule sets."""
+
+    @classmethod
+    def setUpClass(cls):
+        gi_umockdev()
+        from gi.repository import UMockdev
+        cls.tb = UMockdev.Testbed.new()
+        cls.root = cls.tb.get_root_dir()
+        cls.workdir = tempfile.mkdtemp(prefix='pp-rules-')
+        cls.helpers = os.path.join(cls.workdir, 'helpers.rules')
+        with open(cls.helpers, 'w') as f:
+            f.write(HELPER_RULES)
+        cls.devices = {}
+        cls._build()
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.workdir, ignore_errors=True)
+        cls.tb = None
+
+    @classmethod
+    def add(cls, key, subsystem, name, parent, attrs, props):
+        path = cls.tb.add_device(subsystem, name, parent, attrs, props)
+        assert path, 'umockdev could not add %s (not under umockdev-wrapper?)' % name
+        cls.devices[key] = path
+        return path
+
+    @classmethod
+    def add_usb(cls, key, parent, name, interfaces, device_class=0,
+                vendor=0x1234, product=0x5678):
+        busnum, _, devpath = name.partition('-')
+        path = cls.add(key, 'usb', name, parent,
+                       ['idVendor', '%04x' % vendor, 'idProduct', '%04x' % product,
+                        'bDeviceClass', '%02x' % device_class,
+                        'busnum', busnum.replace('usb', ''), 'devnum', str(len(cls.devices) + 1),
+                        'power/control', 'on', 'power/autosuspend_delay_ms', '2000'],
+                       ['DEVTYPE', 'usb_device',
+                        'PRODUCT', '%x/%x/100' % (vendor, product),
+                        'TYPE', '%d/0/0' % device_class])
+        cls.tb.set_attribute_binary(path, 'descriptors',
+                                    usb_descriptors(interfaces, device_class, vendor, product))
+        return path
+
+    @classmethod
+    def add_pci(cls, key, slot, pci_class):
+        return cls.add(key, 'pci', 'pci0000:00/' + slot, None,
+                       ['class', pci_class, 'vendor', '0x8086', 'device', '0x1234',
+                        'power/control', 'on'],
+                       ['PCI_CLASS', pci_class[2:].upper().lstrip('0'),
+                        'PCI_SLOT_NAME', slot])
+
+    @classmethod
+    def _build(cls):
+        xhci = cls.add_pci('xhci', '0000:00:14.0', '0x0c0330')
+        roothub = cls.add_usb('roothub', xhci, 'usb1', [(0x09, 0, 0)], device_class=0x09,
+                              vendor=0x1d6b, product=0x0002)
+        hub = cls.add_usb('hub', roothub, '1-1', [(0x09, 0, 0)], device_class=0x09,
+                          vendor=0x05e3, product=0x0610)
+        cls.add_usb('mouse', hub, '1-1.1', [(0x03, 0x01, 0x02)], vendor=0x046d, product=0xc077)
+        cls.add('mouse_interface', 'usb', '1-1.1:1.0', cls.devices['mouse'],
+                ['bInterfaceClass', '03', 'bInterfaceSubClass', '01',
+                 'bInterfaceProtocol', '02'],
+                ['DEVTYPE', 'usb_interface', 'INTERFACE', '3/1/2'])
+        cls.add_usb('keyboard_storage', hub, '1-1.2',
+                    [(0x03, 0x01, 0x01), (0x03, 0x00, 0x00), (0x08, 0x06, 0x50)])
+        cls.add_usb('audio', hub, '1-1.3', [(0x01, 0x01, 0x00), (0x01, 0x02, 0x00)])
+        cls.add_usb('bluetooth', hub, '1-1.4', [(0xe0, 0x01, 0x01), (0xe0, 0x01, 0x01)],
+                    device_class=0xe0, vendor=0x8087, product=0x0026)
+        cls.add_usb('wwan_mbim', hub, '1-1.5', [(0x02, 0x0e, 0x00), (0x0a, 0x00, 0x02)],
+                    vendor=0x2c7c, product=0x0125)
+        cls.add_usb('wwan_vendor', hub, '1-1.6', [(0xff, 0xff, 0xff), (0xff, 0xff, 0xff)],
+                    vendor=0x1199, product=0x9071)
+        cls.add_usb('printer', hub, '1-1.7', [(0x07, 0x01, 0x02)],
+                    vendor=0x03f0, product=0x0c17)
+        cls.add_usb('phone_mtp_adb', hub, '1-1.8', [(0xff, 0xff, 0x00), (0xff, 0x42, 0x01)],
+                    vendor=0x04e8, product=0x6860)
+        cls.add_usb('phone_ptp', hub, '1-1.9', [(0x06, 0x01, 0x01)],
+                    vendor=0x04a9, product=0x3218)
+        cls.add_usb('phone_hwdb', hub, '1-1.10', [(0xff, 0xff, 0x00)],
+                    vendor=0x18d1, product=0x4ee1)
+        cls.add_usb('scanner', hub, '1-1.11', [(0xff, 0xff, 0xff)],
+                    vendor=0x04a9, product=0x1905)
+        cls.add_usb('storage', hub, '1-1.12', [(0x08, 0x06, 0x50)],
+                    vendor=0x0781, product=0x5567)
+        cls.add_usb('webcam', hub, '1-1.13', [(0x0e, 0x01, 0x00), (0x0e, 0x02, 0x00)],
+                    device_class=0xef, vendor=0x0c45, product=0x6366)
+        cls.add_usb('custom', hub, '1-1.14', [(0x03, 0x01, 0x02)],
+                    vendor=0xfeed, product=0x0001)
+
+        cls.add_pci('gpu', '0000:00:02.0', '0x030000')
+        cls.add_pci('gpu_3d', '0000:01:00.0', '0x030200')
+        cls.add_pci('hda', '0000:00:1f.3', '0x040300')
+        cls.add_pci('nvme', '0000:02:00.0', '0x010802')
+        ahci = cls.add_pci('ahci', '0000:00:17.0', '0x010601')
+        ata = cls.add('ata1', 'ata_port', 'ata1', ahci, [], [])
+        host = cls.add('scsi_host_parent', 'scsi', 'host0', ata, [], ['DEVTYPE', 'scsi_host'])
+        cls.add('sata_host', 'scsi_host', 'scsi_host/host0', host,
+                ['link_power_management_policy', 'max_performance'], [])
+        usb_host = cls.add('usb_storage_host_parent', 'scsi', 'host1',
+                           cls.devices['storage'], [], ['DEVTYPE', 'scsi_host'])
+        cls.add('usb_storage_host', 'scsi_host', 'scsi_host/host1', usb_host, [], [])
+
+    def udev_properties(self, key, mode, action='add'):
+        """The properties `udevadm test` computes for device @key."""
+        env = {
+            'PATH': os.environ.get('PATH', '/usr/sbin:/usr/bin:/sbin:/bin'),
+            'LD_PRELOAD': os.environ['LD_PRELOAD'],
+            # never inherited: umockdev sets it with setenv(), not in os.environ
+            'UMOCKDEV_DIR': self.root,
+            'LANG': 'C.UTF-8',
+        }
+        cmd = ['unshare', '--mount', '--propagation', 'private',
+               'sh', '-c', NAMESPACE_SCRIPT, 'sh',
+               mode, action, self.devices[key], RULES, self.helpers]
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0,
+                         'udevadm test failed for %s (%s):\n%s\n%s' %
+                         (key, mode, r.stdout, r.stderr))
+        props = {}
+        for line in r.stdout.splitlines():
+            name, sep, value = line.partition('=')
+            if sep:
+                props[name] = value
+        self.assertEqual(props.get('DEVPATH'), self.devices[key][len('/sys'):],
+                         'no property list for %s in:\n%s\n%s' % (key, r.stdout, r.stderr))
+        self.last_output = r.stdout + r.stderr
+        return props
+
+    def assertClass(self, key, expected):
+        for mode in ('system', 'alone'):
+            with self.subTest(device=key, rules=mode):
+                props = self.udev_properties(key, mode)
+                self.assertEqual(props.get('POWERPOLICY_CLASS'), expected,
+                                 '%s with %s rules: %s\n%s' %
+                                 (key, mode, sorted(props.items()), self.last_output[-4000:]))
+
+    # USB
+    def test_hid_mouse(self):
+        self.assertClass('mouse', 'usb-hid')
+
+    def test_composite_keyboard_storage_is_hid(self):
+        self.assertClass('keyboard_storage', 'usb-hid')
+
+    def test_audio(self):
+        self.assertClass('audio', 'usb-audio')
+
+    def test_bluetooth(self):
+        self.assertClass('bluetooth', 'bluetooth')
+
+    def test_wwan_mbim(self):
+        self.assertClass('wwan_mbim', 'wwan')
+
+    def test_wwan_vendor_interfaces(self):
+        self.assertClass('wwan_vendor', 'wwan')
+
+    def test_printer(self):
+        self.assertClass('printer', 'printer')
+
+    def test_phone_mtp_with_adb(self):
+        self.assertClass('phone_mtp_adb', 'phone')
+
+    def test_phone_ptp(self):
+        self.assertClass('phone_ptp', 'phone')
+
+    def test_phone_known_to_hwdb(self):
+        self.assertClass('phone_hwdb', 'phone')
+
+    def test_scanner_known_to_sane(self):
+        self.assertClass('scanner', 'scanner')
+
+    def test_hubs(self):
+        self.assertClass('roothub', 'usb-hub')
+        self.assertClass('hub', 'usb-hub')
+
+    def test_storage_stick(self):
+        self.assertClass('storage', 'usb-storage')
+
+    def test_storage_stick_is_not_hid(self):
+        for mode in ('system', 'alone'):
+            props = self.udev_properties('storage', mode)
+            self.assertEqual(props.get('ID_USB_INTERFACES'), ':080650:')
+            self.assertNotEqual(props.get('POWERPOLICY_CLASS'), 'usb-hid')
+
+    def test_webcam_keeps_subsystem_class(self):
+        self.assertClass('webcam', None)
+
+    def test_interface_not_classified(self):
+        self.assertClass('mouse_interface', None)
+
+    def test_earlier_rule_class_kept(self):
+        self.assertClass('custom', 'custom')
+
+    def test_remove_not_classified(self):
+        for mode in ('system', 'alone'):
+            props = self.udev_properties('mouse', mode, action='remove')
+            self.assertNotIn('POWERPOLICY_CLASS', props)
+
+    # PCI and SCSI
+    def test_pci_gpu(self):
+        self.assertClass('gpu', 'pci-gpu')
+        self.assertClass('gpu_3d', 'pci-gpu')
+
+    def test_pci_audio(self):
+        self.assertClass('hda', 'pci-audio')
+
+    def test_nvme(self):
+        self.assertClass('nvme', 'nvme')
+
+    def test_other_pci_unclassified(self):
+        self.assertClass('xhci', None)
+        self.assertClass('ahci', None)
+
+    def test_sata_host(self):
+        self.assertClass('sata_host', 'sata-host')
+
+    def test_scsi_host_without_link_policy(self):
+        self.assertClass('usb_storage_host', None)
+
+
+def gi_umockdev():
+    import gi
+    gi.require_version('UMockdev', '1.0')
+
+
+def check_environment():
+    """None when the test can run, else the reason to skip."""
+    if os.geteuid() != 0:
+        return 'needs root (private mount namespace for the udev rules directory)'
+    for tool in ('udevadm', 'unshare', 'mount'):
+        if shutil.which(tool) is None:
+            return '%s not found (Debian: udev, util-linux, mount)' % tool
+    if not os.path.isfile(RULES):
+        return None   # let the test fail loudly: the file under test is missing
+    r = subprocess.run(['unshare', '--mount', '--propagation', 'private',
+                        'sh', '-c', 'mount -n -t tmpfs -o mode=0755 pp-probe /run'],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        return 'cannot create a private mount namespace: %s' % r.stderr.strip()
+    try:
+        gi_umockdev()
+    except (ImportError, ValueError) as e:
+        return 'umockdev GObject introspection not available: %s' % e
+    return None
+
+
+def main():
+    reason = check_environment()
+    if reason is not None:
+        print('SKIP: %s' % reason)
+        sys.exit(SKIP)
+    if not preload_active():
+        os.execvp('umockdev-wrapper', ['umockdev-wrapper', sys.executable] + sys.argv)
+    if not os.path.isfile(RULES):
+        print('FAIL: rules file %s does not exist' % RULES)
+        sys.exit(1)
+    unittest.main(verbosity=2)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Shared helpers of the cmocka tests: table rows become named test
+ * cases, each with its own setup/teardown around a state struct. */
+#pragma once
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* A growing list of test cases; the names are owned by the list. */
+typedef struct {
+  GArray    *tests;     /* of struct CMUnitTest */
+  GPtrArray *names;     /* of char* */
+} PpTestList;
+
+static inline PpTestList *
+pp_test_list_new (void)
+{
+  PpTestList *list = g_new0 (PpTestList, 1);
+
+  list->tests = g_array_new (FALSE, TRUE, sizeof (struct CMUnitTest));
+  list->names = g_ptr_array_new_with_free_func (g_free);
+  return list;
+}
+
+/* Add one case: @row is handed to @setup as the initial *state. */
+static inline void
+pp_test_list_add (PpTestList          *list,
+                  const char          *prefix,
+                  const char          *name,
+                  CMUnitTestFunction   func,
+                  CMFixtureFunction    setup,
+                  CMFixtureFunction    teardown,
+                  const void          *row)
+{
+  g_autofree char *printable = g_strescape (name, NULL);
+  char *full = g_strdup_printf ("%s/%s", prefix, printable);
+  struct CMUnitTest t = { full, func, setup, teardown, (void *) row };
+
+  g_ptr_array_add (list->names, full);
+  g_array_append_val (list->tests, t);
+}
+
+static inline int
+pp_test_list_run (PpTestList *list, const char *group)
+{
+  int failures;
+
+  failures = _cmocka_run_group_tests (group,
+                                      (const struct CMUnitTest *) list->tests->data,
+                                      list->tests->len, NULL, NULL);
+  g_array_unref (list->tests);
+  g_ptr_array_unref (list->names);
+  g_free (list);
+  /* the exit status, not the count: 256 failures must not exit 0 */
+  return failures == 0 ? 0 : 1;
+}
+
+G_END_DECLS

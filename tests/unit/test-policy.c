@@ -1,0 +1,668 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit tests of the pure policy decisions (SPEC §3, §4): classification,
+ * layering, write order, module parameters and the power source. */
+#include "config.h"
+
+#include <string.h>
+
+#include "pp-test.h"
+#include "pp-config.h"
+#include "pp-policy.h"
+
+#define MAX_PROPS 8
+
+/* The configuration most rows run against. */
+static const char shared_config[] =
+  "[Class usb]\n"
+  "Control=auto\n"
+  "AutosuspendDelayMs=2000\n"
+  "Wakeup=disabled\n"
+  "[Class usb:battery]\n"
+  "AutosuspendDelayMs=1000\n"
+  "[Class usb:idle]\n"
+  "AutosuspendDelayMs=200\n"
+  "Wakeup=enabled\n"
+  "[Class usb-hid]\n"
+  "AutosuspendDelayMs=5000\n"
+  "[Class sata-host]\n"
+  "LinkPowerPolicy=med_power_with_dipm\n"
+  "[Class sata-host:battery]\n"
+  "LinkPowerPolicy=min_power\n"
+  "[Class pci-gpu]\n"
+  "Attr.power/control=auto\n"
+  "Attr.device/foo=1\n"
+  "[Class battonly:battery]\n"
+  "Control=auto\n"
+  "[Class idleonly:idle]\n"
+  "Control=auto\n"
+  "AutosuspendDelayMs=0\n"
+  "[Class noctl]\n"
+  "AutosuspendDelayMs=3000\n"
+  "[Class explicit-on]\n"
+  "Control=on\n"
+  "[Class onbatt-on:battery]\n"
+  "Control=on\n"
+  "[Class attrs]\n"
+  "Attr.z=1\n"
+  "Control=auto\n"
+  "Attr.a=2\n"
+  "AutosuspendDelayMs=7\n"
+  "Wakeup=enabled\n"
+  "LinkPowerPolicy=min_power\n"
+  "[Class attrs:idle]\n"
+  "Attr.m=3\n"
+  "Attr.z=9\n";
+
+typedef struct {
+  const char *name;
+  const char *config;            /* NULL: shared_config */
+  const char *subsystem;
+  const char *props[MAX_PROPS];  /* "KEY=VALUE" udev properties */
+  gboolean    battery;
+  gboolean    idle;
+  gboolean    with_override;
+  const char *ov_control;
+  const char *ov_delay;          /* NULL: unset */
+  const char *ov_wakeup;
+  gboolean    held;
+  const char *expected;          /* "relpath=value ..." in write order */
+} DeviceCase;
+
+typedef struct {
+  const void *row;
+  PpConfig   *config;
+  GPtrArray  *problems;
+  GPtrArray  *warnings;
+} State;
+
+static int
+setup (void **state)
+{
+  State *st = g_new0 (State, 1);
+
+  st->row = *state;
+  st->config = pp_config_new ();
+  st->problems = pp_config_problems_new ();
+  st->warnings = g_ptr_array_new_with_free_func (g_free);
+  *state = st;
+  return 0;
+}
+
+static int
+teardown (void **state)
+{
+  State *st = *state;
+
+  pp_config_free (st->config);
+  g_ptr_array_unref (st->problems);
+  g_ptr_array_unref (st->warnings);
+  g_free (st);
+  return 0;
+}
+
+static void
+load_config (State *st, const char *text)
+{
+  pp_config_load_data (st->config, "test.conf", text, strlen (text), st->problems);
+  if (st->problems->len > 0)
+    {
+      g_autofree char *p = pp_config_problem_to_string (g_ptr_array_index (st->problems, 0));
+      fail_msg ("the test configuration has problems: %s", p);
+    }
+}
+
+/* PpPropertyLookup over a NULL-terminated array of "KEY=VALUE". */
+static const char *
+lookup_props (gpointer user_data, const char *key)
+{
+  const char * const *props = user_data;
+  gsize len = strlen (key);
+
+  for (guint i = 0; i < MAX_PROPS && props[i] != NULL; i++)
+    {
+      if (strncmp (props[i], key, len) == 0 && props[i][len] == '=')
+        return props[i] + len + 1;
+    }
+  return NULL;
+}
+
+static char *
+join_settings (GPtrArray *settings)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < settings->len; i++)
+    {
+      const PpSetting *p = g_ptr_array_index (settings, i);
+      g_string_append_printf (s, "%s%s=%s", i ? " " : "", p->key, p->value);
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* ---- layering --------------------------------------------------------------- */
+
+#define P(...) { __VA_ARGS__ }
+#define OV(c, d, w) TRUE, c, d, w
+
+static const DeviceCase device_cases[] = {
+  /* class layers */
+  { "usb-base", NULL, "usb", P (NULL), FALSE, FALSE, FALSE, NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=2000 power/wakeup=disabled power/control=auto" },
+  { "usb-battery", NULL, "usb", P (NULL), TRUE, FALSE, FALSE, NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=1000 power/wakeup=disabled power/control=auto" },
+  { "usb-idle", NULL, "usb", P (NULL), FALSE, TRUE, FALSE, NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=200 power/wakeup=enabled power/control=auto" },
+  { "usb-battery-idle", NULL, "usb", P (NULL), TRUE, TRUE, FALSE, NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=200 power/wakeup=enabled power/control=auto" },
+  { "battery-above-base",
+    "[Class c]\nAutosuspendDelayMs=10\n[Class c:battery]\nAutosuspendDelayMs=20\n",
+    "c", P (NULL), TRUE, FALSE, FALSE, NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=20" },
+  { "idle-above-battery",
+    "[Class c:idle]\nControl=on\n[Class c:battery]\nControl=auto\n",
+    "c", P (NULL), TRUE, TRUE, FALSE, NULL, NULL, NULL, FALSE, "power/control=on" },
+  { "battery-only-layer-on-ac", NULL, "battonly", P (NULL), FALSE, FALSE, FALSE, NULL, NULL, NULL,
+    FALSE, "" },
+  { "battery-only-layer-idle-on-ac", NULL, "battonly", P (NULL), FALSE, TRUE, FALSE, NULL, NULL,
+    NULL, FALSE, "" },
+  { "battery-only-layer-on-battery", NULL, "battonly", P (NULL), TRUE, FALSE, FALSE, NULL, NULL,
+    NULL, FALSE, "power/control=auto" },
+  { "idle-only-layer-active", NULL, "idleonly", P (NULL), TRUE, FALSE, FALSE, NULL, NULL, NULL,
+    FALSE, "" },
+  { "idle-only-layer-idle", NULL, "idleonly", P (NULL), FALSE, TRUE, FALSE, NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=0 power/control=auto" },
+  { "sata-base", NULL, "sata-host", P (NULL), FALSE, FALSE, FALSE, NULL, NULL, NULL, FALSE,
+    "link_power_management_policy=med_power_with_dipm" },
+  { "sata-battery", NULL, "sata-host", P (NULL), TRUE, FALSE, FALSE, NULL, NULL, NULL, FALSE,
+    "link_power_management_policy=min_power" },
+  { "attr-control-still-last", NULL, "pci-gpu", P (NULL), FALSE, FALSE, FALSE, NULL, NULL, NULL,
+    FALSE, "device/foo=1 power/control=auto" },
+  { "write-order-all-kinds", NULL, "attrs", P (NULL), FALSE, FALSE, FALSE, NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=7 power/wakeup=enabled z=1 a=2 link_power_management_policy=min_power "
+    "power/control=auto" },
+  { "write-order-idle-layer", NULL, "attrs", P (NULL), FALSE, TRUE, FALSE, NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=7 power/wakeup=enabled z=9 a=2 link_power_management_policy=min_power "
+    "m=3 power/control=auto" },
+  { "class-absent", NULL, "foo", P (NULL), TRUE, TRUE, FALSE, NULL, NULL, NULL, FALSE, "" },
+  { "no-subsystem-no-class", NULL, NULL, P (NULL), FALSE, FALSE, FALSE, NULL, NULL, NULL, FALSE, "" },
+  { "empty-config", "", "usb", P (NULL), TRUE, TRUE, FALSE, NULL, NULL, NULL, FALSE, "" },
+
+  /* classification feeds the class lookup */
+  { "powerpolicy-class-beats-subsystem", NULL, "usb", P ("POWERPOLICY_CLASS=usb-hid"), FALSE, FALSE,
+    FALSE, NULL, NULL, NULL, FALSE, "power/autosuspend_delay_ms=5000" },
+  { "powerpolicy-class-unknown", NULL, "usb", P ("POWERPOLICY_CLASS=nothing"), FALSE, FALSE, FALSE,
+    NULL, NULL, NULL, FALSE, "" },
+  { "powerpolicy-class-empty", NULL, "usb", P ("POWERPOLICY_CLASS="), FALSE, FALSE, FALSE, NULL, NULL,
+    NULL, FALSE, "power/autosuspend_delay_ms=2000 power/wakeup=disabled power/control=auto" },
+
+  /* systemd hwdb hints */
+  { "id-autosuspend-no-class", NULL, "foo", P ("ID_AUTOSUSPEND=1"), FALSE, FALSE, FALSE, NULL, NULL,
+    NULL, FALSE, "power/control=auto" },
+  { "id-autosuspend-class-explicit-on", NULL, "explicit-on", P ("ID_AUTOSUSPEND=1"), FALSE, FALSE,
+    FALSE, NULL, NULL, NULL, FALSE, "power/control=on" },
+  { "id-autosuspend-class-without-control", NULL, "noctl", P ("ID_AUTOSUSPEND=1"), FALSE, FALSE,
+    FALSE, NULL, NULL, NULL, FALSE, "power/autosuspend_delay_ms=3000 power/control=auto" },
+  { "id-autosuspend-battery-layer-on-ac", NULL, "onbatt-on", P ("ID_AUTOSUSPEND=1"), FALSE, FALSE,
+    FALSE, NULL, NULL, NULL, FALSE, "power/control=auto" },
+  { "id-autosuspend-battery-layer-on-battery", NULL, "onbatt-on", P ("ID_AUTOSUSPEND=1"), TRUE,
+    FALSE, FALSE, NULL, NULL, NULL, FALSE, "power/control=on" },
+  { "id-autosuspend-zero", NULL, "foo", P ("ID_AUTOSUSPEND=0"), FALSE, FALSE, FALSE, NULL, NULL,
+    NULL, FALSE, "" },
+  { "id-autosuspend-zero-class-auto", NULL, "usb", P ("ID_AUTOSUSPEND=0"), FALSE, FALSE, FALSE,
+    NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=2000 power/wakeup=disabled power/control=auto" },
+  { "id-delay-no-class", NULL, "foo", P ("ID_AUTOSUSPEND_DELAY_MS=4000"), FALSE, FALSE, FALSE,
+    NULL, NULL, NULL, FALSE, "power/autosuspend_delay_ms=4000" },
+  { "id-delay-class-wins", NULL, "usb", P ("ID_AUTOSUSPEND_DELAY_MS=4000"), FALSE, FALSE, FALSE,
+    NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=2000 power/wakeup=disabled power/control=auto" },
+  { "id-delay-class-battery-wins", NULL, "usb", P ("ID_AUTOSUSPEND_DELAY_MS=4000"), TRUE, FALSE,
+    FALSE, NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=1000 power/wakeup=disabled power/control=auto" },
+  { "id-delay-class-without-delay", NULL, "explicit-on", P ("ID_AUTOSUSPEND_DELAY_MS=4000"), FALSE,
+    FALSE, FALSE, NULL, NULL, NULL, FALSE, "power/autosuspend_delay_ms=4000 power/control=on" },
+  { "id-both-order", NULL, "foo", P ("ID_AUTOSUSPEND=1", "ID_AUTOSUSPEND_DELAY_MS=1500"), FALSE,
+    FALSE, FALSE, NULL, NULL, NULL, FALSE, "power/autosuspend_delay_ms=1500 power/control=auto" },
+
+  /* POWERPOLICY_AUTOSUSPEND beats every class layer */
+  { "pp-autosuspend-0-base", NULL, "usb", P ("POWERPOLICY_AUTOSUSPEND=0"), FALSE, FALSE, FALSE,
+    NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=2000 power/wakeup=disabled power/control=on" },
+  { "pp-autosuspend-0-battery-idle", NULL, "usb", P ("POWERPOLICY_AUTOSUSPEND=0"), TRUE, TRUE,
+    FALSE, NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=200 power/wakeup=enabled power/control=on" },
+  { "pp-autosuspend-0-idle-layer-control", NULL, "idleonly", P ("POWERPOLICY_AUTOSUSPEND=0"), FALSE,
+    TRUE, FALSE, NULL, NULL, NULL, FALSE, "power/autosuspend_delay_ms=0 power/control=on" },
+  { "pp-autosuspend-0-beats-id-autosuspend", NULL, "foo",
+    P ("ID_AUTOSUSPEND=1", "POWERPOLICY_AUTOSUSPEND=0"), FALSE, FALSE, FALSE, NULL, NULL, NULL,
+    FALSE, "power/control=on" },
+  { "pp-autosuspend-0-no-class", NULL, "foo", P ("POWERPOLICY_AUTOSUSPEND=0"), FALSE, FALSE, FALSE,
+    NULL, NULL, NULL, FALSE, "power/control=on" },
+  { "pp-autosuspend-1-beats-class-on", NULL, "explicit-on", P ("POWERPOLICY_AUTOSUSPEND=1"), FALSE,
+    FALSE, FALSE, NULL, NULL, NULL, FALSE, "power/control=auto" },
+  { "pp-autosuspend-1-beats-battery-on", NULL, "onbatt-on", P ("POWERPOLICY_AUTOSUSPEND=1"), TRUE,
+    TRUE, FALSE, NULL, NULL, NULL, FALSE, "power/control=auto" },
+  { "pp-autosuspend-1-no-class", NULL, "foo", P ("POWERPOLICY_AUTOSUSPEND=1"), FALSE, FALSE, FALSE,
+    NULL, NULL, NULL, FALSE, "power/control=auto" },
+  { "pp-autosuspend-bad-ignored", NULL, "explicit-on", P ("POWERPOLICY_AUTOSUSPEND=yes"), FALSE,
+    FALSE, FALSE, NULL, NULL, NULL, FALSE, "power/control=on" },
+  { "pp-delay-beats-layers", NULL, "usb", P ("POWERPOLICY_AUTOSUSPEND_DELAY_MS=50"), TRUE, TRUE,
+    FALSE, NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=50 power/wakeup=enabled power/control=auto" },
+  { "pp-delay-minus-one", NULL, "usb", P ("POWERPOLICY_AUTOSUSPEND_DELAY_MS=-1"), FALSE, FALSE,
+    FALSE, NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=-1 power/wakeup=disabled power/control=auto" },
+  { "pp-delay-beats-id-delay", NULL, "foo",
+    P ("POWERPOLICY_AUTOSUSPEND_DELAY_MS=60", "ID_AUTOSUSPEND_DELAY_MS=4000"), FALSE, FALSE, FALSE,
+    NULL, NULL, NULL, FALSE, "power/autosuspend_delay_ms=60" },
+  { "pp-delay-no-class", NULL, "foo", P ("POWERPOLICY_AUTOSUSPEND_DELAY_MS=0"), FALSE, FALSE, FALSE,
+    NULL, NULL, NULL, FALSE, "power/autosuspend_delay_ms=0" },
+  { "pp-delay-bad-ignored", NULL, "noctl", P ("POWERPOLICY_AUTOSUSPEND_DELAY_MS=soon"), FALSE, FALSE,
+    FALSE, NULL, NULL, NULL, FALSE, "power/autosuspend_delay_ms=3000" },
+  { "pp-wakeup-enabled-beats-class", NULL, "usb", P ("POWERPOLICY_WAKEUP=enabled"), FALSE, FALSE,
+    FALSE, NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=2000 power/wakeup=enabled power/control=auto" },
+  { "pp-wakeup-disabled-beats-idle", NULL, "usb", P ("POWERPOLICY_WAKEUP=disabled"), FALSE, TRUE,
+    FALSE, NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=200 power/wakeup=disabled power/control=auto" },
+  { "pp-wakeup-no-class", NULL, "foo", P ("POWERPOLICY_WAKEUP=enabled"), FALSE, FALSE, FALSE, NULL,
+    NULL, NULL, FALSE, "power/wakeup=enabled" },
+  { "pp-wakeup-bad-ignored", NULL, "usb", P ("POWERPOLICY_WAKEUP=on"), FALSE, FALSE, FALSE, NULL,
+    NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=2000 power/wakeup=disabled power/control=auto" },
+  { "pp-all-properties", NULL, "usb",
+    P ("POWERPOLICY_AUTOSUSPEND=0", "POWERPOLICY_AUTOSUSPEND_DELAY_MS=1", "POWERPOLICY_WAKEUP=enabled",
+       "ID_AUTOSUSPEND=1", "ID_AUTOSUSPEND_DELAY_MS=2"), TRUE, FALSE, FALSE, NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=1 power/wakeup=enabled power/control=on" },
+
+  /* POWERPOLICY_IGNORE=1: nothing at all */
+  { "ignore", NULL, "usb", P ("POWERPOLICY_IGNORE=1"), FALSE, FALSE, FALSE, NULL, NULL, NULL, FALSE,
+    "" },
+  { "ignore-with-properties", NULL, "usb",
+    P ("POWERPOLICY_IGNORE=1", "POWERPOLICY_AUTOSUSPEND=0", "ID_AUTOSUSPEND=1",
+       "POWERPOLICY_WAKEUP=enabled"), TRUE, TRUE, FALSE, NULL, NULL, NULL, FALSE, "" },
+  { "ignore-with-override", NULL, "usb", P ("POWERPOLICY_IGNORE=1"), FALSE, FALSE,
+    OV ("on", "5", "enabled"), FALSE, "" },
+  { "ignore-held", NULL, "usb", P ("POWERPOLICY_IGNORE=1"), FALSE, FALSE, FALSE, NULL, NULL, NULL,
+    TRUE, "" },
+  { "ignore-0", NULL, "usb", P ("POWERPOLICY_IGNORE=0"), FALSE, FALSE, FALSE, NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=2000 power/wakeup=disabled power/control=auto" },
+  { "ignore-bad-value-not-ignored", NULL, "usb", P ("POWERPOLICY_IGNORE=yes"), FALSE, FALSE, FALSE,
+    NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=2000 power/wakeup=disabled power/control=auto" },
+
+  /* overrides set over D-Bus sit above udev properties */
+  { "override-all-unset", NULL, "usb", P (NULL), FALSE, FALSE, OV (NULL, NULL, NULL), FALSE,
+    "power/autosuspend_delay_ms=2000 power/wakeup=disabled power/control=auto" },
+  { "override-control", NULL, "usb", P (NULL), TRUE, TRUE, OV ("on", NULL, NULL), FALSE,
+    "power/autosuspend_delay_ms=200 power/wakeup=enabled power/control=on" },
+  { "override-control-beats-pp-autosuspend", NULL, "usb", P ("POWERPOLICY_AUTOSUSPEND=1"), FALSE,
+    FALSE, OV ("on", NULL, NULL), FALSE,
+    "power/autosuspend_delay_ms=2000 power/wakeup=disabled power/control=on" },
+  { "override-auto-beats-pp-autosuspend-0", NULL, "usb", P ("POWERPOLICY_AUTOSUSPEND=0"), FALSE,
+    FALSE, OV ("auto", NULL, NULL), FALSE,
+    "power/autosuspend_delay_ms=2000 power/wakeup=disabled power/control=auto" },
+  { "override-delay-beats-pp-delay", NULL, "usb", P ("POWERPOLICY_AUTOSUSPEND_DELAY_MS=50"), FALSE,
+    FALSE, OV (NULL, "10", NULL), FALSE,
+    "power/autosuspend_delay_ms=10 power/wakeup=disabled power/control=auto" },
+  { "override-delay-minus-one", NULL, "usb", P (NULL), FALSE, TRUE, OV (NULL, "-1", NULL), FALSE,
+    "power/autosuspend_delay_ms=-1 power/wakeup=enabled power/control=auto" },
+  { "override-delay-zero", NULL, "usb", P (NULL), FALSE, FALSE, OV (NULL, "0", NULL), FALSE,
+    "power/autosuspend_delay_ms=0 power/wakeup=disabled power/control=auto" },
+  { "override-wakeup-beats-pp-wakeup", NULL, "usb", P ("POWERPOLICY_WAKEUP=disabled"), FALSE, FALSE,
+    OV (NULL, NULL, "enabled"), FALSE,
+    "power/autosuspend_delay_ms=2000 power/wakeup=enabled power/control=auto" },
+  { "override-no-class-order", NULL, "foo", P (NULL), FALSE, FALSE, OV ("auto", "100", "disabled"),
+    FALSE, "power/autosuspend_delay_ms=100 power/wakeup=disabled power/control=auto" },
+  { "override-leaves-other-attrs", NULL, "sata-host", P (NULL), TRUE, FALSE, OV ("on", NULL, NULL),
+    FALSE, "link_power_management_policy=min_power power/control=on" },
+
+  /* a hold keeps control=on above everything */
+  { "held", NULL, "usb", P (NULL), TRUE, TRUE, FALSE, NULL, NULL, NULL, TRUE,
+    "power/autosuspend_delay_ms=200 power/wakeup=enabled power/control=on" },
+  { "held-beats-override", NULL, "usb", P (NULL), FALSE, FALSE, OV ("auto", "5", NULL), TRUE,
+    "power/autosuspend_delay_ms=5 power/wakeup=disabled power/control=on" },
+  { "held-beats-pp-autosuspend-1", NULL, "usb", P ("POWERPOLICY_AUTOSUSPEND=1"), FALSE, FALSE, FALSE,
+    NULL, NULL, NULL, TRUE,
+    "power/autosuspend_delay_ms=2000 power/wakeup=disabled power/control=on" },
+  { "held-beats-id-autosuspend", NULL, "foo", P ("ID_AUTOSUSPEND=1"), FALSE, FALSE, FALSE, NULL,
+    NULL, NULL, TRUE, "power/control=on" },
+  { "held-no-class", NULL, "foo", P (NULL), TRUE, TRUE, FALSE, NULL, NULL, NULL, TRUE,
+    "power/control=on" },
+  { "held-attr-control", NULL, "pci-gpu", P (NULL), FALSE, FALSE, FALSE, NULL, NULL, NULL, TRUE,
+    "device/foo=1 power/control=on" },
+};
+
+static void
+test_device_settings (void **state)
+{
+  State *st = *state;
+  const DeviceCase *c = st->row;
+  PpDeviceProps props;
+  PpSituation situation = { c->battery, c->idle };
+  PpOverride override = { (char *) c->ov_control, PP_DELAY_UNSET, (char *) c->ov_wakeup };
+  g_autoptr(GPtrArray) settings = NULL;
+  g_autofree char *actual = NULL;
+
+  load_config (st, c->config ? c->config : shared_config);
+  if (c->ov_delay != NULL)
+    override.delay_ms = (gint) g_ascii_strtoll (c->ov_delay, NULL, 10);
+  pp_device_props_init (&props, c->subsystem, lookup_props, (gpointer) c->props, NULL);
+  settings = pp_policy_device_settings (st->config, &props, &situation,
+                                        c->with_override ? &override : NULL, c->held);
+  pp_device_props_clear (&props);
+  actual = join_settings (settings);
+  if (!g_str_equal (actual, c->expected))
+    fail_msg ("expected\n  '%s'\ngot\n  '%s'", c->expected, actual);
+}
+
+/* The configuration is not modified by computing settings, and the
+ * result is a fresh list each time. */
+static void
+test_device_settings_pure (void **state)
+{
+  State *st = *state;
+  const char *props[] = { "POWERPOLICY_AUTOSUSPEND=0", NULL };
+  PpDeviceProps dp;
+  PpSituation idle = { TRUE, TRUE };
+  PpSituation active = { FALSE, FALSE };
+  g_autoptr(GPtrArray) a = NULL;
+  g_autoptr(GPtrArray) b = NULL;
+  g_autoptr(GPtrArray) c = NULL;
+  g_autofree char *sa = NULL;
+  g_autofree char *sc = NULL;
+
+  load_config (st, shared_config);
+  pp_device_props_init (&dp, "usb", lookup_props, props, NULL);
+  a = pp_policy_device_settings (st->config, &dp, &active, NULL, FALSE);
+  b = pp_policy_device_settings (st->config, &dp, &idle, NULL, TRUE);
+  c = pp_policy_device_settings (st->config, &dp, &active, NULL, FALSE);
+  pp_device_props_clear (&dp);
+  sa = join_settings (a);
+  sc = join_settings (c);
+  assert_string_equal (sa, sc);
+  assert_string_equal (sa, "power/autosuspend_delay_ms=2000 power/wakeup=disabled power/control=on");
+  assert_ptr_not_equal (g_ptr_array_index (a, 0), g_ptr_array_index (c, 0));
+  assert_string_equal (((PpSetting *) g_ptr_array_index (
+                         pp_config_get_class (st->config, "usb")->layers[PP_LAYER_BASE], 0))->value,
+                       "auto");
+}
+
+/* ---- classification ------------------------------------------------------------ */
+
+typedef struct {
+  const char *name;
+  const char *subsystem;
+  const char *props[MAX_PROPS];
+  const char *klass;
+  gboolean    ignore;
+  gboolean    id_autosuspend;
+  gint        id_delay_ms;
+  PpTristate  autosuspend;
+  gint        delay_ms;
+  const char *wakeup;
+  guint       n_warnings;
+  const char *warning;        /* substring of the first warning */
+} PropsCase;
+
+#define U PP_DELAY_UNSET
+#define T_UNSET PP_TRISTATE_UNSET
+
+static const PropsCase props_cases[] = {
+  { "nothing", "usb", P (NULL), "usb", FALSE, FALSE, U, T_UNSET, U, NULL, 0, NULL },
+  { "class-beats-subsystem", "usb", P ("POWERPOLICY_CLASS=usb-hid"), "usb-hid", FALSE, FALSE, U,
+    T_UNSET, U, NULL, 0, NULL },
+  { "class-empty-falls-back", "usb", P ("POWERPOLICY_CLASS="), "usb", FALSE, FALSE, U, T_UNSET, U,
+    NULL, 0, NULL },
+  { "no-subsystem", NULL, P (NULL), "", FALSE, FALSE, U, T_UNSET, U, NULL, 0, NULL },
+  { "no-subsystem-class", NULL, P ("POWERPOLICY_CLASS=bluetooth"), "bluetooth", FALSE, FALSE, U,
+    T_UNSET, U, NULL, 0, NULL },
+  { "ignore-1", "usb", P ("POWERPOLICY_IGNORE=1"), "usb", TRUE, FALSE, U, T_UNSET, U, NULL, 0, NULL },
+  { "ignore-0", "usb", P ("POWERPOLICY_IGNORE=0"), "usb", FALSE, FALSE, U, T_UNSET, U, NULL, 0, NULL },
+  { "ignore-yes", "usb", P ("POWERPOLICY_IGNORE=yes"), "usb", FALSE, FALSE, U, T_UNSET, U, NULL, 1,
+    "POWERPOLICY_IGNORE=yes" },
+  { "ignore-empty", "usb", P ("POWERPOLICY_IGNORE="), "usb", FALSE, FALSE, U, T_UNSET, U, NULL, 1,
+    "POWERPOLICY_IGNORE=" },
+  { "id-autosuspend-1", "usb", P ("ID_AUTOSUSPEND=1"), "usb", FALSE, TRUE, U, T_UNSET, U, NULL, 0,
+    NULL },
+  { "id-autosuspend-0", "usb", P ("ID_AUTOSUSPEND=0"), "usb", FALSE, FALSE, U, T_UNSET, U, NULL, 0,
+    NULL },
+  { "id-autosuspend-2", "usb", P ("ID_AUTOSUSPEND=2"), "usb", FALSE, FALSE, U, T_UNSET, U, NULL, 1,
+    "ID_AUTOSUSPEND=2" },
+  { "id-delay", "usb", P ("ID_AUTOSUSPEND_DELAY_MS=4000"), "usb", FALSE, FALSE, 4000, T_UNSET, U,
+    NULL, 0, NULL },
+  { "id-delay-minus-one", "usb", P ("ID_AUTOSUSPEND_DELAY_MS=-1"), "usb", FALSE, FALSE, -1, T_UNSET,
+    U, NULL, 0, NULL },
+  { "id-delay-minus-two", "usb", P ("ID_AUTOSUSPEND_DELAY_MS=-2"), "usb", FALSE, FALSE, U, T_UNSET,
+    U, NULL, 1, "ID_AUTOSUSPEND_DELAY_MS=-2" },
+  { "id-delay-word", "usb", P ("ID_AUTOSUSPEND_DELAY_MS=long"), "usb", FALSE, FALSE, U, T_UNSET, U,
+    NULL, 1, "ID_AUTOSUSPEND_DELAY_MS=long" },
+  { "id-delay-empty", "usb", P ("ID_AUTOSUSPEND_DELAY_MS="), "usb", FALSE, FALSE, U, T_UNSET, U,
+    NULL, 1, "ID_AUTOSUSPEND_DELAY_MS=" },
+  { "id-delay-overflow", "usb", P ("ID_AUTOSUSPEND_DELAY_MS=2147483648"), "usb", FALSE, FALSE, U,
+    T_UNSET, U, NULL, 1, "2147483648" },
+  { "pp-autosuspend-1", "usb", P ("POWERPOLICY_AUTOSUSPEND=1"), "usb", FALSE, FALSE, U,
+    PP_TRISTATE_YES, U, NULL, 0, NULL },
+  { "pp-autosuspend-0", "usb", P ("POWERPOLICY_AUTOSUSPEND=0"), "usb", FALSE, FALSE, U,
+    PP_TRISTATE_NO, U, NULL, 0, NULL },
+  { "pp-autosuspend-yes", "usb", P ("POWERPOLICY_AUTOSUSPEND=yes"), "usb", FALSE, FALSE, U, T_UNSET,
+    U, NULL, 1, "POWERPOLICY_AUTOSUSPEND=yes" },
+  { "pp-autosuspend-empty", "usb", P ("POWERPOLICY_AUTOSUSPEND="), "usb", FALSE, FALSE, U, T_UNSET,
+    U, NULL, 1, "POWERPOLICY_AUTOSUSPEND=" },
+  { "pp-delay", "usb", P ("POWERPOLICY_AUTOSUSPEND_DELAY_MS=100"), "usb", FALSE, FALSE, U, T_UNSET,
+    100, NULL, 0, NULL },
+  { "pp-delay-zero", "usb", P ("POWERPOLICY_AUTOSUSPEND_DELAY_MS=0"), "usb", FALSE, FALSE, U,
+    T_UNSET, 0, NULL, 0, NULL },
+  { "pp-delay-word", "usb", P ("POWERPOLICY_AUTOSUSPEND_DELAY_MS=x"), "usb", FALSE, FALSE, U,
+    T_UNSET, U, NULL, 1, "POWERPOLICY_AUTOSUSPEND_DELAY_MS=x" },
+  { "pp-delay-space", "usb", P ("POWERPOLICY_AUTOSUSPEND_DELAY_MS= 5"), "usb", FALSE, FALSE, U,
+    T_UNSET, U, NULL, 1, "POWERPOLICY_AUTOSUSPEND_DELAY_MS= 5" },
+  { "pp-wakeup-enabled", "usb", P ("POWERPOLICY_WAKEUP=enabled"), "usb", FALSE, FALSE, U, T_UNSET, U,
+    "enabled", 0, NULL },
+  { "pp-wakeup-disabled", "usb", P ("POWERPOLICY_WAKEUP=disabled"), "usb", FALSE, FALSE, U, T_UNSET,
+    U, "disabled", 0, NULL },
+  { "pp-wakeup-on", "usb", P ("POWERPOLICY_WAKEUP=on"), "usb", FALSE, FALSE, U, T_UNSET, U, NULL, 1,
+    "POWERPOLICY_WAKEUP=on" },
+  { "pp-wakeup-case", "usb", P ("POWERPOLICY_WAKEUP=Enabled"), "usb", FALSE, FALSE, U, T_UNSET, U,
+    NULL, 1, "POWERPOLICY_WAKEUP=Enabled" },
+  { "everything", "pci",
+    P ("POWERPOLICY_CLASS=pci-audio", "POWERPOLICY_IGNORE=1", "ID_AUTOSUSPEND=1",
+       "ID_AUTOSUSPEND_DELAY_MS=10", "POWERPOLICY_AUTOSUSPEND=0",
+       "POWERPOLICY_AUTOSUSPEND_DELAY_MS=20", "POWERPOLICY_WAKEUP=disabled"),
+    "pci-audio", TRUE, TRUE, 10, PP_TRISTATE_NO, 20, "disabled", 0, NULL },
+  { "everything-bad", "pci",
+    P ("POWERPOLICY_IGNORE=2", "ID_AUTOSUSPEND=x", "ID_AUTOSUSPEND_DELAY_MS=x",
+       "POWERPOLICY_AUTOSUSPEND=x", "POWERPOLICY_AUTOSUSPEND_DELAY_MS=x", "POWERPOLICY_WAKEUP=x"),
+    "pci", FALSE, FALSE, U, T_UNSET, U, NULL, 6, "POWERPOLICY_IGNORE=2" },
+  { "unrelated-properties", "usb", P ("ID_VENDOR=foo", "DEVTYPE=usb_device", "POWERPOLICY_FOO=1"),
+    "usb", FALSE, FALSE, U, T_UNSET, U, NULL, 0, NULL },
+};
+
+static void
+test_props (void **state)
+{
+  State *st = *state;
+  const PropsCase *c = st->row;
+  PpDeviceProps props;
+  g_autofree char *warnings = NULL;
+
+  pp_device_props_init (&props, c->subsystem, lookup_props, (gpointer) c->props, st->warnings);
+  g_ptr_array_add (st->warnings, NULL);
+  warnings = g_strjoinv ("\n", (char **) st->warnings->pdata);
+  g_ptr_array_remove_index (st->warnings, st->warnings->len - 1);
+
+  assert_string_equal (props.klass, c->klass);
+  assert_int_equal (props.ignore, c->ignore);
+  assert_int_equal (props.id_autosuspend, c->id_autosuspend);
+  assert_int_equal (props.id_delay_ms, c->id_delay_ms);
+  assert_int_equal (props.autosuspend, c->autosuspend);
+  assert_int_equal (props.delay_ms, c->delay_ms);
+  if (g_strcmp0 (props.wakeup, c->wakeup) != 0)
+    fail_msg ("wakeup: expected %s, got %s", c->wakeup ? c->wakeup : "NULL",
+              props.wakeup ? props.wakeup : "NULL");
+  if (st->warnings->len != c->n_warnings)
+    fail_msg ("expected %u warnings, got %u:\n%s", c->n_warnings, st->warnings->len, warnings);
+  if (c->warning != NULL && strstr (g_ptr_array_index (st->warnings, 0), c->warning) == NULL)
+    fail_msg ("expected '%s' in the first warning, got:\n%s", c->warning, warnings);
+
+  /* the same without a warnings array, and clear twice is harmless */
+  pp_device_props_clear (&props);
+  pp_device_props_clear (&props);
+  pp_device_props_init (&props, c->subsystem, lookup_props, (gpointer) c->props, NULL);
+  assert_string_equal (props.klass, c->klass);
+  pp_device_props_clear (&props);
+  assert_null (props.klass);
+  assert_null (props.wakeup);
+}
+
+/* ---- module parameters ------------------------------------------------------------- */
+
+static const char module_config[] =
+  "[Module snd_hda_intel]\n"
+  "power_save=10\n"
+  "power_save_controller=Y\n"
+  "[Module snd_hda_intel:battery]\n"
+  "power_save=5\n"
+  "[Module snd_hda_intel:idle]\n"
+  "power_save=1\n"
+  "[Module iwlwifi:battery]\n"
+  "power_save=1\n"
+  "[Module aaa]\n"
+  "x=1\n"
+  "[Module zzz:idle]\n"
+  "y=2\n"
+  "z=3\n";
+
+typedef struct {
+  const char *name;
+  const char *config;
+  const char *dropin;
+  gboolean    battery;
+  gboolean    idle;
+  const char *expected;
+} ModuleCase;
+
+static const ModuleCase module_cases[] = {
+  { "ac-active", module_config, NULL, FALSE, FALSE,
+    "aaa/parameters/x=1 snd_hda_intel/parameters/power_save=10 "
+    "snd_hda_intel/parameters/power_save_controller=Y" },
+  { "battery", module_config, NULL, TRUE, FALSE,
+    "aaa/parameters/x=1 iwlwifi/parameters/power_save=1 snd_hda_intel/parameters/power_save=5 "
+    "snd_hda_intel/parameters/power_save_controller=Y" },
+  { "idle", module_config, NULL, FALSE, TRUE,
+    "aaa/parameters/x=1 snd_hda_intel/parameters/power_save=1 "
+    "snd_hda_intel/parameters/power_save_controller=Y zzz/parameters/y=2 zzz/parameters/z=3" },
+  { "battery-idle", module_config, NULL, TRUE, TRUE,
+    "aaa/parameters/x=1 iwlwifi/parameters/power_save=1 snd_hda_intel/parameters/power_save=1 "
+    "snd_hda_intel/parameters/power_save_controller=Y zzz/parameters/y=2 zzz/parameters/z=3" },
+  { "empty", "", NULL, TRUE, TRUE, "" },
+  { "classes-are-not-modules", "[Class snd_hda_intel]\nControl=auto\n", NULL, FALSE, FALSE, "" },
+  { "dropin-overrides-key", module_config, "[Module snd_hda_intel]\npower_save=0\n[Module b]\np=q\n",
+    FALSE, FALSE,
+    "aaa/parameters/x=1 b/parameters/p=q snd_hda_intel/parameters/power_save=0 "
+    "snd_hda_intel/parameters/power_save_controller=Y" },
+  { "dropin-idle-still-above", module_config, "[Module snd_hda_intel]\npower_save=0\n", FALSE, TRUE,
+    "aaa/parameters/x=1 snd_hda_intel/parameters/power_save=1 "
+    "snd_hda_intel/parameters/power_save_controller=Y zzz/parameters/y=2 zzz/parameters/z=3" },
+  { "only-battery-layer-on-ac", "[Module m:battery]\np=1\n", NULL, FALSE, TRUE, "" },
+};
+
+static void
+test_modules (void **state)
+{
+  State *st = *state;
+  const ModuleCase *c = st->row;
+  PpSituation situation = { c->battery, c->idle };
+  g_autoptr(GPtrArray) settings = NULL;
+  g_autofree char *actual = NULL;
+
+  load_config (st, c->config);
+  if (c->dropin)
+    load_config (st, c->dropin);
+  settings = pp_policy_module_settings (st->config, &situation);
+  actual = join_settings (settings);
+  if (!g_str_equal (actual, c->expected))
+    fail_msg ("expected\n  '%s'\ngot\n  '%s'", c->expected, actual);
+}
+
+/* ---- power source ------------------------------------------------------------------ */
+
+#define MAX_SUPPLIES 4
+
+typedef struct {
+  const char         *name;
+  PpPowerSupplyFacts  supplies[MAX_SUPPLIES];
+  gsize               n;
+  gboolean            on_battery;
+} SupplyCase;
+
+#define AC(online)      { "Mains", online, NULL }
+#define USBSUP(online)  { "USB", online, NULL }
+#define BAT             { "Battery", -1, "System" }
+#define BAT_NOSCOPE     { "Battery", -1, NULL }
+#define BAT_DEVICE      { "Battery", -1, "Device" }
+
+static const SupplyCase supply_cases[] = {
+  { "no-supplies", { { NULL, 0, NULL } }, 0, FALSE },
+  { "ac-online-battery", { AC (1), BAT }, 2, FALSE },
+  { "ac-offline-battery", { AC (0), BAT }, 2, TRUE },
+  { "battery-before-ac-online", { BAT, AC (1) }, 2, FALSE },
+  { "battery-before-ac-offline", { BAT, AC (0) }, 2, TRUE },
+  { "battery-only-no-adapter", { BAT }, 1, TRUE },
+  { "battery-without-scope", { BAT_NOSCOPE }, 1, TRUE },
+  { "battery-scope-unknown", { { "Battery", -1, "Unknown" } }, 1, TRUE },
+  { "two-batteries-ac-offline", { BAT, AC (0), BAT_NOSCOPE }, 3, TRUE },
+  { "ac-unknown-counts-as-ac", { AC (-1), BAT }, 2, FALSE },
+  { "ac-only-online", { AC (1) }, 1, FALSE },
+  { "ac-only-offline", { AC (0) }, 1, FALSE },
+  { "usb-online-battery", { AC (0), USBSUP (1), BAT }, 3, FALSE },
+  { "usb-unknown-battery", { USBSUP (-1), BAT }, 2, FALSE },
+  { "usb-offline-ac-offline-battery", { USBSUP (0), AC (0), BAT }, 3, TRUE },
+  { "one-of-two-adapters-online", { AC (0), AC (1), BAT }, 3, FALSE },
+  { "mouse-battery-only", { BAT_DEVICE }, 1, FALSE },
+  { "mouse-battery-ac-offline", { AC (0), BAT_DEVICE }, 2, FALSE },
+  { "mouse-and-system-battery", { BAT_DEVICE, AC (0), BAT }, 3, TRUE },
+  { "ups-only", { { "UPS", 0, NULL } }, 1, FALSE },
+  { "ups-and-battery-ac-offline", { { "UPS", 1, NULL }, AC (0), BAT }, 3, TRUE },
+  { "unknown-type-ignored", { { "Wireless", 0, NULL }, BAT }, 2, TRUE },
+  { "null-type-ignored", { { NULL, 1, NULL }, BAT }, 2, TRUE },
+  { "n-limits-the-array", { BAT, AC (1) }, 1, TRUE },
+};
+
+static void
+test_on_battery (void **state)
+{
+  State *st = *state;
+  const SupplyCase *c = st->row;
+
+  assert_int_equal (pp_policy_on_battery (c->supplies, c->n), c->on_battery);
+}
+
+static void
+test_on_battery_null (void **state)
+{
+  assert_false (pp_policy_on_battery (NULL, 0));
+}
+
+int
+main (void)
+{
+  PpTestList *list = pp_test_list_new ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (device_cases); i++)
+    pp_test_list_add (list, "device", device_cases[i].name, test_device_settings, setup, teardown,
+                      &device_cases[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (props_cases); i++)
+    pp_test_list_add (list, "props", props_cases[i].name, test_props, setup, teardown,
+                      &props_cases[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (module_cases); i++)
+    pp_test_list_add (list, "module", module_cases[i].name, test_modules, setup, teardown,
+                      &module_cases[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (supply_cases); i++)
+    pp_test_list_add (list, "on-battery", supply_cases[i].name, test_on_battery, setup, teardown,
+                      &supply_cases[i]);
+  pp_test_list_add (list, "device", "pure", test_device_settings_pure, setup, teardown, NULL);
+  pp_test_list_add (list, "on-battery", "null", test_on_battery_null, setup, teardown, NULL);
+
+  return pp_test_list_run (list, "policy");
+}
