@@ -21,6 +21,7 @@
 #include <json-glib/json-glib.h>
 
 #include "pp-names.h"
+#include "pp-util.h"
 
 #define PMCTL_EXIT_OK       0
 #define PMCTL_EXIT_FAILURE  1
@@ -60,6 +61,8 @@ static int run_status  (Pmctl *ctl);
 static int run_list    (Pmctl *ctl);
 static int run_show    (Pmctl *ctl);
 static int run_reload  (Pmctl *ctl);
+static int run_set     (Pmctl *ctl);
+static int run_reset   (Pmctl *ctl);
 static int run_monitor (Pmctl *ctl);
 static int run_help    (Pmctl *ctl);
 
@@ -80,6 +83,18 @@ static const Command commands[] = {
     "Show everything known of one device",
     "Print every field the daemon reports for DEVICE.",
     1, 1, FALSE, run_show },
+  { "set", "set DEVICE KEY VALUE",
+    "Override the policy of one device (Control, AutosuspendDelayMs, Wakeup)",
+    "Set a per-device override: KEY is Control (on|auto), AutosuspendDelayMs\n"
+    "(milliseconds, -1 or more) or Wakeup (enabled|disabled). It sits above\n"
+    "the configuration and the udev properties, applies at once and is kept\n"
+    "across restarts. Needs root or the polkit action " PP_POLKIT_ACTION_MANAGE ".",
+    3, 3, FALSE, run_set },
+  { "reset", "reset DEVICE",
+    "Remove every override of one device",
+    "Remove the overrides of DEVICE set with 'pmctl set'; the device returns\n"
+    "to the policy at once. Needs root or the polkit action " PP_POLKIT_ACTION_MANAGE ".",
+    1, 1, FALSE, run_reset },
   { "reload", "reload",
     "Re-read the configuration and re-apply it",
     "Ask the daemon to re-read its configuration files and re-apply the\n"
@@ -554,12 +569,6 @@ static const char * const status_property_order[] = {
   "LidClosed", "Docked", "VideoQuirks", NULL,
 };
 
-static gint
-compare_strings (gconstpointer a, gconstpointer b)
-{
-  return g_strcmp0 (*(const char * const *) a, *(const char * const *) b);
-}
-
 /* Count devices by runtime_status into @counts (name -> count, keys owned
  * by the returned array). Returns the status names in print order: the
  * known statuses first (also when none), then any other status sorted. */
@@ -594,7 +603,7 @@ count_runtime_statuses (GVariant *devices, GHashTable *counts)
       g_hash_table_insert (counts, key, GUINT_TO_POINTER (GPOINTER_TO_UINT (old) + 1));
       g_variant_unref (dict);
     }
-  g_ptr_array_sort (extra, compare_strings);
+  g_ptr_array_sort (extra, pp_compare_strings);
   for (guint i = 0; i < extra->len; i++)
     g_ptr_array_add (order, g_ptr_array_index (extra, i));
   return order;
@@ -693,7 +702,7 @@ run_status (Pmctl *ctl)
         if (!g_strv_contains (status_property_order, name))
           g_ptr_array_add (rest, g_strdup (name));
       }
-    g_ptr_array_sort (rest, compare_strings);
+    g_ptr_array_sort (rest, pp_compare_strings);
     g_ptr_array_extend_and_steal (names, g_steal_pointer (&rest));
   }
 
@@ -906,7 +915,7 @@ run_show (Pmctl *ctl)
           if (!g_strv_contains (device_field_order, key))
             g_ptr_array_add (rest, g_strdup (key));
         }
-      g_ptr_array_sort (rest, compare_strings);
+      g_ptr_array_sort (rest, pp_compare_strings);
       for (guint i = 0; i < rest->len; i++)
         {
           g_autoptr(GVariant) value = g_variant_lookup_value (dict, rest->pdata[i], NULL);
@@ -916,6 +925,52 @@ run_show (Pmctl *ctl)
       fields_print (t, ctl->tty);
     }
   return finish_output (PMCTL_EXIT_OK);
+}
+
+/* ---- set / reset ------------------------------------------------------------- */
+
+static int
+run_set (Pmctl *ctl)
+{
+  const char *device = g_ptr_array_index (ctl->args, 0);
+  const char *key = g_ptr_array_index (ctl->args, 1);
+  const char *value = g_ptr_array_index (ctl->args, 2);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autofree char *what = g_strdup_printf ("set %s of %s", key, device);
+
+  if (!connect_bus (ctl))
+    return PMCTL_EXIT_FAILURE;
+  reply = call_manager (ctl, "SetOverride", g_variant_new ("(sss)", device, key, value),
+                        G_VARIANT_TYPE_UNIT, G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION,
+                        PMCTL_AUTH_TIMEOUT_MS, &error);
+  if (reply == NULL)
+    {
+      report_call_error (error, what, device);
+      return PMCTL_EXIT_FAILURE;
+    }
+  return PMCTL_EXIT_OK;
+}
+
+static int
+run_reset (Pmctl *ctl)
+{
+  const char *device = g_ptr_array_index (ctl->args, 0);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autofree char *what = g_strdup_printf ("reset %s", device);
+
+  if (!connect_bus (ctl))
+    return PMCTL_EXIT_FAILURE;
+  reply = call_manager (ctl, "ClearOverrides", g_variant_new ("(s)", device),
+                        G_VARIANT_TYPE_UNIT, G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION,
+                        PMCTL_AUTH_TIMEOUT_MS, &error);
+  if (reply == NULL)
+    {
+      report_call_error (error, what, device);
+      return PMCTL_EXIT_FAILURE;
+    }
+  return PMCTL_EXIT_OK;
 }
 
 /* ---- reload ------------------------------------------------------------------ */

@@ -77,10 +77,10 @@ class TestNotRunning(PmctlTestCase):
 class TestUsage(PmctlTestCase):
 
     def test_usage_errors(self):
-        for args in ([], ['set', '1-1', 'Control', 'on'], ['tree'], ['power-down', '1-1'],
-                     ['suspend'], ['show'], ['show', 'a', 'b'], ['status', 'x'],
+        for args in ([], ['frobnicate'], ['set', '1-1', 'Control'], ['reset'],
+                     ['show'], ['show', 'a', 'b'], ['status', 'x'],
                      ['list', '--class'], ['status', '--class', 'usb'], ['--frobnicate', 'list'],
-                     ['help', 'hold']):
+                     ['help', 'frobnicate']):
             rc, out, err = self.pmctl(*args)
             self.assertEqual(rc, 2, (args, err))
             self.assertEqual(out, '', args)
@@ -90,10 +90,8 @@ class TestUsage(PmctlTestCase):
     def test_help_and_version(self):
         rc, out, err = self.pmctl('--help')
         self.assertEqual((rc, err), (0, ''))
-        for cmd in ('status', 'list', 'show', 'reload', 'monitor'):
+        for cmd in ('status', 'list', 'show', 'set', 'reset', 'reload', 'monitor'):
             self.assertIn('  ' + cmd, out)
-        for cmd in ('power-down', 'inhibit', 'suspend', 'tree', 'quirks', 'set '):
-            self.assertNotIn(cmd, out)
         self.assertEqual(self.pmctl('help')[1], out)
         rc, out2, err = self.pmctl('show', '--help')
         self.assertEqual(rc, 0)
@@ -252,6 +250,41 @@ class TestReload(PmctlTestCase):
                            stderr=subprocess.PIPE, universal_newlines=True)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn('path\t' + HUB + '\n', r.stdout)
+
+
+class TestOverrides(PmctlTestCase):
+
+    def test_set_and_reset(self):
+        self.start_daemon()
+        self.assertEqual(self.attr(STORAGE, 'power/control'), 'auto')
+        rc, out, err = self.pmctl('set', '1-1.2', 'Control', 'on')
+        self.assertEqual((rc, out, err), (0, '', ''))
+        self.assertEqual(self.attr(STORAGE, 'power/control'), 'on')
+        rc, out, err = self.pmctl('set', STORAGE, 'AutosuspendDelayMs', '42')
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '42')
+        rc, out, err = self.pmctl('reset', '1-1.2')
+        self.assertEqual((rc, out, err), (0, '', ''))
+        self.assertEqual(self.attr(STORAGE, 'power/control'), 'auto')
+        self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '5000')
+
+    def test_set_errors(self):
+        self.start_daemon()
+        rc, out, err = self.pmctl('set', '1-1.2', 'Control', 'sometimes')
+        self.assertEqual(rc, 1)
+        self.assertRegex(err, r"^pmctl: invalid argument: .*'sometimes'.*\n$")
+        rc, out, err = self.pmctl('set', '1-1.2', 'Colour', 'red')
+        self.assertEqual(rc, 1)
+        self.assertRegex(err, r"^pmctl: invalid argument: unknown key 'Colour'.*\n$")
+        rc, out, err = self.pmctl('set', '7-7', 'Control', 'on')
+        self.assertEqual((rc, err), (1, 'pmctl: no such device: 7-7\n'))
+        rc, out, err = self.pmctl('reset', '7-7')
+        self.assertEqual((rc, err), (1, 'pmctl: no such device: 7-7\n'))
+        rc, out, err = self.pmctl('set', '1-1.2', 'Control')
+        self.assertEqual(rc, 2, err)
+        rc, out, err = self.pmctl('reset')
+        self.assertEqual(rc, 2, err)
+        self.assertEqual(self.attr(STORAGE, 'power/control'), 'auto')
 
 
 class TestMonitor(PmctlTestCase):
