@@ -25,7 +25,7 @@ DEB_PACKAGES := \
 	libevdev-dev libcmocka-dev libjson-glib-dev \
 	umockdev libumockdev-dev gir1.2-umockdev-1.0 \
 	python3-dbusmock python3-gi dbus-daemon \
-	libxml2-utils groff-base man-db udev
+	libxml2-utils groff-base man-db udev polkitd
 
 .PHONY: all build setup demo test bench install clean deps
 
