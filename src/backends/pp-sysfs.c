@@ -138,26 +138,14 @@ check_allowed (const char *path, const char * const *roots, int *out_errno, GErr
   return TRUE;
 }
 
-gboolean
-pp_sysfs_write (const char          *path,
-                const char          *value,
-                const char * const  *allowed_roots,
-                int                 *out_errno,
-                GError             **error)
+/* Open @path without following a final symlink and write @value. */
+static gboolean
+write_value (const char *path, const char *value, int *out_errno, GError **error)
 {
   gsize len = strlen (value);
   ssize_t n;
   int fd;
   int saved = 0;
-
-  if (out_errno)
-    *out_errno = 0;
-  if (!check_allowed (path, allowed_roots, &saved, error))
-    {
-      if (out_errno)
-        *out_errno = saved ? saved : EPERM;
-      return FALSE;
-    }
 
   fd = open (path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
   if (fd < 0)
@@ -193,4 +181,72 @@ pp_sysfs_write (const char          *path,
       return pp_error_set_from_errno (error, saved, "cannot write '%s' to %s", value, path);
     }
   return TRUE;
+}
+
+gboolean
+pp_sysfs_write (const char          *path,
+                const char          *value,
+                const char * const  *allowed_roots,
+                int                 *out_errno,
+                GError             **error)
+{
+  int saved = 0;
+
+  if (out_errno)
+    *out_errno = 0;
+  if (!check_allowed (path, allowed_roots, &saved, error))
+    {
+      if (out_errno)
+        *out_errno = saved ? saved : EPERM;
+      return FALSE;
+    }
+  return write_value (path, value, out_errno, error);
+}
+
+gboolean
+pp_sysfs_write_at (const char          *dir,
+                   const char          *relpath,
+                   const char          *value,
+                   const char * const  *allowed_roots,
+                   int                 *out_errno,
+                   GError             **error)
+{
+  g_autofree char *path = g_build_filename (dir, relpath, NULL);
+  g_autoptr(GString) prefix = g_string_new (dir);
+  g_auto(GStrv) parts = g_strsplit (relpath, "/", -1);
+  guint n = g_strv_length (parts);
+
+  if (out_errno)
+    *out_errno = 0;
+  if (!under_any (path, allowed_roots) || (!under_any (dir, allowed_roots) &&
+                                           !g_strv_contains (allowed_roots, dir)))
+    {
+      if (out_errno)
+        *out_errno = EPERM;
+      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
+                   "refusing to write %s: not under %s", path, allowed_roots[0]);
+      return FALSE;
+    }
+  /* every directory between @dir and the attribute must be a directory
+   * of sysfs itself, not a link to somewhere else (driver/, subsystem/) */
+  for (guint i = 0; i + 1 < n; i++)
+    {
+      struct stat st;
+
+      g_string_append_c (prefix, '/');
+      g_string_append (prefix, parts[i]);
+      if (lstat (prefix->str, &st) < 0)
+        {
+          int saved = errno;
+          if (out_errno)
+            *out_errno = saved;
+          return pp_error_set_from_errno (error, saved, "cannot write %s", path);
+        }
+      if (S_ISLNK (st.st_mode) || !S_ISDIR (st.st_mode))
+        {
+          /* let the full check decide where the link leads */
+          return pp_sysfs_write (path, value, allowed_roots, out_errno, error);
+        }
+    }
+  return write_value (path, value, out_errno, error);
 }

@@ -30,6 +30,17 @@ gboolean   pp_sysfs_write       (const char          *path,
                                  int                 *out_errno,
                                  GError             **error);
 
+/* The same for @relpath (no "..", ".", or empty components) under @dir,
+ * a canonical directory (a udev syspath, or one of @allowed_roots): only
+ * the components of @relpath are checked for symlinks, so the common case
+ * costs no realpath(). */
+gboolean   pp_sysfs_write_at    (const char          *dir,
+                                 const char          *relpath,
+                                 const char          *value,
+                                 const char * const  *allowed_roots,
+                                 int                 *out_errno,
+                                 GError             **error);
+
 /* TRUE if @path, lexically normalised, lies strictly under @root. */
 gboolean   pp_sysfs_path_is_under (const char *path,
                                    const char *root);

@@ -9,19 +9,19 @@
 #include <gio/gio.h>
 #include <glib-unix.h>
 #include <libudev.h>
+#include <systemd/sd-device.h>
 
 #include "pp-error.h"
 #include "pp-udev.h"
 
 typedef struct udev_device    UdevDevice;
-typedef struct udev_enumerate UdevEnumerate;
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (UdevDevice, udev_device_unref)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (UdevEnumerate, udev_enumerate_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (sd_device_enumerator, sd_device_enumerator_unref)
 
 /* Only properties the policy reads are kept: memory stays small with
  * thousands of devices. */
 static const char * const kept_prefixes[] = {
-  "POWERPOLICY_", "ID_AUTOSUSPEND", "ID_INPUT", "ID_MODEL", "ID_VENDOR",
+  "POWERPOLICY_", "ID_AUTOSUSPEND", "ID_INPUT",
 };
 
 struct _PpUdev {
@@ -77,39 +77,80 @@ property_is_kept (const char *name)
   return FALSE;
 }
 
+static void
+device_info_add_property (PpDeviceInfo *info, const char *name, const char *value)
+{
+  if (!property_is_kept (name))
+    return;
+  if (info->properties == NULL)
+    info->properties = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_hash_table_insert (info->properties, g_strdup (name), g_strdup (value));
+}
+
+/* The parent is left NULL: the manager knows it from its device table
+ * without another sysfs lookup per device. */
 static PpDeviceInfo *
-device_info_new (struct udev_device *dev)
+device_info_new (const char *syspath,
+                 const char *subsystem,
+                 const char *sysname,
+                 const char *devtype,
+                 const char *driver,
+                 const char *devnode)
 {
   PpDeviceInfo *info = g_new0 (PpDeviceInfo, 1);
-  struct udev_list_entry *entry;
-  struct udev_device *parent;
-  const char *s;
 
   info->ref_count = 1;
-  info->syspath = g_strdup (udev_device_get_syspath (dev));
-  s = udev_device_get_subsystem (dev);
-  info->subsystem = g_strdup (s ? s : "");
-  info->sysname = g_strdup (udev_device_get_sysname (dev));
-  info->devtype = g_strdup (udev_device_get_devtype (dev));
-  info->driver = g_strdup (udev_device_get_driver (dev));
-  info->devnode = g_strdup (udev_device_get_devnode (dev));
+  info->syspath = g_strdup (syspath);
+  info->subsystem = g_strdup (subsystem ? subsystem : "");
+  info->sysname = g_strdup (sysname ? sysname : "");
+  info->devtype = g_strdup (devtype);
+  info->driver = g_strdup (driver);
+  info->devnode = g_strdup (devnode);
+  return info;
+}
 
-  /* not owned by us: freed with @dev */
-  parent = udev_device_get_parent (dev);
-  if (parent != NULL)
-    info->parent = g_strdup (udev_device_get_syspath (parent));
+static PpDeviceInfo *
+device_info_new_from_udev (struct udev_device *dev)
+{
+  PpDeviceInfo *info = device_info_new (udev_device_get_syspath (dev),
+                                        udev_device_get_subsystem (dev),
+                                        udev_device_get_sysname (dev),
+                                        udev_device_get_devtype (dev),
+                                        udev_device_get_driver (dev),
+                                        udev_device_get_devnode (dev));
+  struct udev_list_entry *entry;
 
   udev_list_entry_foreach (entry, udev_device_get_properties_list_entry (dev))
-    {
-      const char *name = udev_list_entry_get_name (entry);
+    device_info_add_property (info, udev_list_entry_get_name (entry),
+                              udev_list_entry_get_value (entry));
+  return info;
+}
 
-      if (!property_is_kept (name))
-        continue;
-      if (info->properties == NULL)
-        info->properties = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-      g_hash_table_insert (info->properties, g_strdup (name),
-                           g_strdup (udev_list_entry_get_value (entry)));
-    }
+static const char *
+sd_string (int (*getter) (sd_device *, const char **), sd_device *dev)
+{
+  const char *value = NULL;
+
+  return getter (dev, &value) >= 0 ? value : NULL;
+}
+
+static PpDeviceInfo *
+device_info_new_from_sd (sd_device *dev)
+{
+  PpDeviceInfo *info;
+  const char *name, *value = NULL;
+
+  if (sd_string (sd_device_get_syspath, dev) == NULL)
+    return NULL;
+  info = device_info_new (sd_string (sd_device_get_syspath, dev),
+                          sd_string (sd_device_get_subsystem, dev),
+                          sd_string (sd_device_get_sysname, dev),
+                          sd_string (sd_device_get_devtype, dev),
+                          sd_string (sd_device_get_driver, dev),
+                          sd_string (sd_device_get_devname, dev));
+  for (name = sd_device_get_property_first (dev, &value); name != NULL;
+       name = sd_device_get_property_next (dev, &value))
+    device_info_add_property (info, name, value);
   return info;
 }
 
@@ -168,32 +209,28 @@ compare_info (gconstpointer a, gconstpointer b)
 GPtrArray *
 pp_udev_enumerate (PpUdev *self, GError **error)
 {
-  g_autoptr(UdevEnumerate) e = udev_enumerate_new (self->udev);
+  g_autoptr(sd_device_enumerator) e = NULL;
   g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_device_info_unref);
-  struct udev_list_entry *entry;
   int r;
 
-  if (e == NULL)
-    {
-      pp_error_set_from_errno (error, errno, "udev_enumerate_new");
-      return NULL;
-    }
-  r = udev_enumerate_scan_devices (e);
+  /* sd-device rather than udev_enumerate: the enumerator's device objects
+   * are used as they are instead of being looked up again by path */
+  r = sd_device_enumerator_new (&e);
   if (r < 0)
     {
       pp_error_set_from_errno (error, -r, "cannot enumerate devices");
       return NULL;
     }
+  /* like libudev's enumerator: devices udev has not processed count too */
+  sd_device_enumerator_allow_uninitialized (e);
 
-  udev_list_entry_foreach (entry, udev_enumerate_get_list_entry (e))
+  for (sd_device *dev = sd_device_enumerator_get_device_first (e); dev != NULL;
+       dev = sd_device_enumerator_get_device_next (e))
     {
-      const char *syspath = udev_list_entry_get_name (entry);
-      g_autoptr(UdevDevice) dev = udev_device_new_from_syspath (self->udev, syspath);
+      PpDeviceInfo *info = device_info_new_from_sd (dev);
 
-      /* gone between the scan and now: not an error */
-      if (dev == NULL)
-        continue;
-      g_ptr_array_add (out, device_info_new (dev));
+      if (info != NULL)
+        g_ptr_array_add (out, info);
     }
   g_ptr_array_sort (out, compare_info);
   return g_steal_pointer (&out);
@@ -209,7 +246,7 @@ pp_udev_lookup (PpUdev *self, const char *syspath, GError **error)
       g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE, "no such device: %s", syspath);
       return NULL;
     }
-  return device_info_new (dev);
+  return device_info_new_from_udev (dev);
 }
 
 static gboolean
@@ -229,7 +266,7 @@ on_monitor_readable (int fd, GIOCondition condition, gpointer user_data)
       action = udev_device_get_action (dev);
       if (action == NULL || udev_device_get_syspath (dev) == NULL)
         continue;
-      info = device_info_new (dev);
+      info = device_info_new_from_udev (dev);
       g_debug ("uevent %s %s", action, info->syspath);
       g_signal_emit (self, signals[SIGNAL_UEVENT], 0, action, info);
     }

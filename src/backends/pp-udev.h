@@ -16,7 +16,8 @@ typedef struct {
   char       *devtype;       /* or NULL */
   char       *driver;        /* or NULL */
   char       *devnode;       /* or NULL */
-  char       *parent;        /* syspath of the parent device, or NULL */
+  char       *parent;        /* syspath of the nearest ancestor the manager
+                              * knows, or NULL (filled in by the manager) */
   GHashTable *properties;    /* the udev properties the daemon uses */
 } PpDeviceInfo;
 

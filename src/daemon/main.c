@@ -60,6 +60,7 @@ main (int argc, char **argv)
   g_autoptr(GError) error = NULL;
   g_autoptr(PpManager) manager = NULL;
   g_autoptr(PpService) service = NULL;
+  g_autoptr(PpActivity) activity = NULL;
   g_autofree char *config_path = NULL;
   g_autofree char *state_dir = NULL;
   g_autofree char *runtime_dir = NULL;
@@ -145,6 +146,9 @@ main (int argc, char **argv)
   g_unix_signal_add (SIGHUP, on_reload, manager);
 
   service = pp_service_new (manager);
+  /* input activity, lid and dock: not for --oneshot */
+  activity = pp_activity_new (manager);
+  pp_service_set_activity (service, activity);
   g_signal_connect (service, "name-acquired", G_CALLBACK (on_name_acquired), &d);
   g_signal_connect (service, "name-lost", G_CALLBACK (on_name_lost), &d);
   if (!pp_service_start (service, &error))

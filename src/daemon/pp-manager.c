@@ -25,6 +25,7 @@ struct _PpManager {
   GObject           parent_instance;
 
   PpManagerOptions  options;
+  char             *backend;        /* set by the sleep component; NULL: none yet */
   PpConfig         *config;
   PpUdev           *udev;
   PpRestore        *restore;
@@ -42,6 +43,10 @@ struct _PpManager {
   gboolean          started;
 
   GHashTable       *held;           /* syspath -> number of holds keeping it on */
+  GHashTable       *powered_down;   /* syspaths PowerDown(auto) allowed to suspend */
+
+  PpManagerTreeHook tree_hook;      /* suppliers/consumers/blocker of the dictionary */
+  gpointer          tree_hook_data;
 
   GHashTable       *failed_writes;  /* path -> errno, to log each failure once */
   guint             n_write_failures;
@@ -118,12 +123,42 @@ index_add (PpManager *self, PpDevice *dev)
   g_ptr_array_add (list, dev);
 }
 
+static gboolean
+is_managed_path (const char *syspath)
+{
+  return pp_sysfs_path_is_under (syspath, PP_SYSFS_DEVICES);
+}
+
+/* The nearest ancestor in the table: what libudev's get_parent() would
+ * say for every device the daemon manages, without touching sysfs. */
+static char *
+find_parent (PpManager *self, const char *syspath)
+{
+  g_autofree char *dir = g_path_get_dirname (syspath);
+
+  while (is_managed_path (dir))
+    {
+      char *up;
+
+      if (g_hash_table_contains (self->devices, dir))
+        return g_steal_pointer (&dir);
+      up = g_path_get_dirname (dir);
+      g_free (dir);
+      dir = up;
+    }
+  return NULL;
+}
+
 /* Insert or replace; returns the device now in the table. */
 static PpDevice *
 device_table_set (PpManager *self, PpDeviceInfo *info)
 {
   PpDevice *old = g_hash_table_lookup (self->devices, info->syspath);
-  PpDevice *dev = pp_device_new (info);
+  PpDevice *dev;
+
+  if (info->parent == NULL)
+    info->parent = find_parent (self, info->syspath);
+  dev = pp_device_new (info);
 
   if (old != NULL)
     index_remove (self, old);
@@ -171,11 +206,6 @@ pp_manager_list_devices (PpManager *self)
   return self->sorted_cache;
 }
 
-static gboolean
-is_managed_path (const char *syspath)
-{
-  return pp_sysfs_path_is_under (syspath, PP_SYSFS_DEVICES);
-}
 
 /* ---- applying --------------------------------------------------------- */
 
@@ -289,10 +319,18 @@ plan_device (PpManager *self, GPtrArray *plan, PpDevice *dev)
 {
   g_autoptr(GPtrArray) settings = NULL;
   const PpOverride *override;
+  PpOverride powered_down = { (char *) "auto", 0, NULL };
 
   if (dev->props.ignore)
     return;
   override = pp_overrides_lookup (self->overrides, dev->info->syspath);
+  /* PowerDown(auto) stays in force until PowerUp: it is the caller's
+   * latest word, above their overrides (holds still win) */
+  if (g_hash_table_contains (self->powered_down, dev->info->syspath))
+    {
+      powered_down.wakeup = override ? override->wakeup : NULL;
+      override = &powered_down;
+    }
   settings = pp_policy_device_settings (self->config, &dev->props, &self->situation,
                                         override,
                                         g_hash_table_contains (self->held, dev->info->syspath));
@@ -428,7 +466,8 @@ execute_plan (PpManager *self, GPtrArray *plan, GError **first_error)
       g_autoptr(GError) werror = NULL;
       int errnum = 0;
 
-      if (!pp_sysfs_write (w->path, w->value, pp_sysfs_policy_roots, &errnum, &werror))
+      if (!pp_sysfs_write_at (w->dev ? w->dev->info->syspath : PP_SYSFS_MODULE, w->relpath,
+                              w->value, pp_sysfs_policy_roots, &errnum, &werror))
         {
           /* a device that went away mid-apply is not an error */
           if (w->dev != NULL && (errnum == ENOENT || errnum == ENODEV) &&
@@ -567,6 +606,7 @@ on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self
         return;
       device_table_remove (self, info->syspath);
       g_hash_table_remove (self->touched, info->syspath);
+      g_hash_table_remove (self->powered_down, info->syspath);
       g_signal_emit (self, signals[SIGNAL_DEVICE_REMOVED], 0, info->syspath);
       if (was_supply)
         update_power_source (self, TRUE);
@@ -793,6 +833,60 @@ pp_manager_set_held (PpManager   *self,
 }
 
 gboolean
+pp_manager_set_powered_down (PpManager  *self,
+                             PpDevice   *dev,
+                             gboolean    down,
+                             GError    **error)
+{
+  if (down)
+    g_hash_table_add (self->powered_down, g_strdup (dev->info->syspath));
+  else
+    g_hash_table_remove (self->powered_down, dev->info->syspath);
+  return apply_device (self, dev, error);
+}
+
+gboolean
+pp_manager_write_recorded (PpManager   *self,
+                           const char  *path,
+                           const char  *value,
+                           int         *out_errno,
+                           GError     **error)
+{
+  g_autoptr(GError) read_error = NULL;
+  g_autofree char *current = pp_sysfs_read (path, &read_error);
+
+  if (out_errno)
+    *out_errno = 0;
+  if (current == NULL)
+    {
+      int errnum = g_error_matches (read_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ? ENOENT : EIO;
+
+      if (out_errno)
+        *out_errno = errnum;
+      return pp_error_set_from_errno (error, errnum, "cannot read %s", path);
+    }
+  if (g_str_equal (current, value))
+    return TRUE;
+  if (dry_run (self))
+    {
+      g_message ("dry-run: would write '%s' to %s (now '%s')", value, path, current);
+      return TRUE;
+    }
+  if (!self->options.oneshot && !pp_restore_contains (self->restore, path))
+    {
+      g_autoptr(GPtrArray) originals = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_original_free);
+
+      g_ptr_array_add (originals, pp_original_new (path, current));
+      if (!pp_restore_record (self->restore, originals, error))
+        {
+          g_prefix_error (error, "cannot record the original value of %s: ", path);
+          return FALSE;
+        }
+    }
+  return pp_sysfs_write (path, value, pp_sysfs_policy_roots, out_errno, error);
+}
+
+gboolean
 pp_manager_is_held (PpManager *self, const char *syspath)
 {
   return g_hash_table_contains (self->held, syspath);
@@ -825,8 +919,22 @@ pp_manager_get_config (PpManager *self)
 const char *
 pp_manager_get_backend (PpManager *self)
 {
-  /* logind coordination arrives with the sleep support */
-  return self->options.no_logind ? "kernel" : "logind";
+  /* the sleep component says which, once it knows whether logind is on
+   * the bus; before that (and in --oneshot) nothing talks to logind */
+  return self->backend != NULL ? self->backend : "kernel";
+}
+
+void
+pp_manager_set_backend (PpManager *self, const char *backend)
+{
+  g_free (self->backend);
+  self->backend = g_strdup (backend);
+}
+
+const PpManagerOptions *
+pp_manager_get_options (PpManager *self)
+{
+  return &self->options;
 }
 
 /* ---- overrides -------------------------------------------------------- */
@@ -1012,7 +1120,9 @@ pp_manager_device_to_variant (PpManager *self, PpDevice *dev)
   g_autofree char *wakeup = pp_sysfs_read_opt (syspath, PP_ATTR_WAKEUP);
   gint64 delay = pp_sysfs_read_int (syspath, PP_ATTR_DELAY, -1);
   const char *parent = dev->info->parent;
-  const char *empty[] = { NULL };
+  g_autoptr(GPtrArray) suppliers = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) consumers = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *blocker = NULL;
 
   if (parent == NULL || !is_managed_path (parent))
     parent = "";
@@ -1025,8 +1135,12 @@ pp_manager_device_to_variant (PpManager *self, PpDevice *dev)
   g_variant_builder_add (&b, "{sv}", "driver",
                          g_variant_new_string (dev->info->driver ? dev->info->driver : ""));
   g_variant_builder_add (&b, "{sv}", "parent", g_variant_new_string (parent));
-  g_variant_builder_add (&b, "{sv}", "suppliers", g_variant_new_strv (empty, 0));
-  g_variant_builder_add (&b, "{sv}", "consumers", g_variant_new_strv (empty, 0));
+  if (self->tree_hook != NULL)
+    self->tree_hook (self, dev, suppliers, consumers, &blocker, self->tree_hook_data);
+  g_variant_builder_add (&b, "{sv}", "suppliers",
+                         g_variant_new_strv ((const char * const *) suppliers->pdata, suppliers->len));
+  g_variant_builder_add (&b, "{sv}", "consumers",
+                         g_variant_new_strv ((const char * const *) consumers->pdata, consumers->len));
   g_variant_builder_add (&b, "{sv}", "runtime_status",
                          g_variant_new_string (runtime_status && *runtime_status ? runtime_status : "unsupported"));
   g_variant_builder_add (&b, "{sv}", "control", g_variant_new_string (control ? control : ""));
@@ -1034,9 +1148,18 @@ pp_manager_device_to_variant (PpManager *self, PpDevice *dev)
   g_variant_builder_add (&b, "{sv}", "wakeup", g_variant_new_string (wakeup ? wakeup : ""));
   g_variant_builder_add (&b, "{sv}", "held",
                          g_variant_new_boolean (g_hash_table_contains (self->held, syspath)));
-  g_variant_builder_add (&b, "{sv}", "blocker", g_variant_new_string (""));
+  g_variant_builder_add (&b, "{sv}", "blocker", g_variant_new_string (blocker ? blocker : ""));
   g_variant_builder_add (&b, "{sv}", "ignored", g_variant_new_boolean (dev->props.ignore));
   return g_variant_builder_end (&b);
+}
+
+void
+pp_manager_set_tree_hook (PpManager         *self,
+                          PpManagerTreeHook  hook,
+                          gpointer           user_data)
+{
+  self->tree_hook = hook;
+  self->tree_hook_data = user_data;
 }
 
 /* ---- GObject ---------------------------------------------------------- */
@@ -1069,6 +1192,7 @@ pp_manager_finalize (GObject *object)
   g_hash_table_unref (self->devices);
   g_hash_table_unref (self->failed_writes);
   g_hash_table_unref (self->held);
+  g_hash_table_unref (self->powered_down);
   g_clear_pointer (&self->restore, pp_restore_free);
   g_clear_pointer (&self->overrides, pp_overrides_free);
   g_hash_table_unref (self->touched);
@@ -1076,6 +1200,7 @@ pp_manager_finalize (GObject *object)
   g_free (self->options.config_path);
   g_free (self->options.state_dir);
   g_free (self->options.runtime_dir);
+  g_free (self->backend);
   G_OBJECT_CLASS (pp_manager_parent_class)->finalize (object);
 }
 
@@ -1116,6 +1241,7 @@ pp_manager_init (PpManager *self)
                                             (GDestroyNotify) g_ptr_array_unref);
   self->failed_writes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->held = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->powered_down = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->touched = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                          (GDestroyNotify) g_hash_table_unref);
 }

@@ -63,6 +63,20 @@ gboolean       pp_manager_set_held            (PpManager   *self,
                                                GError     **error);
 gboolean       pp_manager_is_held             (PpManager   *self,
                                                const char  *syspath);
+/* PowerDown(auto) in force (@down) until PowerUp: power/control=auto and
+ * an autosuspend delay of 0 above the policy and overrides; applied now. */
+gboolean       pp_manager_set_powered_down    (PpManager   *self,
+                                               PpDevice    *device,
+                                               gboolean     down,
+                                               GError     **error);
+/* Write one attribute outside the policy (a port's disable switch,
+ * PowerUp's control=on), its original value recorded first so that exit
+ * and crash recovery put it back; honours dry-run. */
+gboolean       pp_manager_write_recorded      (PpManager   *self,
+                                               const char  *path,
+                                               const char  *value,
+                                               int         *out_errno,
+                                               GError     **error);
 /* Apply the policy to one device now. */
 gboolean       pp_manager_apply_device        (PpManager   *self,
                                                PpDevice    *device,
@@ -72,6 +86,10 @@ guint          pp_manager_get_n_write_failures (PpManager  *self);
 gboolean       pp_manager_get_on_battery      (PpManager   *self);
 const PpConfig *pp_manager_get_config         (PpManager   *self);
 const char    *pp_manager_get_backend         (PpManager   *self);
+/* "logind" or "kernel", set by the sleep component (SPEC §5 Backend). */
+void           pp_manager_set_backend         (PpManager   *self,
+                                               const char  *backend);
+const PpManagerOptions *pp_manager_get_options (PpManager  *self);
 
 /* Every managed device, sorted by path (PpDevice*, owned by the manager). */
 GPtrArray     *pp_manager_list_devices        (PpManager   *self);
@@ -96,5 +114,18 @@ gboolean       pp_manager_clear_overrides     (PpManager   *self,
 /* The device dictionary of SPEC §5. */
 GVariant      *pp_manager_device_to_variant   (PpManager   *self,
                                                PpDevice    *device);
+
+/* Fills the power-dependency fields of a device dictionary: add g_strdup'ed
+ * paths to @suppliers/@consumers, set *@blocker (g_malloc'ed) or leave it
+ * NULL. Set by the tree component (pp-power-ops); NULL = empty fields. */
+typedef void (*PpManagerTreeHook) (PpManager  *manager,
+                                   PpDevice   *device,
+                                   GPtrArray  *suppliers,
+                                   GPtrArray  *consumers,
+                                   char      **blocker,
+                                   gpointer    user_data);
+void           pp_manager_set_tree_hook       (PpManager         *self,
+                                               PpManagerTreeHook  hook,
+                                               gpointer           user_data);
 
 G_END_DECLS

@@ -6,12 +6,17 @@
 #include "pp-auth.h"
 #include "pp-error.h"
 #include "pp-names.h"
+#include "pp-power-ops.h"
 #include "pp-resources.h"
 #include "pp-service.h"
+#include "pp-sleep.h"
 
 struct _PpService {
   GObject          parent_instance;
   PpManager       *manager;
+  PpPowerOps      *power_ops;     /* PowerDown, PowerUp, Hold; the tree */
+  PpActivity      *activity;      /* Inhibit; idle, lid and dock state (or NULL) */
+  PpSleep         *sleep;         /* Suspend, Hibernate, video quirks, lid actions */
   GDBusConnection *bus;
   GDBusNodeInfo   *node_info;
   guint            registration_id;
@@ -114,12 +119,75 @@ run_authorized (PpService             *self,
   pp_auth_check (invocation, action_id, FALSE, on_authorized, call);
 }
 
+/* run_authorized() for calls with an "interactive" flag: polkit may ask
+ * the user (AllowUserInteraction). */
+static void
+run_authorized_interactive (PpService             *self,
+                            GDBusMethodInvocation *invocation,
+                            const char            *action_id,
+                            gboolean               interactive,
+                            AuthorizedHandler      handler)
+{
+  PendingCall *call = g_new0 (PendingCall, 1);
+
+  call->self = g_object_ref (self);
+  call->invocation = invocation;
+  call->handler = handler;
+  pp_auth_check (invocation, action_id, interactive, on_authorized, call);
+}
+
+static void
+on_sleep_done (GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  GDBusMethodInvocation *invocation = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!pp_sleep_sleep_finish (PP_SLEEP (source), res, &error))
+    return_error (invocation, error);
+  else
+    g_dbus_method_invocation_return_value (invocation, NULL);
+}
+
+static void
+handle_sleep (PpService *self, GDBusMethodInvocation *invocation, const char *state)
+{
+  gboolean interactive;
+
+  g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(b)", &interactive);
+  pp_sleep_sleep_async (self->sleep, state, interactive, on_sleep_done, invocation);
+}
+
+static void
+handle_suspend (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+{
+  handle_sleep (self, invocation, "mem");
+}
+
+static void
+handle_hibernate (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+{
+  handle_sleep (self, invocation, "disk");
+}
+
+static void
+handle_get_video_quirks (PpService *self, GDBusMethodInvocation *invocation)
+{
+  g_dbus_method_invocation_return_value (invocation,
+                                         g_variant_new ("(@a(sss))",
+                                                        pp_sleep_get_video_quirks_why (self->sleep)));
+}
+
 static void
 handle_reload (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
 {
   g_autoptr(GPtrArray) problems = NULL;
 
   pp_manager_reload (self->manager, &problems);
+  if (self->activity != NULL)
+    pp_activity_reload (self->activity);
+  /* the quirk database's problems are logged, not the configuration's */
+  if (self->sleep != NULL)
+    pp_sleep_reload (self->sleep, NULL);
   if (problems->len > 0)
     {
       g_autofree char *text = NULL;
@@ -169,9 +237,43 @@ handle_clear_overrides (PpService *self, GDBusMethodInvocation *invocation, GVar
 }
 
 static void
+handle_power_down (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+{
+  pp_power_ops_handle_power_down (self->power_ops, invocation);
+}
+
+static void
+handle_power_up (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+{
+  pp_power_ops_handle_power_up (self->power_ops, invocation);
+}
+
+static void
+handle_hold (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+{
+  pp_power_ops_handle_hold (self->power_ops, invocation);
+}
+
+static void
+handle_inhibit (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+{
+  if (self->activity == NULL)
+    {
+      g_dbus_method_invocation_return_error (invocation, PP_ERROR, PP_ERROR_NOT_SUPPORTED,
+                                             "activity tracking is not running");
+      return;
+    }
+  pp_activity_handle_inhibit (self->activity, invocation);
+}
+
+static void
 handle_list_inhibitors (PpService *self, GDBusMethodInvocation *invocation)
 {
   g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(ssssu)"));
+
+  pp_power_ops_add_holds (self->power_ops, &b);
+  if (self->activity != NULL)
+    pp_activity_list_inhibitors (self->activity, &b);
 
   /* holds and inhibitors arrive with the tree and idle support */
   g_dbus_method_invocation_return_value (invocation, g_variant_new ("(a(ssssu))", &b));
@@ -201,6 +303,24 @@ handle_method_call (GDBusConnection       *connection,
     run_authorized (self, invocation, PP_POLKIT_ACTION_MANAGE, handle_set_override);
   else if (g_str_equal (method_name, "ClearOverrides"))
     run_authorized (self, invocation, PP_POLKIT_ACTION_MANAGE, handle_clear_overrides);
+  else if (g_str_equal (method_name, "Suspend") || g_str_equal (method_name, "Hibernate"))
+    {
+      gboolean interactive = FALSE;
+
+      g_variant_get (parameters, "(b)", &interactive);
+      run_authorized_interactive (self, invocation, PP_POLKIT_ACTION_SLEEP, interactive,
+                                  g_str_equal (method_name, "Suspend") ? handle_suspend : handle_hibernate);
+    }
+  else if (g_str_equal (method_name, "GetVideoQuirks"))
+    handle_get_video_quirks (self, invocation);
+  else if (g_str_equal (method_name, "PowerDown"))
+    run_authorized (self, invocation, PP_POLKIT_ACTION_MANAGE, handle_power_down);
+  else if (g_str_equal (method_name, "PowerUp"))
+    run_authorized (self, invocation, PP_POLKIT_ACTION_MANAGE, handle_power_up);
+  else if (g_str_equal (method_name, "Hold"))
+    run_authorized (self, invocation, PP_POLKIT_ACTION_INHIBIT, handle_hold);
+  else if (g_str_equal (method_name, "Inhibit"))
+    run_authorized (self, invocation, PP_POLKIT_ACTION_INHIBIT, handle_inhibit);
   else
     g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD,
                                            "unknown method %s", method_name);
@@ -223,6 +343,17 @@ handle_get_property (GDBusConnection *connection,
     return g_variant_new_boolean (pp_manager_get_on_battery (self->manager));
   if (g_str_equal (property_name, "Backend"))
     return g_variant_new_string (pp_manager_get_backend (self->manager));
+  if (g_str_equal (property_name, "VideoQuirks"))
+    return g_variant_new_strv (pp_sleep_get_video_quirks (self->sleep), -1);
+  if (g_str_equal (property_name, "UserIdle"))
+    return g_variant_new_boolean (self->activity && pp_activity_get_user_idle (self->activity));
+  if (g_str_equal (property_name, "IdleTimeoutSec"))
+    return g_variant_new_uint32 (self->activity ? pp_activity_get_idle_timeout_sec (self->activity)
+                                                : pp_manager_get_config (self->manager)->idle_timeout_sec);
+  if (g_str_equal (property_name, "LidClosed"))
+    return g_variant_new_boolean (self->activity && pp_activity_get_lid_closed (self->activity));
+  if (g_str_equal (property_name, "Docked"))
+    return g_variant_new_boolean (self->activity && pp_activity_get_docked (self->activity));
 
   g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_PROPERTY,
                "unknown property %s", property_name);
@@ -261,6 +392,56 @@ on_on_battery_changed (PpManager *manager, GParamSpec *pspec, PpService *self)
 {
   emit_properties_changed (self, "OnBattery",
                            g_variant_new_boolean (pp_manager_get_on_battery (manager)));
+}
+
+static void
+on_activity_changed (PpActivity *activity, GParamSpec *pspec, PpService *self)
+{
+  const char *name = g_param_spec_get_name (pspec);
+
+  if (g_str_equal (name, "user-idle"))
+    emit_properties_changed (self, "UserIdle",
+                             g_variant_new_boolean (pp_activity_get_user_idle (activity)));
+  else if (g_str_equal (name, "idle-timeout-sec"))
+    emit_properties_changed (self, "IdleTimeoutSec",
+                             g_variant_new_uint32 (pp_activity_get_idle_timeout_sec (activity)));
+  else if (g_str_equal (name, "lid-closed"))
+    emit_properties_changed (self, "LidClosed",
+                             g_variant_new_boolean (pp_activity_get_lid_closed (activity)));
+  else if (g_str_equal (name, "docked"))
+    emit_properties_changed (self, "Docked",
+                             g_variant_new_boolean (pp_activity_get_docked (activity)));
+}
+
+static void
+on_video_quirks_changed (PpSleep *sleep, GParamSpec *pspec, PpService *self)
+{
+  emit_properties_changed (self, "VideoQuirks",
+                           g_variant_new_strv (pp_sleep_get_video_quirks (sleep), -1));
+}
+
+/* The lid/dock state and the lid inhibitor drive the lid action. */
+static void
+on_lid_state_changed (PpActivity *activity, GParamSpec *pspec, PpService *self)
+{
+  pp_sleep_set_lid_state (self->sleep,
+                          pp_activity_get_lid_closed (activity),
+                          pp_activity_get_docked (activity),
+                          pp_activity_get_lid_inhibited (activity));
+}
+
+void
+pp_service_set_activity (PpService *self, PpActivity *activity)
+{
+  if (self->activity != NULL)
+    g_signal_handlers_disconnect_by_data (self->activity, self);
+  g_set_object (&self->activity, activity);
+  if (activity == NULL)
+    return;
+  g_signal_connect (activity, "notify::user-idle", G_CALLBACK (on_activity_changed), self);
+  g_signal_connect (activity, "notify::idle-timeout-sec", G_CALLBACK (on_activity_changed), self);
+  g_signal_connect (activity, "notify::lid-closed", G_CALLBACK (on_activity_changed), self);
+  g_signal_connect (activity, "notify::docked", G_CALLBACK (on_activity_changed), self);
 }
 
 static void
@@ -312,6 +493,18 @@ pp_service_start (PpService *self, GError **error)
   /* losing the bus must not kill us with SIGTERM: we report and exit */
   g_dbus_connection_set_exit_on_close (self->bus, FALSE);
 
+  /* system sleep and lid actions: before the object is served, so that
+   * Backend and VideoQuirks are known from the first call */
+  self->sleep = pp_sleep_new (self->manager, self->bus);
+  g_signal_connect (self->sleep, "notify::video-quirks", G_CALLBACK (on_video_quirks_changed), self);
+  if (self->activity != NULL)
+    {
+      g_signal_connect (self->activity, "notify::lid-closed", G_CALLBACK (on_lid_state_changed), self);
+      g_signal_connect (self->activity, "notify::docked", G_CALLBACK (on_lid_state_changed), self);
+      g_signal_connect (self->activity, "notify::lid-inhibited", G_CALLBACK (on_lid_state_changed), self);
+      on_lid_state_changed (self->activity, NULL, self);
+    }
+
   xml = g_resource_lookup_data (pp_get_resource (),
                                 "/org/powerpolicy1/org.powerpolicy1.Manager.xml",
                                 G_RESOURCE_LOOKUP_FLAGS_NONE, error);
@@ -347,6 +540,10 @@ pp_service_stop (PpService *self)
   self->registration_id = 0;
   if (self->manager != NULL)
     g_signal_handlers_disconnect_by_data (self->manager, self);
+  if (self->activity != NULL)
+    g_signal_handlers_disconnect_by_data (self->activity, self);
+  if (self->sleep != NULL)
+    g_signal_handlers_disconnect_by_data (self->sleep, self);
   if (self->bus != NULL)
     g_dbus_connection_flush_sync (self->bus, NULL, NULL);
 }
@@ -359,6 +556,9 @@ pp_service_finalize (GObject *object)
   pp_service_stop (self);
   g_clear_pointer (&self->node_info, g_dbus_node_info_unref);
   g_clear_object (&self->bus);
+  g_clear_object (&self->power_ops);
+  g_clear_object (&self->activity);
+  g_clear_object (&self->sleep);
   g_clear_object (&self->manager);
   G_OBJECT_CLASS (pp_service_parent_class)->finalize (object);
 }
@@ -389,5 +589,6 @@ pp_service_new (PpManager *manager)
   PpService *self = g_object_new (PP_TYPE_SERVICE, NULL);
 
   self->manager = g_object_ref (manager);
+  self->power_ops = pp_power_ops_new (manager);
   return self;
 }

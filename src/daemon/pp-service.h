@@ -4,6 +4,7 @@
 
 #include <gio/gio.h>
 
+#include "pp-activity.h"
 #include "pp-manager.h"
 
 G_BEGIN_DECLS
@@ -12,6 +13,11 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (PpService, pp_service, PP, SERVICE, GObject)
 
 PpService  *pp_service_new      (PpManager  *manager);
+
+/* Serve user activity, lid and dock state and idle/lid inhibitors
+ * (UserIdle, IdleTimeoutSec, LidClosed, Docked, Inhibit); before start. */
+void        pp_service_set_activity (PpService  *self,
+                                     PpActivity *activity);
 
 /* Connect to the system bus, export the object and own the name. Emits
  * "name-acquired" and "name-lost" (with a message) afterwards. */

@@ -149,8 +149,9 @@ class TestOverrides(PowerPolicyTestCase):
         self.wait_for_name()
         dev = self.laptop.add_usb(HUB, '1-1.3', 'usb-storage', control='auto')
         self.laptop.tb.uevent(dev, 'add')
-        self.wait_attr(dev, 'power/autosuspend_delay_ms', '5000')
-        self.assertEqual(self.attr(dev, 'power/control'), 'on')
+        # power/control is written last in a device's pass
+        self.wait_attr(dev, 'power/control', 'on')
+        self.assertEqual(self.attr(dev, 'power/autosuspend_delay_ms'), '5000')
 
     def test_list_inhibitors_empty(self):
         self.start_daemon()

@@ -63,7 +63,10 @@ class TestNotRunning(PmctlTestCase):
 
     def test_every_command_one_line(self):
         for args in (['status'], ['list'], ['show', '1-1'], ['reload'], ['monitor'],
-                     ['--json', 'status']):
+                     ['--json', 'status'], ['tree'], ['tree', '1-1'], ['power-down', '1-1'],
+                     ['power-up', '1-1', '--subtree'], ['hold', '1-1', '--', 'true'],
+                     ['inhibit', '--', 'true'], ['inhibitors'], ['quirks'], ['suspend'],
+                     ['hibernate']):
             rc, out, err = self.pmctl(*args)
             self.assertEqual(rc, 1, args)
             self.assertEqual(out, '', args)
@@ -90,13 +93,18 @@ class TestUsage(PmctlTestCase):
     def test_help_and_version(self):
         rc, out, err = self.pmctl('--help')
         self.assertEqual((rc, err), (0, ''))
-        for cmd in ('status', 'list', 'show', 'set', 'reset', 'reload', 'monitor'):
+        for cmd in ('status', 'list', 'show', 'set', 'reset', 'reload', 'monitor', 'tree',
+                    'power-down', 'power-up', 'hold', 'inhibit', 'inhibitors', 'suspend',
+                    'hibernate', 'quirks'):
             self.assertIn('  ' + cmd, out)
         self.assertEqual(self.pmctl('help')[1], out)
         rc, out2, err = self.pmctl('show', '--help')
         self.assertEqual(rc, 0)
         self.assertIn('pmctl [--json] show DEVICE', out2)
         self.assertEqual(self.pmctl('help', 'show')[1], out2)
+        rc, out2, err = self.pmctl('hold', '--help')
+        self.assertEqual(rc, 0)
+        self.assertIn('hold DEVICE [--who WHO] [--why WHY] -- COMMAND...', out2)
         rc, out, err = self.pmctl('--version')
         self.assertEqual(rc, 0)
         self.assertRegex(out, r'^pmctl \d+\.\d+\.\d+\n$')

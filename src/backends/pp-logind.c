@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#define G_LOG_DOMAIN "pp-logind"
+
+#include "config.h"
+
+#include <unistd.h>
+
+#include <gio/gunixfdlist.h>
+
+#include "pp-logind.h"
+
+#define LOGIND_NAME      "org.freedesktop.login1"
+#define LOGIND_PATH      "/org/freedesktop/login1"
+#define LOGIND_INTERFACE "org.freedesktop.login1.Manager"
+
+typedef struct {
+  int       fd;          /* -1: not held */
+  gboolean  wanted;      /* keep it when the pending call returns */
+  gboolean  pending;
+  const char *what;
+  const char *mode;
+} Inhibitor;
+
+struct _PpLogind {
+  GObject          parent_instance;
+  GDBusConnection *bus;
+  guint            prepare_id;
+  GCancellable    *cancellable;
+  Inhibitor        sleep_delay;
+  Inhibitor        lid_block;
+};
+
+enum {
+  SIGNAL_PREPARE_FOR_SLEEP,
+  N_SIGNALS,
+};
+static guint signals[N_SIGNALS];
+
+G_DEFINE_TYPE (PpLogind, pp_logind, G_TYPE_OBJECT)
+
+static void
+on_prepare_for_sleep (GDBusConnection *bus,
+                      const char      *sender,
+                      const char      *path,
+                      const char      *iface,
+                      const char      *signal,
+                      GVariant        *params,
+                      gpointer         user_data)
+{
+  PpLogind *self = PP_LOGIND (user_data);
+  gboolean start;
+
+  if (!g_variant_is_of_type (params, G_VARIANT_TYPE ("(b)")))
+    return;
+  g_variant_get (params, "(b)", &start);
+  g_debug ("PrepareForSleep(%s)", start ? "true" : "false");
+  g_signal_emit (self, signals[SIGNAL_PREPARE_FOR_SLEEP], 0, start);
+}
+
+typedef struct {
+  PpLogind  *self;
+  Inhibitor *inh;
+} InhibitCall;
+
+static void
+on_inhibit_reply (GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  InhibitCall *call = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GUnixFDList) fds = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  Inhibitor *inh = call->inh;
+  gint32 idx;
+  int fd;
+
+  reply = g_dbus_connection_call_with_unix_fd_list_finish (G_DBUS_CONNECTION (source), &fds, res, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_free (call);
+      return;
+    }
+  inh->pending = FALSE;
+  if (reply == NULL)
+    {
+      g_warning ("Cannot take logind's %s %s inhibitor: %s", inh->what, inh->mode, error->message);
+      goto done;
+    }
+  g_variant_get (reply, "(h)", &idx);
+  fd = fds ? g_unix_fd_list_get (fds, idx, &error) : -1;
+  if (fd < 0)
+    {
+      g_warning ("logind returned no fd for the %s inhibitor", inh->what);
+      goto done;
+    }
+  if (!inh->wanted)
+    {
+      close (fd);
+      goto done;
+    }
+  inh->fd = fd;
+  g_debug ("Took logind's %s %s inhibitor (fd %d)", inh->what, inh->mode, fd);
+done:
+  g_object_unref (call->self);
+  g_free (call);
+}
+
+static void
+inhibitor_take (PpLogind *self, Inhibitor *inh, const char *why)
+{
+  InhibitCall *call;
+
+  inh->wanted = TRUE;
+  if (inh->fd >= 0 || inh->pending)
+    return;
+  inh->pending = TRUE;
+  call = g_new0 (InhibitCall, 1);
+  call->self = g_object_ref (self);
+  call->inh = inh;
+  g_dbus_connection_call_with_unix_fd_list (self->bus, LOGIND_NAME, LOGIND_PATH, LOGIND_INTERFACE,
+                                            "Inhibit",
+                                            g_variant_new ("(ssss)", inh->what, "powerpolicy", why, inh->mode),
+                                            G_VARIANT_TYPE ("(h)"), G_DBUS_CALL_FLAGS_NONE, -1,
+                                            NULL, self->cancellable, on_inhibit_reply, call);
+}
+
+static void
+inhibitor_release (Inhibitor *inh)
+{
+  inh->wanted = FALSE;
+  if (inh->fd >= 0)
+    {
+      g_debug ("Released logind's %s %s inhibitor", inh->what, inh->mode);
+      close (inh->fd);
+      inh->fd = -1;
+    }
+}
+
+void
+pp_logind_take_sleep_delay (PpLogind *self)
+{
+  inhibitor_take (self, &self->sleep_delay, "Preparing devices and video for sleep");
+}
+
+void
+pp_logind_release_sleep_delay (PpLogind *self)
+{
+  inhibitor_release (&self->sleep_delay);
+}
+
+gboolean
+pp_logind_has_sleep_delay (PpLogind *self)
+{
+  return self->sleep_delay.fd >= 0;
+}
+
+void
+pp_logind_set_lid_block (PpLogind *self, gboolean block)
+{
+  if (block)
+    inhibitor_take (self, &self->lid_block, "powerpolicy handles the lid switch");
+  else
+    inhibitor_release (&self->lid_block);
+}
+
+gboolean
+pp_logind_has_lid_block (PpLogind *self)
+{
+  return self->lid_block.fd >= 0;
+}
+
+static void
+on_call_reply (GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), res, &error);
+
+  if (reply == NULL)
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+void
+pp_logind_call (PpLogind            *self,
+                const char          *method,
+                gboolean             interactive,
+                GAsyncReadyCallback  callback,
+                gpointer             user_data)
+{
+  GTask *task = g_task_new (self, NULL, callback, user_data);
+  GVariant *params = g_str_equal (method, "LockSessions") ? NULL : g_variant_new ("(b)", interactive);
+
+  g_info ("Asking logind: %s", method);
+  g_dbus_connection_call (self->bus, LOGIND_NAME, LOGIND_PATH, LOGIND_INTERFACE, method, params,
+                          NULL, interactive ? G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION
+                                            : G_DBUS_CALL_FLAGS_NONE,
+                          -1, NULL, on_call_reply, task);
+}
+
+gboolean
+pp_logind_call_finish (PpLogind *self, GAsyncResult *result, GError **error)
+{
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+PpLogind *
+pp_logind_new (GDBusConnection *bus, GError **error)
+{
+  g_autoptr(GVariant) reply = NULL;
+  PpLogind *self;
+  gboolean has_owner = FALSE;
+
+  reply = g_dbus_connection_call_sync (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                       "org.freedesktop.DBus", "NameHasOwner",
+                                       g_variant_new ("(s)", LOGIND_NAME), G_VARIANT_TYPE ("(b)"),
+                                       G_DBUS_CALL_FLAGS_NONE, 5000, NULL, error);
+  if (reply == NULL)
+    return NULL;
+  g_variant_get (reply, "(b)", &has_owner);
+  if (!has_owner)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s is not on the system bus", LOGIND_NAME);
+      return NULL;
+    }
+
+  self = g_object_new (PP_TYPE_LOGIND, NULL);
+  self->bus = g_object_ref (bus);
+  self->prepare_id = g_dbus_connection_signal_subscribe (bus, LOGIND_NAME, LOGIND_INTERFACE,
+                                                         "PrepareForSleep", LOGIND_PATH, NULL,
+                                                         G_DBUS_SIGNAL_FLAGS_NONE,
+                                                         on_prepare_for_sleep, self, NULL);
+  return self;
+}
+
+static void
+pp_logind_finalize (GObject *object)
+{
+  PpLogind *self = PP_LOGIND (object);
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  inhibitor_release (&self->sleep_delay);
+  inhibitor_release (&self->lid_block);
+  if (self->prepare_id)
+    g_dbus_connection_signal_unsubscribe (self->bus, self->prepare_id);
+  g_clear_object (&self->bus);
+  G_OBJECT_CLASS (pp_logind_parent_class)->finalize (object);
+}
+
+static void
+pp_logind_class_init (PpLogindClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = pp_logind_finalize;
+  signals[SIGNAL_PREPARE_FOR_SLEEP] =
+    g_signal_new ("prepare-for-sleep", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_BOOLEAN);
+}
+
+static void
+pp_logind_init (PpLogind *self)
+{
+  self->cancellable = g_cancellable_new ();
+  self->sleep_delay = (Inhibitor) { -1, FALSE, FALSE, "sleep", "delay" };
+  self->lid_block = (Inhibitor) { -1, FALSE, FALSE, "handle-lid-switch", "block" };
+}

@@ -1,0 +1,573 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#define G_LOG_DOMAIN "pp-activity"
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib-unix.h>
+#include <gio/gunixfdlist.h>
+
+#include "pp-activity.h"
+#include "pp-dock.h"
+#include "pp-drm.h"
+#include "pp-error.h"
+#include "pp-idle.h"
+#include "pp-input.h"
+
+/* who and why: free text, bounded */
+#define PP_INHIBITOR_TEXT_MAX 1024u
+
+typedef struct {
+  PpActivity *self;        /* unowned: inhibitors die with it */
+  char       *what;
+  gboolean    idle;
+  gboolean    lid;
+  char       *who;
+  char       *why;
+  guint32     pid;
+  int         fd;          /* our end of the pipe */
+  guint       watch_id;
+} Inhibitor;
+
+struct _PpActivity {
+  GObject     parent_instance;
+  PpManager  *manager;
+  PpInput    *input;
+  PpDrm      *drm;
+
+  PpIdle      idle;
+  guint       deadline_id;
+
+  gboolean    user_idle;
+  gboolean    lid_closed;
+  gboolean    has_lid;
+  gboolean    docked;
+
+  GPtrArray  *inhibitors;   /* Inhibitor* */
+  guint       n_lid_inhibitors;
+};
+
+enum {
+  PROP_0,
+  PROP_USER_IDLE,
+  PROP_IDLE_TIMEOUT_SEC,
+  PROP_LID_CLOSED,
+  PROP_HAS_LID,
+  PROP_DOCKED,
+  PROP_LID_INHIBITED,
+  N_PROPS,
+};
+static GParamSpec *props[N_PROPS];
+
+G_DEFINE_TYPE (PpActivity, pp_activity, G_TYPE_OBJECT)
+
+/* ---- idle ------------------------------------------------------------- */
+
+static gboolean on_deadline (gpointer user_data);
+
+static void
+schedule_deadline (PpActivity *self, gint64 deadline)
+{
+  gint64 delay_us;
+
+  g_clear_handle_id (&self->deadline_id, g_source_remove);
+  if (deadline < 0)
+    return;
+  delay_us = MAX (0, deadline - g_get_monotonic_time ());
+  /* round up: waking a little early would only mean a second wakeup */
+  self->deadline_id = g_timeout_add ((guint) ((delay_us + 999) / 1000), on_deadline, self);
+}
+
+static void
+apply_decision (PpActivity *self, PpIdleDecision d)
+{
+  if (self->user_idle != d.user_idle)
+    {
+      self->user_idle = d.user_idle;
+      g_debug ("User %s", d.user_idle ? "idle" : "active");
+      g_object_notify_by_pspec (G_OBJECT (self), props[PROP_USER_IDLE]);
+    }
+  pp_manager_set_user_idle (self->manager, d.apply_idle);
+  /* while the user is active nobody needs to hear every key press: the
+   * activity devices are read in one go at the deadline; once idle, the
+   * first event must wake us at once */
+  pp_input_set_lazy (self->input, !d.user_idle);
+  schedule_deadline (self, d.deadline);
+}
+
+static gboolean
+on_deadline (gpointer user_data)
+{
+  PpActivity *self = user_data;
+  gint64 latest, now;
+
+  self->deadline_id = 0;
+  latest = pp_input_drain (self->input);
+  now = g_get_monotonic_time ();
+  if (latest >= 0)
+    pp_idle_activity (&self->idle, latest, now);
+  apply_decision (self, pp_idle_check (&self->idle, now));
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_input_activity (PpInput *input, gint64 when, PpActivity *self)
+{
+  apply_decision (self, pp_idle_activity (&self->idle, when, g_get_monotonic_time ()));
+}
+
+/* ---- lid and dock ----------------------------------------------------- */
+
+static void
+update_switches (PpActivity *self)
+{
+  gboolean lid_closed = pp_input_get_lid_closed (self->input);
+  gboolean has_lid = pp_input_get_has_lid (self->input);
+  gboolean docked = pp_dock_is_docked (pp_input_get_dock_switch (self->input),
+                                       pp_drm_get_external_displays (self->drm));
+
+  g_object_freeze_notify (G_OBJECT (self));
+  if (self->has_lid != has_lid)
+    {
+      self->has_lid = has_lid;
+      g_object_notify_by_pspec (G_OBJECT (self), props[PROP_HAS_LID]);
+    }
+  if (self->lid_closed != lid_closed)
+    {
+      self->lid_closed = lid_closed;
+      g_object_notify_by_pspec (G_OBJECT (self), props[PROP_LID_CLOSED]);
+    }
+  if (self->docked != docked)
+    {
+      self->docked = docked;
+      g_info ("%s", docked ? "Docked" : "Undocked");
+      g_object_notify_by_pspec (G_OBJECT (self), props[PROP_DOCKED]);
+    }
+  g_object_thaw_notify (G_OBJECT (self));
+}
+
+static void
+on_switch_changed (GObject *object, GParamSpec *pspec, PpActivity *self)
+{
+  update_switches (self);
+}
+
+/* ---- devices ---------------------------------------------------------- */
+
+static void
+track_device (PpActivity *self, PpDevice *dev, gboolean refresh_drm)
+{
+  const char *subsystem = dev->info->subsystem;
+
+  if (g_str_equal (subsystem, "input"))
+    pp_input_add_device (self->input, dev->info);
+  else if (g_str_equal (subsystem, "drm"))
+    {
+      pp_drm_add_connector (self->drm, dev->info->syspath, dev->info->sysname);
+      /* a hotplug arrives as a "change" of the card: look at them all */
+      if (refresh_drm)
+        pp_drm_refresh (self->drm);
+    }
+}
+
+static void
+on_device_added (PpManager *manager, PpDevice *dev, gboolean is_new, PpActivity *self)
+{
+  track_device (self, dev, TRUE);
+}
+
+static void
+on_device_removed (PpManager *manager, const char *syspath, PpActivity *self)
+{
+  pp_input_remove_device (self->input, syspath);
+  pp_drm_remove_connector (self->drm, syspath);
+  pp_drm_refresh (self->drm);
+}
+
+/* ---- inhibitors ------------------------------------------------------- */
+
+static void
+inhibitor_free (Inhibitor *inh)
+{
+  g_clear_handle_id (&inh->watch_id, g_source_remove);
+  if (inh->fd >= 0)
+    close (inh->fd);
+  g_free (inh->what);
+  g_free (inh->who);
+  g_free (inh->why);
+  g_free (inh);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Inhibitor, inhibitor_free)
+
+static void
+notify_lid_inhibited (PpActivity *self, guint before)
+{
+  if ((before > 0) != (self->n_lid_inhibitors > 0))
+    g_object_notify_by_pspec (G_OBJECT (self), props[PROP_LID_INHIBITED]);
+}
+
+static void
+inhibitor_release (Inhibitor *inh)
+{
+  PpActivity *self = inh->self;
+  guint lid_before = self->n_lid_inhibitors;
+
+  g_info ("Inhibitor released: %s by '%s' (pid %u)", inh->what, inh->who, inh->pid);
+  inh->watch_id = 0;
+  if (inh->lid)
+    self->n_lid_inhibitors--;
+  if (inh->idle)
+    {
+      g_ptr_array_remove_fast (self->inhibitors, inh);
+      apply_decision (self, pp_idle_inhibit (&self->idle, FALSE));
+    }
+  else
+    g_ptr_array_remove_fast (self->inhibitors, inh);
+  notify_lid_inhibited (self, lid_before);
+}
+
+static gboolean
+on_inhibitor_fd (int fd, GIOCondition condition, gpointer user_data)
+{
+  Inhibitor *inh = user_data;
+
+  if (condition & G_IO_IN)
+    {
+      char buf[256];
+      ssize_t n = read (fd, buf, sizeof buf);
+
+      /* whatever the holder writes is ignored; EOF means released */
+      if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EINTR)))
+        return G_SOURCE_CONTINUE;
+    }
+  inhibitor_release (inh);
+  return G_SOURCE_REMOVE;
+}
+
+/* what: a non-empty colon list of "idle" and "lid" */
+static gboolean
+parse_what (const char *what, gboolean *idle, gboolean *lid, GError **error)
+{
+  g_auto(GStrv) parts = NULL;
+
+  *idle = *lid = FALSE;
+  if (what == NULL || *what == '\0')
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                   "what must be a colon-separated list of 'idle' and 'lid'");
+      return FALSE;
+    }
+  parts = g_strsplit (what, ":", -1);
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      if (g_str_equal (parts[i], "idle"))
+        *idle = TRUE;
+      else if (g_str_equal (parts[i], "lid"))
+        *lid = TRUE;
+      else
+        {
+          g_autofree char *shown = g_utf8_make_valid (parts[i], 64);
+
+          g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                       "unknown inhibitor kind '%s' (known: idle, lid)", shown);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+typedef struct {
+  PpActivity            *self;         /* a reference */
+  GDBusMethodInvocation *invocation;   /* the reference GDBus gave us */
+  Inhibitor             *inh;
+} PendingInhibit;
+
+/* Our end of a pipe in @inh, the other end in a new fd list. */
+static GUnixFDList *
+inhibitor_open_fd (Inhibitor *inh, GError **error)
+{
+  g_autoptr(GUnixFDList) fd_list = g_unix_fd_list_new ();
+  int fds[2];
+  gint index;
+
+  if (pipe2 (fds, O_CLOEXEC) < 0)
+    {
+      pp_error_set_from_errno (error, errno, "cannot create the inhibitor fd");
+      return NULL;
+    }
+  /* the list holds its own copy: ours must be closed, or the release
+   * would never be seen */
+  index = g_unix_fd_list_append (fd_list, fds[1], error);
+  close (fds[1]);
+  if (index < 0)
+    {
+      close (fds[0]);
+      return NULL;
+    }
+  g_unix_set_fd_nonblocking (fds[0], TRUE, NULL);
+  inh->fd = fds[0];
+  return g_steal_pointer (&fd_list);
+}
+
+static void
+inhibitor_add (PpActivity *self, Inhibitor *inh)
+{
+  guint lid_before = self->n_lid_inhibitors;
+
+  inh->self = self;
+  inh->watch_id = g_unix_fd_add (inh->fd, G_IO_IN | G_IO_HUP | G_IO_ERR, on_inhibitor_fd, inh);
+  g_info ("Inhibitor taken: %s by '%s' (pid %u): %s", inh->what, inh->who, inh->pid, inh->why);
+  if (inh->lid)
+    self->n_lid_inhibitors++;
+  g_ptr_array_add (self->inhibitors, inh);
+  if (inh->idle)
+    apply_decision (self, pp_idle_inhibit (&self->idle, TRUE));
+  notify_lid_inhibited (self, lid_before);
+}
+
+static void
+on_caller_pid (GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  PendingInhibit *pending = user_data;
+  g_autoptr(Inhibitor) inh = g_steal_pointer (&pending->inh);
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GUnixFDList) fd_list = NULL;
+
+  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), res, &error);
+  if (reply == NULL)
+    g_dbus_method_invocation_return_error (pending->invocation, PP_ERROR, PP_ERROR_FAILED,
+                                           "cannot identify the caller: %s", error->message);
+  else if ((fd_list = inhibitor_open_fd (inh, &error)) == NULL)
+    g_dbus_method_invocation_return_error (pending->invocation, PP_ERROR, PP_ERROR_FAILED,
+                                           "%s", error->message);
+  else
+    {
+      g_variant_get (reply, "(u)", &inh->pid);
+      inhibitor_add (pending->self, g_steal_pointer (&inh));
+      g_dbus_method_invocation_return_value_with_unix_fd_list (pending->invocation,
+                                                               g_variant_new ("(h)", 0),
+                                                               fd_list);
+    }
+  g_object_unref (pending->self);
+  g_free (pending);
+}
+
+void
+pp_activity_handle_inhibit (PpActivity *self, GDBusMethodInvocation *invocation)
+{
+  g_autoptr(GError) error = NULL;
+  const char *what, *who, *why;
+  gboolean idle, lid;
+  PendingInhibit *pending;
+  Inhibitor *inh;
+
+  g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(&s&s&s)",
+                 &what, &who, &why);
+  if (!parse_what (what, &idle, &lid, &error))
+    {
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      return;
+    }
+  if (strlen (who) > PP_INHIBITOR_TEXT_MAX || strlen (why) > PP_INHIBITOR_TEXT_MAX)
+    {
+      g_dbus_method_invocation_return_error (invocation, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                                             "who and why are limited to %u bytes",
+                                             PP_INHIBITOR_TEXT_MAX);
+      return;
+    }
+  if (*who == '\0')
+    who = g_dbus_method_invocation_get_sender (invocation);
+
+  inh = g_new0 (Inhibitor, 1);
+  inh->fd = -1;
+  inh->what = g_strdup (what);
+  inh->idle = idle;
+  inh->lid = lid;
+  inh->who = g_strdup (who);
+  inh->why = g_strdup (why);
+
+  pending = g_new0 (PendingInhibit, 1);
+  pending->self = g_object_ref (self);
+  pending->invocation = invocation;
+  pending->inh = inh;
+  g_dbus_connection_call (g_dbus_method_invocation_get_connection (invocation),
+                          "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                          "org.freedesktop.DBus", "GetConnectionUnixProcessID",
+                          g_variant_new ("(s)", g_dbus_method_invocation_get_sender (invocation)),
+                          G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE, 5000, NULL,
+                          on_caller_pid, pending);
+}
+
+void
+pp_activity_list_inhibitors (PpActivity *self, GVariantBuilder *builder)
+{
+  for (guint i = 0; i < self->inhibitors->len; i++)
+    {
+      Inhibitor *inh = g_ptr_array_index (self->inhibitors, i);
+
+      g_variant_builder_add (builder, "(ssssu)", inh->what, inh->who, inh->why, "", inh->pid);
+    }
+}
+
+/* ---- public ----------------------------------------------------------- */
+
+gboolean
+pp_activity_get_user_idle (PpActivity *self)
+{
+  return self->user_idle;
+}
+
+guint
+pp_activity_get_idle_timeout_sec (PpActivity *self)
+{
+  return (guint) (self->idle.timeout_us / G_USEC_PER_SEC);
+}
+
+gboolean
+pp_activity_get_lid_closed (PpActivity *self)
+{
+  return self->lid_closed;
+}
+
+gboolean
+pp_activity_get_has_lid (PpActivity *self)
+{
+  return self->has_lid;
+}
+
+gboolean
+pp_activity_get_docked (PpActivity *self)
+{
+  return self->docked;
+}
+
+gboolean
+pp_activity_get_lid_inhibited (PpActivity *self)
+{
+  return self->n_lid_inhibitors > 0;
+}
+
+void
+pp_activity_reload (PpActivity *self)
+{
+  guint timeout = pp_manager_get_config (self->manager)->idle_timeout_sec;
+
+  if (timeout == pp_activity_get_idle_timeout_sec (self))
+    return;
+  g_info ("Idle timeout: %us", timeout);
+  apply_decision (self, pp_idle_set_timeout (&self->idle, timeout, g_get_monotonic_time ()));
+  g_object_notify_by_pspec (G_OBJECT (self), props[PROP_IDLE_TIMEOUT_SEC]);
+}
+
+static void
+pp_activity_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  PpActivity *self = PP_ACTIVITY (object);
+
+  switch (prop_id)
+    {
+    case PROP_USER_IDLE:
+      g_value_set_boolean (value, self->user_idle);
+      break;
+    case PROP_IDLE_TIMEOUT_SEC:
+      g_value_set_uint (value, pp_activity_get_idle_timeout_sec (self));
+      break;
+    case PROP_LID_CLOSED:
+      g_value_set_boolean (value, self->lid_closed);
+      break;
+    case PROP_HAS_LID:
+      g_value_set_boolean (value, self->has_lid);
+      break;
+    case PROP_DOCKED:
+      g_value_set_boolean (value, self->docked);
+      break;
+    case PROP_LID_INHIBITED:
+      g_value_set_boolean (value, self->n_lid_inhibitors > 0);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pp_activity_dispose (GObject *object)
+{
+  PpActivity *self = PP_ACTIVITY (object);
+
+  g_clear_handle_id (&self->deadline_id, g_source_remove);
+  if (self->manager != NULL)
+    g_signal_handlers_disconnect_by_data (self->manager, self);
+  if (self->input != NULL)
+    g_signal_handlers_disconnect_by_data (self->input, self);
+  if (self->drm != NULL)
+    g_signal_handlers_disconnect_by_data (self->drm, self);
+  g_clear_pointer (&self->inhibitors, g_ptr_array_unref);
+  g_clear_object (&self->input);
+  g_clear_object (&self->drm);
+  g_clear_object (&self->manager);
+  G_OBJECT_CLASS (pp_activity_parent_class)->dispose (object);
+}
+
+static void
+pp_activity_class_init (PpActivityClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  const GParamFlags flags = G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS;
+
+  object_class->get_property = pp_activity_get_property;
+  object_class->dispose = pp_activity_dispose;
+
+  props[PROP_USER_IDLE] = g_param_spec_boolean ("user-idle", NULL, NULL, FALSE, flags);
+  props[PROP_IDLE_TIMEOUT_SEC] = g_param_spec_uint ("idle-timeout-sec", NULL, NULL,
+                                                    0, G_MAXUINT, 0, flags);
+  props[PROP_LID_CLOSED] = g_param_spec_boolean ("lid-closed", NULL, NULL, FALSE, flags);
+  props[PROP_HAS_LID] = g_param_spec_boolean ("has-lid", NULL, NULL, FALSE, flags);
+  props[PROP_DOCKED] = g_param_spec_boolean ("docked", NULL, NULL, FALSE, flags);
+  props[PROP_LID_INHIBITED] = g_param_spec_boolean ("lid-inhibited", NULL, NULL, FALSE, flags);
+  g_object_class_install_properties (object_class, N_PROPS, props);
+}
+
+static void
+pp_activity_init (PpActivity *self)
+{
+  self->inhibitors = g_ptr_array_new_with_free_func ((GDestroyNotify) inhibitor_free);
+}
+
+PpActivity *
+pp_activity_new (PpManager *manager)
+{
+  PpActivity *self = g_object_new (PP_TYPE_ACTIVITY, NULL);
+  GPtrArray *devices;
+
+  self->manager = g_object_ref (manager);
+  self->input = pp_input_new ();
+  self->drm = pp_drm_new ();
+  pp_idle_init (&self->idle, pp_manager_get_config (manager)->idle_timeout_sec,
+                g_get_monotonic_time ());
+
+  devices = pp_manager_list_devices (manager);
+  for (guint i = 0; i < devices->len; i++)
+    track_device (self, g_ptr_array_index (devices, i), FALSE);
+  pp_drm_refresh (self->drm);
+  g_info ("Watching %u input devices for activity; idle after %us%s",
+          pp_input_get_n_devices (self->input), pp_activity_get_idle_timeout_sec (self),
+          pp_activity_get_idle_timeout_sec (self) == 0 ? " (disabled)" : "");
+
+  g_signal_connect (self->input, "activity", G_CALLBACK (on_input_activity), self);
+  g_signal_connect (self->input, "notify::lid-closed", G_CALLBACK (on_switch_changed), self);
+  g_signal_connect (self->input, "notify::has-lid", G_CALLBACK (on_switch_changed), self);
+  g_signal_connect (self->input, "notify::dock-switch", G_CALLBACK (on_switch_changed), self);
+  g_signal_connect (self->drm, "notify::external-displays", G_CALLBACK (on_switch_changed), self);
+  g_signal_connect (manager, "device-added", G_CALLBACK (on_device_added), self);
+  g_signal_connect (manager, "device-removed", G_CALLBACK (on_device_removed), self);
+
+  update_switches (self);
+  apply_decision (self, pp_idle_get (&self->idle));
+  return self;
+}

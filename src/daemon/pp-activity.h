@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* User activity, lid and dock (SPEC §1 items 3 and 5): owns the evdev
+ * input backend, the DRM connector watcher, the idle state machine and
+ * the idle/lid inhibitors, and tells the manager when to apply the :idle
+ * layers. Knows the manager; the manager does not know it.
+ *
+ * Properties (all read-only, with notify), for the D-Bus service and for
+ * the lid/sleep component:
+ *   "user-idle"        b  no input for IdleTimeoutSec (inhibitors aside)
+ *   "idle-timeout-sec" u  IdleTimeoutSec in force (0: not tracked)
+ *   "lid-closed"       b  some lid switch says closed
+ *   "has-lid"          b  a lid switch exists
+ *   "docked"           b  SW_DOCK set, or an external display connected
+ *   "lid-inhibited"    b  a "lid" inhibitor is held */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "pp-manager.h"
+
+G_BEGIN_DECLS
+
+#define PP_TYPE_ACTIVITY (pp_activity_get_type ())
+G_DECLARE_FINAL_TYPE (PpActivity, pp_activity, PP, ACTIVITY, GObject)
+
+/* Watches the manager's input and drm devices (present ones at once,
+ * then through "device-added"/"device-removed"). */
+PpActivity  *pp_activity_new                (PpManager             *manager);
+
+gboolean     pp_activity_get_user_idle      (PpActivity            *self);
+guint        pp_activity_get_idle_timeout_sec (PpActivity          *self);
+gboolean     pp_activity_get_lid_closed     (PpActivity            *self);
+gboolean     pp_activity_get_has_lid        (PpActivity            *self);
+gboolean     pp_activity_get_docked         (PpActivity            *self);
+gboolean     pp_activity_get_lid_inhibited  (PpActivity            *self);
+
+/* The configuration was reloaded: take IdleTimeoutSec again. */
+void         pp_activity_reload             (PpActivity            *self);
+
+/* The D-Bus method Inhibit(s what, s who, s why) -> h, once authorized:
+ * validates @what (a colon list of "idle" and "lid"), finds the caller's
+ * pid and returns the fd; the inhibitor ends when every copy of it is
+ * closed (or its holder dies). Answers @invocation itself. */
+void         pp_activity_handle_inhibit     (PpActivity            *self,
+                                             GDBusMethodInvocation *invocation);
+
+/* Add (what, who, why, "", pid) for every inhibitor to @builder, of type
+ * a(ssssu) (ListInhibitors). */
+void         pp_activity_list_inhibitors    (PpActivity            *self,
+                                             GVariantBuilder       *builder);
+
+G_END_DECLS

@@ -1,0 +1,1044 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#define G_LOG_DOMAIN "pp-power-ops"
+
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <glib-unix.h>
+#include <gio/gunixfdlist.h>
+
+#include "pp-devlinks.h"
+#include "pp-error.h"
+#include "pp-names.h"
+#include "pp-policy.h"
+#include "pp-power-ops.h"
+#include "pp-sysfs.h"
+#include "pp-util.h"
+
+/* who/why of a hold: free text, but not unbounded */
+#define PP_HOLD_TEXT_MAX 1024
+
+typedef struct {
+  PpPowerOps *self;          /* unowned: the hold lives in self->holds */
+  char       *device;
+  char       *who;
+  char       *why;
+  guint32     pid;
+  GPtrArray  *paths;         /* what the hold keeps up, as given to the manager */
+  int         fd;            /* our end of the socket pair */
+  guint       watch_id;
+} Hold;
+
+/* A hard switch turned off by PowerDown(mode=off). */
+typedef struct {
+  char *path;                /* the attribute written */
+  char *on_value;            /* what turns it back on */
+} OffSwitch;
+
+struct _PpPowerOps {
+  GObject     parent_instance;
+  PpManager  *manager;
+  PpTree     *tree;
+  GPtrArray  *holds;         /* Hold* */
+  GHashTable *saved_delays;  /* syspath -> autosuspend_delay_ms before PowerDown */
+  GHashTable *off;           /* syspath -> OffSwitch* */
+};
+
+G_DEFINE_TYPE (PpPowerOps, pp_power_ops, G_TYPE_OBJECT)
+
+/* ---- keeping the tree current ----------------------------------------- */
+
+static gboolean
+is_devlink_device (PpDevice *dev)
+{
+  return g_str_equal (dev->info->subsystem, "devlink");
+}
+
+static char *
+resolve_devlink_end (const char *bus, const char *name, gpointer user_data)
+{
+  PpPowerOps *self = user_data;
+  PpDevice *dev;
+
+  if (bus != NULL)
+    return pp_devlinks_resolve_bus_device (bus, name);
+  /* the oldest names carry no bus: a unique sysname will do */
+  if (name == NULL || strchr (name, '/') != NULL)
+    return NULL;
+  dev = pp_manager_resolve_device (self->manager, name, NULL);
+  return dev ? g_strdup (dev->info->syspath) : NULL;
+}
+
+static void
+add_link (PpPowerOps *self, PpDevlink *link)
+{
+  if (link->sync_state_only)
+    {
+      g_debug ("Device link %s is sync-state only, not a power dependency", link->id);
+      return;
+    }
+  if (!pp_tree_add_link (self->tree, link->id, link->supplier, link->consumer))
+    g_debug ("Ignoring device link %s: %s -> %s, an end is not a managed device",
+             link->id, link->supplier, link->consumer);
+}
+
+static void
+add_device (PpPowerOps *self, PpDevice *dev, gboolean read_links)
+{
+  const char *parent = dev->info->parent;
+
+  if (is_devlink_device (dev))
+    {
+      g_autoptr(PpDevlink) link = pp_devlink_read (dev->info->syspath, resolve_devlink_end, self);
+      if (link != NULL)
+        add_link (self, link);
+      return;
+    }
+  if (parent != NULL && !pp_sysfs_path_is_under (parent, PP_SYSFS_DEVICES))
+    parent = NULL;
+  pp_tree_add_node (self->tree, dev->info->syspath, parent);
+  if (read_links)
+    {
+      g_autoptr(GPtrArray) links = pp_devlinks_read_device (dev->info->syspath,
+                                                           resolve_devlink_end, self);
+      for (guint i = 0; i < links->len; i++)
+        add_link (self, g_ptr_array_index (links, i));
+    }
+}
+
+static void
+on_device_added (PpManager *manager, PpDevice *dev, gboolean is_new, PpPowerOps *self)
+{
+  add_device (self, dev, TRUE);
+}
+
+static void
+on_device_removed (PpManager *manager, const char *syspath, PpPowerOps *self)
+{
+  /* either a device link or a device: dropping both is harmless */
+  pp_tree_remove_link (self->tree, syspath);
+  pp_tree_remove_node (self->tree, syspath);
+}
+
+static void
+build_tree (PpPowerOps *self)
+{
+  GPtrArray *devices = pp_manager_list_devices (self->manager);
+  g_autoptr(GPtrArray) links = NULL;
+
+  for (guint i = 0; i < devices->len; i++)
+    add_device (self, g_ptr_array_index (devices, i), FALSE);
+  /* the devlink class lists every link; devlink devices in the table
+   * name the same ones (same id) */
+  for (guint i = 0; i < devices->len; i++)
+    {
+      PpDevice *dev = g_ptr_array_index (devices, i);
+      if (is_devlink_device (dev))
+        add_device (self, dev, FALSE);
+    }
+  links = pp_devlinks_read_all (PP_SYSFS_CLASS_DEVLINK, resolve_devlink_end, self);
+  for (guint i = 0; i < links->len; i++)
+    add_link (self, g_ptr_array_index (links, i));
+  g_info ("Power-dependency tree: %u devices, %u device links",
+          pp_tree_get_n_nodes (self->tree), pp_tree_get_n_links (self->tree));
+}
+
+PpTree *
+pp_power_ops_get_tree (PpPowerOps *self)
+{
+  return self->tree;
+}
+
+/* ---- device facts ----------------------------------------------------- */
+
+static gboolean
+device_exists (PpDevice *dev)
+{
+  return dev != NULL && g_file_test (dev->info->syspath, G_FILE_TEST_IS_DIR);
+}
+
+static gboolean
+has_attr (const char *syspath, const char *relpath)
+{
+  g_autofree char *path = g_build_filename (syspath, relpath, NULL);
+
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+static gboolean
+is_input_device (PpDevice *dev)
+{
+  const char *klass = dev->props.klass;
+
+  return g_strcmp0 (pp_device_info_get_property (dev->info, "ID_INPUT"), "1") == 0 ||
+         g_str_equal (dev->info->subsystem, "input") ||
+         g_str_equal (dev->info->subsystem, "hid") ||
+         g_str_equal (klass, "hid") || g_str_has_suffix (klass, "-hid");
+}
+
+/* The policy's value of @relpath for @dev in the current situation. */
+static char *
+policy_value (PpPowerOps *self, PpDevice *dev, const char *relpath)
+{
+  PpSituation situation = {
+    pp_manager_get_on_battery (self->manager),
+    pp_manager_get_user_idle (self->manager),
+  };
+  g_autoptr(GPtrArray) settings =
+    pp_policy_device_settings (pp_manager_get_config (self->manager), &dev->props, &situation,
+                               NULL, pp_manager_is_held (self->manager, dev->info->syspath));
+
+  for (guint i = 0; i < settings->len; i++)
+    {
+      PpSetting *s = g_ptr_array_index (settings, i);
+      if (g_str_equal (s->key, relpath))
+        return g_strdup (s->value);
+    }
+  return NULL;
+}
+
+/* Why @dev must stay up, or NULL. */
+static const char *
+stay_up_reason (PpPowerOps *self, PpDevice *dev)
+{
+  if (dev->props.ignore)
+    return "POWERPOLICY_IGNORE=1";
+  if (pp_manager_is_held (self->manager, dev->info->syspath))
+    return "held";
+  if (dev->props.autosuspend == PP_TRISTATE_NO)
+    return "POWERPOLICY_AUTOSUSPEND=0";
+  if (is_input_device (dev))
+    {
+      g_autofree char *control = policy_value (self, dev, PP_ATTR_CONTROL);
+      if (g_strcmp0 (control, "on") == 0)
+        return "input device the policy keeps on";
+    }
+  return NULL;
+}
+
+static void
+walk_state (const char *path, PpTreeNodeState *state, gpointer user_data)
+{
+  PpPowerOps *self = user_data;
+  PpDevice *dev = pp_manager_get_device (self->manager, path);
+  g_autofree char *control = NULL;
+  g_autofree char *status = NULL;
+
+  state->exists = device_exists (dev);
+  if (!state->exists)
+    return;
+  state->stay_up = stay_up_reason (self, dev);
+  control = pp_sysfs_read_opt (path, PP_ATTR_CONTROL);
+  status = pp_sysfs_read_opt (path, "power/runtime_status");
+  state->can_suspend = control != NULL;
+  state->down = g_strcmp0 (control, "auto") == 0 || g_strcmp0 (status, "suspended") == 0 ||
+                g_hash_table_contains (self->off, path);
+}
+
+/* ---- writing ---------------------------------------------------------- */
+
+typedef struct {
+  GVariantBuilder rows;
+  GHashTable     *stayed_up;   /* paths that were to go down but did not */
+} Results;
+
+static void
+add_row (Results *r, const char *path, const char *status, const char *detail)
+{
+  g_debug ("%s: %s%s%s", path, status, detail && *detail ? ": " : "", detail ? detail : "");
+  g_variant_builder_add (&r->rows, "(sss)", path, status, detail ? detail : "");
+}
+
+/* Write through the one checked writer. FALSE with @detail set; @vanished
+ * tells a device that went away from a real failure. */
+static gboolean
+write_attr (PpPowerOps  *self,
+            PpDevice    *dev,
+            const char  *path,
+            const char  *value,
+            char       **detail,
+            gboolean    *vanished)
+{
+  g_autoptr(GError) error = NULL;
+  int errnum = 0;
+
+  *vanished = FALSE;
+  /* recorded, so that stopping the daemon puts the original back */
+  if (pp_manager_write_recorded (self->manager, path, value, &errnum, &error))
+    return TRUE;
+  if (!device_exists (dev))
+    {
+      *vanished = TRUE;
+      *detail = g_strdup ("device vanished");
+    }
+  else
+    {
+      *detail = g_strdup (error->message);
+    }
+  return FALSE;
+}
+
+static void
+emit_changed (PpPowerOps *self, const char *syspath, const char *control, const char *delay)
+{
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
+
+  if (control != NULL)
+    g_variant_builder_add (&b, "{sv}", "control", g_variant_new_string (control));
+  if (delay != NULL)
+    g_variant_builder_add (&b, "{sv}", "autosuspend_delay_ms",
+                           g_variant_new_int32 ((gint32) g_ascii_strtoll (delay, NULL, 10)));
+  g_signal_emit_by_name (self->manager, "device-changed", syspath, g_variant_builder_end (&b));
+}
+
+/* USB device "1-1.2" sits on port 2 of hub "1-1": the switch is
+ * <hub>/<hub interface>/1-1-port2/disable; on a root hub's port ("1-3"),
+ * usb1/1-0:1.0/usb1-port3/disable (sysfs-bus-usb). */
+static char *
+usb_port_disable_path (PpDevice *dev, char **why_not)
+{
+  const char *name = dev->info->sysname;
+  const char *dot = strrchr (name, '.');
+  const char *dash = strchr (name, '-');
+  g_autofree char *hub = NULL;
+  g_autofree char *port_dir = NULL;
+  g_autoptr(GDir) dir = NULL;
+  const char *entry;
+  guint64 port;
+
+  if (g_strcmp0 (dev->info->devtype, "usb_device") != 0 || dash == NULL || dev->info->parent == NULL)
+    {
+      *why_not = g_strdup ("not a USB device on a hub port (a root hub or an interface has no port switch)");
+      return NULL;
+    }
+  if (!g_ascii_string_to_unsigned (dot ? dot + 1 : dash + 1, 10, 1, 255, &port, NULL))
+    {
+      *why_not = g_strdup_printf ("cannot tell the port of USB device %s", name);
+      return NULL;
+    }
+  hub = dot ? g_strndup (name, dot - name) : g_strdup_printf ("usb%.*s", (int) (dash - name), name);
+  port_dir = g_strdup_printf ("%s-port%u", hub, (guint) port);
+
+  dir = g_dir_open (dev->info->parent, 0, NULL);
+  while (dir != NULL && (entry = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = NULL;
+
+      if (strchr (entry, ':') == NULL)
+        continue;
+      path = g_build_filename (dev->info->parent, entry, port_dir, "disable", NULL);
+      if (g_file_test (path, G_FILE_TEST_EXISTS))
+        return g_steal_pointer (&path);
+    }
+  *why_not = g_strdup_printf ("no USB port switch (%s/disable) under %s",
+                              port_dir, dev->info->parent);
+  return NULL;
+}
+
+/* The PCI hotplug slot whose address is this device's bus:slot. Real
+ * slots live in /sys/bus/pci/slots, outside /sys/devices, where the
+ * daemon never writes: such a slot is reported, not switched. */
+static char *
+pci_slot_power_path (PpDevice *dev, char **why_not)
+{
+  const char *name = dev->info->sysname;
+  const char *dot = strrchr (name, '.');
+  g_autofree char *address = dot ? g_strndup (name, dot - name) : NULL;
+  g_autoptr(GDir) dir = g_dir_open ("/sys/bus/pci/slots", 0, NULL);
+  const char *entry;
+
+  while (address != NULL && dir != NULL && (entry = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *slot = g_build_filename ("/sys/bus/pci/slots", entry, NULL);
+      g_autofree char *slot_address = pp_sysfs_read_opt (slot, "address");
+      g_autofree char *power = NULL;
+      char resolved[PATH_MAX];
+
+      if (g_strcmp0 (slot_address, address) != 0)
+        continue;
+      power = g_build_filename (slot, "power", NULL);
+      if (!g_file_test (power, G_FILE_TEST_EXISTS))
+        {
+          *why_not = g_strdup_printf ("PCI slot %s has no power switch", entry);
+          return NULL;
+        }
+      if (realpath (power, resolved) == NULL ||
+          !pp_sysfs_path_is_under (resolved, PP_SYSFS_DEVICES))
+        {
+          *why_not = g_strdup_printf ("the power switch of PCI hotplug slot %s (%s) lies outside "
+                                      "/sys/devices, where powerpolicyd never writes",
+                                      entry, power);
+          return NULL;
+        }
+      return g_strdup (resolved);
+    }
+  *why_not = g_strdup ("no PCI hotplug slot with a power switch");
+  return NULL;
+}
+
+static gboolean
+kept_up_by_failure (PpPowerOps *self, Results *r, const char *path, char **detail)
+{
+  g_autoptr(GPtrArray) children = pp_tree_get_children (self->tree, path);
+  g_autoptr(GPtrArray) consumers = pp_tree_get_consumers (self->tree, path);
+
+  g_ptr_array_extend (children, consumers, NULL, NULL);
+  for (guint i = 0; i < children->len; i++)
+    {
+      const char *dep = g_ptr_array_index (children, i);
+      if (g_hash_table_contains (r->stayed_up, dep))
+        {
+          *detail = g_strdup_printf ("kept up by %s", dep);
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+static void
+power_down_auto (PpPowerOps *self, Results *r, PpDevice *dev)
+{
+  const char *syspath = dev->info->syspath;
+  g_autoptr(GError) error = NULL;
+  gboolean has_delay = has_attr (syspath, PP_ATTR_DELAY);
+
+  if (!has_attr (syspath, PP_ATTR_CONTROL))
+    {
+      add_row (r, syspath, "skipped", "no runtime power management (no power/control)");
+      return;
+    }
+  if (has_delay && !g_hash_table_contains (self->saved_delays, syspath))
+    {
+      char *old = pp_sysfs_read_opt (syspath, PP_ATTR_DELAY);
+      if (old != NULL)
+        g_hash_table_insert (self->saved_delays, g_strdup (syspath), old);
+    }
+  /* a layer of the manager: later policy passes keep it until PowerUp,
+   * the originals are recorded, and the manager emits DeviceChanged */
+  if (!pp_manager_set_powered_down (self->manager, dev, TRUE, &error))
+    {
+      g_hash_table_add (r->stayed_up, g_strdup (syspath));
+      if (!device_exists (dev))
+        add_row (r, syspath, "skipped", "device vanished");
+      else
+        add_row (r, syspath, "failed", error->message);
+      return;
+    }
+  add_row (r, syspath, "suspended",
+           has_delay ? "power/control=auto, power/autosuspend_delay_ms=0" : "power/control=auto");
+}
+
+static void
+power_down_off (PpPowerOps *self, Results *r, PpDevice *dev)
+{
+  const char *syspath = dev->info->syspath;
+  g_autofree char *why_not = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *detail = NULL;
+  const char *off_value, *on_value;
+  OffSwitch *sw;
+  gboolean vanished;
+
+  if (g_str_equal (dev->info->subsystem, "usb"))
+    {
+      path = usb_port_disable_path (dev, &why_not);
+      off_value = "1";
+      on_value = "0";
+    }
+  else if (g_str_equal (dev->info->subsystem, "pci"))
+    {
+      path = pci_slot_power_path (dev, &why_not);
+      off_value = "0";
+      on_value = "1";
+    }
+  else
+    {
+      why_not = g_strdup_printf ("no hard power switch for a %s device",
+                                 *dev->info->subsystem ? dev->info->subsystem : "bus-less");
+      off_value = on_value = NULL;
+    }
+  if (path == NULL)
+    {
+      add_row (r, syspath, "skipped", why_not);
+      return;
+    }
+  if (!write_attr (self, dev, path, off_value, &detail, &vanished))
+    {
+      g_hash_table_add (r->stayed_up, g_strdup (syspath));
+      add_row (r, syspath, vanished ? "skipped" : "failed", detail);
+      return;
+    }
+  sw = g_new0 (OffSwitch, 1);
+  sw->path = g_strdup (path);
+  sw->on_value = g_strdup (on_value);
+  g_hash_table_replace (self->off, g_strdup (syspath), sw);
+  detail = g_strdup_printf ("%s=%s", path, off_value);
+  add_row (r, syspath, "off", detail);
+}
+
+GVariant *
+pp_power_ops_power_down (PpPowerOps  *self,
+                         PpDevice    *device,
+                         gboolean     subtree,
+                         const char  *mode,
+                         GError     **error)
+{
+  g_autoptr(GPtrArray) cycles = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) steps = NULL;
+  gboolean off;
+  Results r;
+
+  if (g_strcmp0 (mode, "auto") == 0)
+    off = FALSE;
+  else if (g_strcmp0 (mode, "off") == 0)
+    off = TRUE;
+  else
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                   "unknown mode '%s' (expected auto or off)", mode ? mode : "");
+      return NULL;
+    }
+
+  steps = pp_tree_plan_power_down (self->tree, device->info->syspath, subtree,
+                                   walk_state, self, cycles);
+  if (steps == NULL)
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE,
+                   "%s is not in the power-dependency tree", device->info->syspath);
+      return NULL;
+    }
+  for (guint i = 0; i < cycles->len; i++)
+    g_warning ("Device link cycle (walked once, not followed round): %s",
+               (char *) g_ptr_array_index (cycles, i));
+
+  g_info ("PowerDown %s%s, mode %s: %u devices", device->info->syspath,
+          subtree ? " with its subtree" : "", mode, steps->len);
+  g_variant_builder_init (&r.rows, G_VARIANT_TYPE ("a(sss)"));
+  r.stayed_up = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < steps->len; i++)
+    {
+      PpTreeStep *step = g_ptr_array_index (steps, i);
+      PpDevice *dev = pp_manager_get_device (self->manager, step->path);
+      g_autofree char *detail = NULL;
+
+      switch (step->action)
+        {
+        case PP_TREE_STEP_SKIP:
+          g_hash_table_add (r.stayed_up, g_strdup (step->path));
+          add_row (&r, step->path, "skipped", step->reason);
+          break;
+        case PP_TREE_STEP_PASS:
+          add_row (&r, step->path, "skipped", step->reason);
+          break;
+        case PP_TREE_STEP_DOWN:
+        default:
+          if (!device_exists (dev))
+            add_row (&r, step->path, "skipped", "device vanished");
+          else if (kept_up_by_failure (self, &r, step->path, &detail))
+            {
+              g_hash_table_add (r.stayed_up, g_strdup (step->path));
+              add_row (&r, step->path, "skipped", detail);
+            }
+          else if (off)
+            power_down_off (self, &r, dev);
+          else
+            power_down_auto (self, &r, dev);
+          break;
+        }
+    }
+  g_hash_table_unref (r.stayed_up);
+  return g_variant_builder_end (&r.rows);
+}
+
+static void
+power_up_one (PpPowerOps *self, Results *r, const char *syspath)
+{
+  PpDevice *dev = pp_manager_get_device (self->manager, syspath);
+  g_autoptr(GString) done = g_string_new (NULL);
+  g_autofree char *detail = NULL;
+  OffSwitch *sw;
+  gboolean vanished;
+
+  if (!device_exists (dev))
+    {
+      add_row (r, syspath, "skipped", "device vanished");
+      return;
+    }
+  if (dev->props.ignore)
+    {
+      add_row (r, syspath, "skipped", "POWERPOLICY_IGNORE=1");
+      return;
+    }
+
+  sw = g_hash_table_lookup (self->off, syspath);
+  if (sw != NULL)
+    {
+      if (!write_attr (self, dev, sw->path, sw->on_value, &detail, &vanished))
+        {
+          add_row (r, syspath, vanished ? "skipped" : "failed", detail);
+          return;
+        }
+      g_string_append_printf (done, "%s=%s", sw->path, sw->on_value);
+      g_hash_table_remove (self->off, syspath);
+    }
+
+  /* PowerDown's layer goes; the policy governs again from the next pass */
+  pp_manager_set_powered_down (self->manager, dev, FALSE, NULL);
+
+  if (has_attr (syspath, PP_ATTR_CONTROL))
+    {
+      g_autofree char *control_path = g_build_filename (syspath, PP_ATTR_CONTROL, NULL);
+      g_autofree char *delay = NULL;
+
+      if (!write_attr (self, dev, control_path, "on", &detail, &vanished))
+        {
+          add_row (r, syspath, vanished ? "skipped" : "failed", detail);
+          return;
+        }
+      g_string_append_printf (done, "%spower/control=on", done->len ? ", " : "");
+
+      /* the policy's delay, else what PowerDown found */
+      if (has_attr (syspath, PP_ATTR_DELAY))
+        {
+          delay = policy_value (self, dev, PP_ATTR_DELAY);
+          if (delay == NULL)
+            delay = g_strdup (g_hash_table_lookup (self->saved_delays, syspath));
+        }
+      if (delay != NULL)
+        {
+          g_autofree char *delay_path = g_build_filename (syspath, PP_ATTR_DELAY, NULL);
+          if (!write_attr (self, dev, delay_path, delay, &detail, &vanished))
+            {
+              add_row (r, syspath, vanished ? "skipped" : "failed", detail);
+              return;
+            }
+          g_string_append_printf (done, ", power/autosuspend_delay_ms=%s", delay);
+        }
+      g_hash_table_remove (self->saved_delays, syspath);
+      emit_changed (self, syspath, "on", delay);
+    }
+
+  if (done->len == 0)
+    add_row (r, syspath, "skipped", "no runtime power management");
+  else
+    add_row (r, syspath, "on", done->str);
+}
+
+GVariant *
+pp_power_ops_power_up (PpPowerOps *self, PpDevice *device, gboolean subtree)
+{
+  g_autoptr(GPtrArray) cycles = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) order = pp_tree_plan_power_up (self->tree, device->info->syspath,
+                                                      subtree, cycles);
+  Results r;
+
+  g_variant_builder_init (&r.rows, G_VARIANT_TYPE ("a(sss)"));
+  r.stayed_up = NULL;
+  for (guint i = 0; i < cycles->len; i++)
+    g_warning ("Device link cycle (walked once, not followed round): %s",
+               (char *) g_ptr_array_index (cycles, i));
+  g_info ("PowerUp %s%s: %u devices", device->info->syspath,
+          subtree ? " with its subtree" : "", order ? order->len : 0);
+  for (guint i = 0; order != NULL && i < order->len; i++)
+    {
+      /* the path is the tree's; copy it, writing may not change the tree
+       * but the row outlives nothing of it */
+      g_autofree char *path = g_strdup (g_ptr_array_index (order, i));
+      power_up_one (self, &r, path);
+    }
+  return g_variant_builder_end (&r.rows);
+}
+
+/* ---- holds ------------------------------------------------------------ */
+
+static void
+hold_free (Hold *hold)
+{
+  g_clear_handle_id (&hold->watch_id, g_source_remove);
+  if (hold->fd >= 0)
+    close (hold->fd);
+  g_free (hold->device);
+  g_free (hold->who);
+  g_free (hold->why);
+  g_ptr_array_unref (hold->paths);
+  g_free (hold);
+}
+
+static gboolean
+on_hold_fd (int fd, GIOCondition condition, gpointer user_data)
+{
+  Hold *hold = user_data;
+  PpPowerOps *self = hold->self;
+
+  if (!(condition & (G_IO_HUP | G_IO_ERR)))
+    {
+      char buf[64];
+      ssize_t n = read (fd, buf, sizeof buf);
+
+      /* data from the holder means nothing; only the end of it counts */
+      if (n > 0 || (n < 0 && (errno == EINTR || errno == EAGAIN)))
+        return G_SOURCE_CONTINUE;
+    }
+
+  g_info ("Hold on %s by %s released", hold->device, hold->who);
+  hold->watch_id = 0;
+  /* the policy returns; this frees @hold */
+  g_ptr_array_remove (self->holds, hold);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+hold_release (PpPowerOps *self, Hold *hold)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!pp_manager_set_held (self->manager, hold->paths, FALSE, &error))
+    g_warning ("Releasing the hold on %s: %s", hold->device, error->message);
+}
+
+static void
+holds_element_free (gpointer data)
+{
+  Hold *hold = data;
+
+  if (hold->self != NULL)
+    hold_release (hold->self, hold);
+  hold_free (hold);
+}
+
+typedef struct {
+  PpPowerOps            *self;
+  GDBusMethodInvocation *invocation;
+  char                  *syspath;
+  char                  *who;
+  char                  *why;
+} PendingHold;
+
+static void
+pending_hold_free (PendingHold *p)
+{
+  g_object_unref (p->self);
+  g_free (p->syspath);
+  g_free (p->who);
+  g_free (p->why);
+  g_free (p);
+}
+
+static void
+finish_hold (PendingHold *p, guint32 pid)
+{
+  PpPowerOps *self = p->self;
+  PpDevice *dev = pp_manager_get_device (self->manager, p->syspath);
+  g_autoptr(GUnixFDList) fd_list = NULL;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *prerequisites;
+  Hold *hold;
+  int fds[2];
+  int index;
+
+  if (dev == NULL)
+    {
+      g_dbus_method_invocation_return_error (p->invocation, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE,
+                                             "%s went away", p->syspath);
+      return;
+    }
+  if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, fds) < 0)
+    {
+      int saved = errno;
+      g_dbus_method_invocation_return_error (p->invocation, PP_ERROR, PP_ERROR_FAILED,
+                                             "cannot create the hold: %s", g_strerror (saved));
+      return;
+    }
+
+  hold = g_new0 (Hold, 1);
+  hold->device = g_strdup (p->syspath);
+  hold->who = g_strdup (p->who);
+  hold->why = g_strdup (p->why);
+  hold->pid = pid;
+  hold->fd = fds[0];
+  hold->paths = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (hold->paths, g_strdup (p->syspath));
+  prerequisites = pp_tree_get_prerequisites (self->tree, p->syspath);
+  for (guint i = 0; i < prerequisites->len; i++)
+    g_ptr_array_add (hold->paths, g_strdup (g_ptr_array_index (prerequisites, i)));
+  g_ptr_array_unref (prerequisites);
+
+  fd_list = g_unix_fd_list_new ();
+  index = g_unix_fd_list_append (fd_list, fds[1], &error);
+  close (fds[1]);
+  if (index < 0)
+    {
+      hold_free (hold);
+      g_dbus_method_invocation_return_error (p->invocation, PP_ERROR, PP_ERROR_FAILED,
+                                             "cannot pass the hold: %s", error->message);
+      return;
+    }
+
+  if (!pp_manager_set_held (self->manager, hold->paths, TRUE, &error))
+    g_warning ("Hold on %s: %s (the hold stays, the policy retries)", p->syspath, error->message);
+  hold->self = self;
+  hold->watch_id = g_unix_fd_add (hold->fd, G_IO_IN | G_IO_HUP | G_IO_ERR, on_hold_fd, hold);
+  g_ptr_array_add (self->holds, hold);
+  g_info ("%s (pid %u) holds %s and %u devices it depends on: %s",
+          hold->who, pid, p->syspath, hold->paths->len - 1, hold->why);
+  g_dbus_method_invocation_return_value_with_unix_fd_list (p->invocation,
+                                                           g_variant_new ("(h)", index),
+                                                           fd_list);
+}
+
+static void
+on_caller_pid (GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  PendingHold *p = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), res, &error);
+  guint32 pid = 0;
+
+  if (reply != NULL)
+    g_variant_get (reply, "(u)", &pid);
+  else
+    g_debug ("Cannot get the pid of the holder: %s", error->message);
+  finish_hold (p, pid);
+  pending_hold_free (p);
+}
+
+static gboolean
+check_text (GDBusMethodInvocation *invocation, const char *what, const char *text)
+{
+  if (strlen (text) > PP_HOLD_TEXT_MAX)
+    {
+      g_dbus_method_invocation_return_error (invocation, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                                             "'%s' is longer than %d bytes", what, PP_HOLD_TEXT_MAX);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+void
+pp_power_ops_handle_hold (PpPowerOps *self, GDBusMethodInvocation *invocation)
+{
+  GVariant *params = g_dbus_method_invocation_get_parameters (invocation);
+  GDBusConnection *connection = g_dbus_method_invocation_get_connection (invocation);
+  const char *sender = g_dbus_method_invocation_get_sender (invocation);
+  g_autoptr(GError) error = NULL;
+  const char *arg, *who, *why;
+  PendingHold *p;
+  PpDevice *dev;
+
+  g_variant_get (params, "(&s&s&s)", &arg, &who, &why);
+  if (!check_text (invocation, "who", who) || !check_text (invocation, "why", why))
+    return;
+  dev = pp_manager_resolve_device (self->manager, arg, &error);
+  if (dev == NULL)
+    {
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      return;
+    }
+
+  p = g_new0 (PendingHold, 1);
+  p->self = g_object_ref (self);
+  p->invocation = invocation;
+  p->syspath = g_strdup (dev->info->syspath);
+  p->who = g_strdup (*who ? who : (sender ? sender : "unknown"));
+  p->why = g_strdup (why);
+  if (connection == NULL || sender == NULL)
+    {
+      finish_hold (p, 0);
+      pending_hold_free (p);
+      return;
+    }
+  g_dbus_connection_call (connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                          "org.freedesktop.DBus", "GetConnectionUnixProcessID",
+                          g_variant_new ("(s)", sender), G_VARIANT_TYPE ("(u)"),
+                          G_DBUS_CALL_FLAGS_NONE, 5000, NULL, on_caller_pid, p);
+}
+
+void
+pp_power_ops_add_holds (PpPowerOps *self, GVariantBuilder *builder)
+{
+  for (guint i = 0; i < self->holds->len; i++)
+    {
+      Hold *hold = g_ptr_array_index (self->holds, i);
+      g_variant_builder_add (builder, "(ssssu)", "hold", hold->who, hold->why,
+                             hold->device, hold->pid);
+    }
+}
+
+guint
+pp_power_ops_get_n_holds (PpPowerOps *self)
+{
+  return self->holds->len;
+}
+
+void
+pp_power_ops_release_all (PpPowerOps *self)
+{
+  g_ptr_array_set_size (self->holds, 0);
+}
+
+/* ---- PowerDown / PowerUp over D-Bus ------------------------------------ */
+
+void
+pp_power_ops_handle_power_down (PpPowerOps *self, GDBusMethodInvocation *invocation)
+{
+  GVariant *params = g_dbus_method_invocation_get_parameters (invocation);
+  g_autoptr(GError) error = NULL;
+  const char *arg, *mode;
+  gboolean subtree;
+  PpDevice *dev;
+  GVariant *rows;
+
+  g_variant_get (params, "(&sb&s)", &arg, &subtree, &mode);
+  if (!g_str_equal (mode, "auto") && !g_str_equal (mode, "off"))
+    {
+      g_dbus_method_invocation_return_error (invocation, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                                             "unknown mode '%s' (expected auto or off)", mode);
+      return;
+    }
+  dev = pp_manager_resolve_device (self->manager, arg, &error);
+  rows = dev ? pp_power_ops_power_down (self, dev, subtree, mode, &error) : NULL;
+  if (rows == NULL)
+    {
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      return;
+    }
+  g_dbus_method_invocation_return_value (invocation, g_variant_new_tuple (&rows, 1));
+}
+
+void
+pp_power_ops_handle_power_up (PpPowerOps *self, GDBusMethodInvocation *invocation)
+{
+  GVariant *params = g_dbus_method_invocation_get_parameters (invocation);
+  g_autoptr(GError) error = NULL;
+  const char *arg;
+  gboolean subtree;
+  PpDevice *dev;
+  GVariant *rows;
+
+  g_variant_get (params, "(&sb)", &arg, &subtree);
+  dev = pp_manager_resolve_device (self->manager, arg, &error);
+  if (dev == NULL)
+    {
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      return;
+    }
+  rows = pp_power_ops_power_up (self, dev, subtree);
+  g_dbus_method_invocation_return_value (invocation, g_variant_new_tuple (&rows, 1));
+}
+
+/* ---- device dictionary fields ----------------------------------------- */
+
+typedef struct {
+  PpPowerOps *self;
+} BlockerCtx;
+
+/* Active and not allowed to suspend. */
+static gboolean
+is_blocking (const char *path, gpointer user_data)
+{
+  BlockerCtx *ctx = user_data;
+  g_autofree char *control = NULL;
+  g_autofree char *status = pp_sysfs_read_opt (path, "power/runtime_status");
+
+  if (g_strcmp0 (status, "active") != 0)
+    return FALSE;
+  if (pp_manager_is_held (ctx->self->manager, path))
+    return TRUE;
+  control = pp_sysfs_read_opt (path, PP_ATTR_CONTROL);
+  return g_strcmp0 (control, "on") == 0;
+}
+
+static void
+fill_tree_fields (PpManager  *manager,
+                  PpDevice   *dev,
+                  GPtrArray  *suppliers,
+                  GPtrArray  *consumers,
+                  char      **blocker,
+                  gpointer    user_data)
+{
+  PpPowerOps *self = user_data;
+  const char *syspath = dev->info->syspath;
+  g_autoptr(GPtrArray) s = pp_tree_get_suppliers (self->tree, syspath);
+  g_autoptr(GPtrArray) c = pp_tree_get_consumers (self->tree, syspath);
+  g_autofree char *control = NULL;
+  g_autofree char *status = NULL;
+
+  for (guint i = 0; i < s->len; i++)
+    g_ptr_array_add (suppliers, g_strdup (g_ptr_array_index (s, i)));
+  for (guint i = 0; i < c->len; i++)
+    g_ptr_array_add (consumers, g_strdup (g_ptr_array_index (c, i)));
+
+  control = pp_sysfs_read_opt (syspath, PP_ATTR_CONTROL);
+  status = pp_sysfs_read_opt (syspath, "power/runtime_status");
+  if (g_strcmp0 (control, "auto") == 0 && g_strcmp0 (status, "active") == 0)
+    {
+      BlockerCtx ctx = { self };
+      const char *found = pp_tree_find_blocker (self->tree, syspath, is_blocking, &ctx);
+      if (found != NULL)
+        *blocker = g_strdup (found);
+    }
+}
+
+/* ---- GObject ---------------------------------------------------------- */
+
+static void
+off_switch_free (OffSwitch *sw)
+{
+  g_free (sw->path);
+  g_free (sw->on_value);
+  g_free (sw);
+}
+
+static void
+pp_power_ops_finalize (GObject *object)
+{
+  PpPowerOps *self = PP_POWER_OPS (object);
+
+  /* at exit the manager restores or keeps the policy itself: holds go
+   * without another round of writes */
+  for (guint i = 0; i < self->holds->len; i++)
+    ((Hold *) g_ptr_array_index (self->holds, i))->self = NULL;
+  g_ptr_array_unref (self->holds);
+  pp_manager_set_tree_hook (self->manager, NULL, NULL);
+  g_signal_handlers_disconnect_by_data (self->manager, self);
+  g_clear_object (&self->manager);
+  g_clear_pointer (&self->tree, pp_tree_free);
+  g_hash_table_unref (self->saved_delays);
+  g_hash_table_unref (self->off);
+  G_OBJECT_CLASS (pp_power_ops_parent_class)->finalize (object);
+}
+
+static void
+pp_power_ops_class_init (PpPowerOpsClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = pp_power_ops_finalize;
+}
+
+static void
+pp_power_ops_init (PpPowerOps *self)
+{
+  self->tree = pp_tree_new ();
+  self->holds = g_ptr_array_new_with_free_func (holds_element_free);
+  self->saved_delays = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->off = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                     (GDestroyNotify) off_switch_free);
+}
+
+PpPowerOps *
+pp_power_ops_new (PpManager *manager)
+{
+  PpPowerOps *self = g_object_new (PP_TYPE_POWER_OPS, NULL);
+
+  self->manager = g_object_ref (manager);
+  build_tree (self);
+  g_signal_connect (manager, "device-added", G_CALLBACK (on_device_added), self);
+  g_signal_connect (manager, "device-removed", G_CALLBACK (on_device_removed), self);
+  pp_manager_set_tree_hook (manager, fill_tree_fields, self);
+  return self;
+}

@@ -1,0 +1,947 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#define G_LOG_DOMAIN "pp-sleep"
+
+#include "config.h"
+
+#include <signal.h>
+#include <string.h>
+
+#include "pp-error.h"
+#include "pp-lid.h"
+#include "pp-logind.h"
+#include "pp-machine.h"
+#include "pp-names.h"
+#include "pp-quirkdb.h"
+#include "pp-sleep.h"
+#include "pp-sysfs.h"
+#include "pp-util.h"
+
+#define ACPI_VIDEO_FLAGS      "/proc/sys/kernel/acpi_video_flags"
+#define SYS_POWER_STATE       "/sys/power/state"
+#define SYS_POWER_MEM_SLEEP   "/sys/power/mem_sleep"
+#define SYS_POWER_DISK        "/sys/power/disk"
+#define HELPER_NAME           "powerpolicy-video-restore"
+#define LKW_FILE_NAME         "video-quirks-last-known-working"
+/* Replaces both quirk database directories (tests, trying a database). */
+#define QUIRKS_DIR_ENV        "POWERPOLICY_VIDEO_QUIRKS_DIR"
+
+static const char * const sys_power_roots[] = { "/sys/power", NULL };
+static const char * const proc_kernel_roots[] = { "/proc/sys/kernel", NULL };
+
+typedef void (*StepDone) (PpSleep *self, gpointer data);
+
+struct _PpSleep {
+  GObject           parent_instance;
+  PpManager        *manager;
+  GDBusConnection  *bus;
+  PpLogind         *logind;       /* NULL: kernel backend */
+
+  PpQuirkDb        *db;
+  PpMachineFacts    facts;
+  PpQuirkSelection *selection;
+  char            **quirk_names;  /* of @selection */
+  PpQuirkSource     used_source;  /* what the last pre-sleep phase used */
+  char            **used_names;
+
+  /* the helper */
+  GSubprocess      *helper;
+  guint             helper_timeout_id;
+  gboolean          helper_killed;
+  StepDone          helper_done;
+  gpointer          helper_done_data;
+
+  gboolean          sleeping;     /* between the pre phase and resume */
+  gboolean          resume_pending;
+
+  /* lid */
+  gboolean          lid_closed;
+  gboolean          docked;
+  gboolean          lid_inhibited;
+  gboolean          in_holdoff;
+  guint             holdoff_id;
+  PpLidAction       lid_acted;    /* action taken for this closure, IGNORE: none */
+  gboolean          display_off;
+};
+
+enum {
+  PROP_0,
+  PROP_VIDEO_QUIRKS,
+  PROP_BACKEND,
+  N_PROPS,
+};
+static GParamSpec *props[N_PROPS];
+
+G_DEFINE_TYPE (PpSleep, pp_sleep, G_TYPE_OBJECT)
+
+static void lid_evaluate (PpSleep *self);
+
+static const PpManagerOptions *
+options (PpSleep *self)
+{
+  return pp_manager_get_options (self->manager);
+}
+
+static const PpConfig *
+config (PpSleep *self)
+{
+  return pp_manager_get_config (self->manager);
+}
+
+/* ---- quirks ----------------------------------------------------------- */
+
+static void
+add_quirk_dir (GPtrArray *paths, GHashTable *seen, const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  if (d == NULL)
+    return;
+  while ((name = g_dir_read_name (d)) != NULL)
+    if (g_str_has_suffix (name, ".quirkdb"))
+      g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, pp_compare_strings);
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *n = g_ptr_array_index (names, i);
+      /* a file in /etc replaces the vendor file of the same name */
+      if (g_hash_table_contains (seen, n))
+        continue;
+      g_hash_table_add (seen, g_strdup (n));
+      g_ptr_array_add (paths, g_build_filename (dir, n, NULL));
+    }
+}
+
+static void
+load_database (PpSleep *self, GPtrArray *problem_strings)
+{
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GPtrArray) problems = pp_config_problems_new ();
+  const char *override = g_getenv (QUIRKS_DIR_ENV);
+
+  if (override != NULL && *override != '\0')
+    add_quirk_dir (paths, seen, override);
+  else
+    {
+      add_quirk_dir (paths, seen, PP_SYSCONFDIR "/" PP_CONFIG_DIR_NAME "/video-quirks");
+      add_quirk_dir (paths, seen, PP_DATADIR "/" PP_CONFIG_DIR_NAME "/video-quirks");
+    }
+
+  g_clear_pointer (&self->db, pp_quirkdb_free);
+  self->db = pp_quirkdb_new ();
+  for (guint i = 0; i < paths->len; i++)
+    {
+      const char *path = g_ptr_array_index (paths, i);
+      g_autofree char *text = NULL;
+      g_autoptr(GError) error = NULL;
+      gsize len;
+
+      if (!g_file_get_contents (path, &text, &len, &error))
+        {
+          PpConfigProblem *p = g_new0 (PpConfigProblem, 1);
+          p->file = g_strdup (path);
+          p->message = g_strdup (error->message);
+          g_ptr_array_add (problems, p);
+          continue;
+        }
+      pp_quirkdb_add_file (self->db, path, text, len, problems);
+    }
+  g_debug ("Video quirk database: %u files", pp_quirkdb_get_n_files (self->db));
+  for (guint i = 0; i < problems->len; i++)
+    {
+      char *s = pp_config_problem_to_string (g_ptr_array_index (problems, i));
+      g_warning ("%s", s);
+      if (problem_strings)
+        g_ptr_array_add (problem_strings, s);
+      else
+        g_free (s);
+    }
+}
+
+static char *
+lkw_path (PpSleep *self)
+{
+  return g_build_filename (options (self)->state_dir, LKW_FILE_NAME, NULL);
+}
+
+static void
+select_quirks (PpSleep *self)
+{
+  g_autoptr(GPtrArray) problems = pp_config_problems_new ();
+  g_autofree char *path = lkw_path (self);
+  g_autofree char *text = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  PpQuirkLkw lkw = { { 0 }, NULL };
+  gboolean have_lkw = FALSE;
+  g_autofree const char **names = NULL;
+
+  if (g_file_get_contents (path, &text, NULL, NULL))
+    {
+      g_autoptr(GError) error = NULL;
+      have_lkw = pp_quirk_lkw_from_data (&lkw, text, &error);
+      if (!have_lkw)
+        g_warning ("%s: %s, ignoring it", path, error->message);
+    }
+
+  pp_machine_facts_clear (&self->facts);
+  pp_machine_read_facts (&self->facts);
+  pp_quirk_selection_free (self->selection);
+  self->selection = pp_quirkdb_select (self->db, &self->facts,
+                                       (const char * const *) config (self)->sleep.video_quirks,
+                                       have_lkw ? &lkw : NULL, problems);
+  pp_quirk_lkw_clear (&lkw);
+  for (guint i = 0; i < problems->len; i++)
+    {
+      g_autofree char *s = pp_config_problem_to_string (g_ptr_array_index (problems, i));
+      g_warning ("%s", s);
+    }
+
+  before = self->quirk_names ? g_strjoinv (" ", self->quirk_names) : NULL;
+  names = pp_quirk_selection_names (self->selection);
+  g_strfreev (self->quirk_names);
+  self->quirk_names = g_strdupv ((char **) names);
+  after = g_strjoinv (" ", self->quirk_names);
+  if (g_strcmp0 (before, after) != 0)
+    {
+      g_info ("Video quirks: %s (%s: %s)", *after ? after : "(none)",
+              pp_quirk_source_to_string (self->selection->source), self->selection->summary);
+      g_object_notify_by_pspec (G_OBJECT (self), props[PROP_VIDEO_QUIRKS]);
+    }
+}
+
+static void
+save_last_known_working (PpSleep *self)
+{
+  g_autofree char *path = lkw_path (self);
+  g_autofree char *data = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (self->used_names == NULL || options (self)->dry_run)
+    return;
+  /* pm-utils keeps only what the database (or its default) chose */
+  if (self->used_source != PP_QUIRK_SOURCE_DATABASE &&
+      self->used_source != PP_QUIRK_SOURCE_DEFAULT &&
+      self->used_source != PP_QUIRK_SOURCE_LAST_KNOWN_WORKING)
+    return;
+  data = pp_quirk_lkw_to_data (&self->facts, (const char * const *) self->used_names);
+  if (g_mkdir_with_parents (options (self)->state_dir, 0755) != 0 ||
+      !g_file_set_contents (path, data, -1, &error))
+    g_warning ("Cannot save the last known working video quirks in %s: %s", path,
+               error ? error->message : g_strerror (errno));
+  else
+    g_debug ("Saved the last known working video quirks in %s", path);
+}
+
+/* ---- sleep steps ------------------------------------------------------ */
+
+static void
+write_kernel_flags (PpSleep *self)
+{
+  guint flags = pp_quirks_acpi_video_flags ((const char * const *) self->quirk_names);
+  g_autofree char *value = g_strdup_printf ("%u", flags);
+  g_autoptr(GError) error = NULL;
+
+  if (!g_file_test (ACPI_VIDEO_FLAGS, G_FILE_TEST_EXISTS))
+    {
+      if (flags != 0)
+        g_warning ("%s does not exist: s3_bios/s3_mode not applied", ACPI_VIDEO_FLAGS);
+      return;
+    }
+  if (options (self)->dry_run)
+    {
+      g_info ("Would write %s to %s", value, ACPI_VIDEO_FLAGS);
+      return;
+    }
+  if (!pp_sysfs_write (ACPI_VIDEO_FLAGS, value, proc_kernel_roots, NULL, &error))
+    g_warning ("%s", error->message);
+  else
+    g_debug ("Wrote %s to %s", value, ACPI_VIDEO_FLAGS);
+}
+
+static void
+helper_finished (PpSleep *self)
+{
+  StepDone done = self->helper_done;
+  gpointer data = self->helper_done_data;
+
+  g_clear_handle_id (&self->helper_timeout_id, g_source_remove);
+  g_clear_object (&self->helper);
+  self->helper_done = NULL;
+  self->helper_done_data = NULL;
+  if (done)
+    done (self, data);
+}
+
+static void
+on_helper_exited (GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  PpSleep *self = user_data;
+  GSubprocess *proc = G_SUBPROCESS (source);
+  g_autoptr(GError) error = NULL;
+
+  if (!g_subprocess_wait_finish (proc, res, &error))
+    g_warning ("Waiting for the video restore helper: %s", error->message);
+  else if (self->helper_killed)
+    ;  /* logged when killed */
+  else if (g_subprocess_get_if_exited (proc) && g_subprocess_get_exit_status (proc) != 0)
+    g_warning ("The video restore helper exited with status %d", g_subprocess_get_exit_status (proc));
+  else if (g_subprocess_get_if_signaled (proc))
+    g_warning ("The video restore helper died of signal %d", g_subprocess_get_term_sig (proc));
+
+  if (self->helper == proc)
+    helper_finished (self);
+  g_object_unref (self);
+}
+
+static gboolean
+on_helper_timeout (gpointer user_data)
+{
+  PpSleep *self = user_data;
+
+  self->helper_timeout_id = 0;
+  if (self->helper != NULL)
+    {
+      g_warning ("The video restore helper (pid %s) exceeded QuirkTimeoutSec=%u: killing it",
+                 g_subprocess_get_identifier (self->helper) ? g_subprocess_get_identifier (self->helper) : "?",
+                 config (self)->sleep.quirk_timeout_sec);
+      self->helper_killed = TRUE;
+      g_subprocess_force_exit (self->helper);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+static char *
+helper_path (PpSleep *self)
+{
+  const char *configured = config (self)->sleep.quirk_helper;
+
+  if (configured != NULL && *configured != '\0')
+    return g_strdup (configured);
+  return g_build_filename (PP_LIBEXECDIR, HELPER_NAME, NULL);
+}
+
+/* Run the helper for @phase with the quirks in force; @done runs when it
+ * exits or, at the latest, QuirkTimeoutSec later (the helper is killed). */
+static void
+run_helper (PpSleep *self, const char *phase, StepDone done, gpointer data)
+{
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *state = NULL;
+  guint timeout = config (self)->sleep.quirk_timeout_sec;
+
+  g_return_if_fail (self->helper == NULL);
+
+  if (options (self)->dry_run)
+    {
+      g_info ("Would run the video restore helper for %s", phase);
+      done (self, data);
+      return;
+    }
+
+  g_ptr_array_add (argv, helper_path (self));
+  g_ptr_array_add (argv, g_strdup (phase));
+  for (guint i = 0; self->quirk_names && self->quirk_names[i]; i++)
+    g_ptr_array_add (argv, g_strdup (self->quirk_names[i]));
+  g_ptr_array_add (argv, NULL);
+
+  state = g_build_filename (options (self)->runtime_dir, "video-restore", NULL);
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  g_subprocess_launcher_setenv (launcher, "POWERPOLICY_VIDEO_RESTORE_STATE", state, TRUE);
+
+  self->helper = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
+  if (self->helper == NULL)
+    {
+      g_warning ("Cannot run the video restore helper %s: %s",
+                 (char *) g_ptr_array_index (argv, 0), error->message);
+      done (self, data);
+      return;
+    }
+  g_debug ("Running %s %s", (char *) g_ptr_array_index (argv, 0), phase);
+  self->helper_killed = FALSE;
+  self->helper_done = done;
+  self->helper_done_data = data;
+  self->helper_timeout_id = g_timeout_add (MAX (timeout, 1) * 1000, on_helper_timeout, self);
+  g_subprocess_wait_async (self->helper, NULL, on_helper_exited, g_object_ref (self));
+}
+
+static void
+start_holdoff (PpSleep *self);
+
+static void resume_logind (PpSleep *self);
+
+static void
+pre_done_logind (PpSleep *self, gpointer data)
+{
+  if (self->logind)
+    pp_logind_release_sleep_delay (self->logind);
+  g_info ("Ready for sleep: delay inhibitor released");
+  if (self->resume_pending)
+    {
+      self->resume_pending = FALSE;
+      resume_logind (self);
+    }
+}
+
+/* Everything before sleep: kernel flags and the helper's save phase. */
+static void
+pre_sleep (PpSleep *self, StepDone done, gpointer data)
+{
+  self->sleeping = TRUE;
+  select_quirks (self);
+  /* what this sleep uses, for last-known-working */
+  self->used_source = self->selection->source;
+  g_strfreev (self->used_names);
+  self->used_names = g_strdupv (self->quirk_names);
+  write_kernel_flags (self);
+  run_helper (self, "suspend", done, data);
+}
+
+static void
+post_resume_done (PpSleep *self, gpointer data)
+{
+  g_info ("Resumed: re-applying the policy");
+  pp_manager_reapply (self->manager);
+  save_last_known_working (self);
+  self->sleeping = FALSE;
+  /* a lid still closed acts again once the holdoff is over, as logind */
+  self->lid_acted = PP_LID_ACTION_IGNORE;
+  start_holdoff (self);
+}
+
+static void
+resume_done_logind (PpSleep *self, gpointer data)
+{
+  post_resume_done (self, data);
+  if (self->logind)
+    pp_logind_take_sleep_delay (self->logind);
+}
+
+static void
+resume_logind (PpSleep *self)
+{
+  run_helper (self, "resume", resume_done_logind, NULL);
+}
+
+static void
+on_prepare_for_sleep (PpLogind *logind, gboolean start, PpSleep *self)
+{
+  if (start)
+    {
+      if (self->helper != NULL || self->sleeping)
+        {
+          g_debug ("PrepareForSleep(true) while a sleep is in progress: nothing to do");
+          return;
+        }
+      g_info ("Preparing for sleep");
+      pre_sleep (self, pre_done_logind, NULL);
+      return;
+    }
+  if (self->helper != NULL)
+    {
+      /* the pre phase still runs (bounded): resume right after it */
+      self->resume_pending = TRUE;
+      return;
+    }
+  resume_logind (self);
+}
+
+/* ---- the kernel path -------------------------------------------------- */
+
+typedef struct {
+  char     *state;
+  GError   *error;      /* the write to /sys/power/state failed */
+} KernelSleep;
+
+static void
+kernel_sleep_free (KernelSleep *k)
+{
+  g_free (k->state);
+  g_clear_error (&k->error);
+  g_free (k);
+}
+
+static gboolean
+state_supported (const char *state, GError **error)
+{
+  g_autoptr(GError) local = NULL;
+  g_autofree char *states = pp_sysfs_read (SYS_POWER_STATE, &local);
+  g_auto(GStrv) words = NULL;
+
+  if (states == NULL)
+    return g_set_error (error, PP_ERROR, PP_ERROR_NOT_SUPPORTED,
+                        "%s cannot be read: %s", SYS_POWER_STATE, local->message), FALSE;
+  words = g_strsplit_set (states, " \t\n", -1);
+  if (!g_strv_contains ((const char * const *) words, state))
+    return g_set_error (error, PP_ERROR, PP_ERROR_NOT_SUPPORTED,
+                        "the kernel does not offer '%s' in %s (it offers: %s)",
+                        state, SYS_POWER_STATE, states), FALSE;
+  return TRUE;
+}
+
+static gboolean
+write_power (PpSleep *self, const char *path, const char *value, GError **error)
+{
+  if (options (self)->dry_run)
+    {
+      g_info ("Would write %s to %s", value, path);
+      return TRUE;
+    }
+  g_info ("Writing %s to %s", value, path);
+  return pp_sysfs_write (path, value, sys_power_roots, NULL, error);
+}
+
+static void
+kernel_resume_done (PpSleep *self, gpointer data)
+{
+  GTask *task = data;
+  KernelSleep *k = g_task_get_task_data (task);
+
+  post_resume_done (self, NULL);
+  if (k->error != NULL)
+    g_task_return_error (task, g_steal_pointer (&k->error));
+  else
+    g_task_return_boolean (task, TRUE);
+  g_object_unref (task);
+}
+
+static void
+kernel_pre_done (PpSleep *self, gpointer data)
+{
+  GTask *task = data;
+  KernelSleep *k = g_task_get_task_data (task);
+
+  /* on real hardware this write returns after resume; a failure still
+   * runs the resume phase, which undoes the pre phase */
+  if (!write_power (self, SYS_POWER_STATE, k->state, &k->error))
+    g_warning ("Sleep failed: %s", k->error->message);
+  run_helper (self, "resume", kernel_resume_done, task);
+}
+
+static void
+kernel_sleep (PpSleep *self, GTask *task, const char *state)
+{
+  const PpSleepConfig *sc = &config (self)->sleep;
+  g_autoptr(GError) error = NULL;
+  KernelSleep *k;
+
+  if (!state_supported (state, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      g_object_unref (task);
+      return;
+    }
+  if (self->sleeping || self->helper != NULL)
+    {
+      g_task_return_new_error (task, PP_ERROR, PP_ERROR_REFUSED, "a sleep is already in progress");
+      g_object_unref (task);
+      return;
+    }
+  if (g_str_equal (state, "mem") && sc->mem_sleep && !g_str_equal (sc->mem_sleep, "auto"))
+    {
+      if (!write_power (self, SYS_POWER_MEM_SLEEP, sc->mem_sleep, &error))
+        {
+          g_task_return_error (task, g_steal_pointer (&error));
+          g_object_unref (task);
+          return;
+        }
+    }
+  if (g_str_equal (state, "disk") && sc->hibernate_mode && !g_str_equal (sc->hibernate_mode, "auto"))
+    {
+      if (!write_power (self, SYS_POWER_DISK, sc->hibernate_mode, &error))
+        {
+          g_task_return_error (task, g_steal_pointer (&error));
+          g_object_unref (task);
+          return;
+        }
+    }
+  k = g_new0 (KernelSleep, 1);
+  k->state = g_strdup (state);
+  g_task_set_task_data (task, k, (GDestroyNotify) kernel_sleep_free);
+  g_info ("Going to sleep (%s) through the kernel", state);
+  pre_sleep (self, kernel_pre_done, task);
+}
+
+static void
+on_logind_sleep_reply (GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+
+  if (!pp_logind_call_finish (PP_LOGIND (source), res, &error))
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+void
+pp_sleep_sleep_async (PpSleep            *self,
+                      const char         *state,
+                      gboolean            interactive,
+                      GAsyncReadyCallback callback,
+                      gpointer            user_data)
+{
+  GTask *task = g_task_new (self, NULL, callback, user_data);
+
+  if (self->logind != NULL)
+    {
+      pp_logind_call (self->logind, g_str_equal (state, "disk") ? "Hibernate" : "Suspend",
+                      interactive, on_logind_sleep_reply, task);
+      return;
+    }
+  kernel_sleep (self, task, state);
+}
+
+gboolean
+pp_sleep_sleep_finish (PpSleep *self, GAsyncResult *result, GError **error)
+{
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* ---- lid -------------------------------------------------------------- */
+
+static gboolean
+on_holdoff_over (gpointer user_data)
+{
+  PpSleep *self = user_data;
+
+  self->holdoff_id = 0;
+  self->in_holdoff = FALSE;
+  g_debug ("Lid holdoff over");
+  lid_evaluate (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+start_holdoff (PpSleep *self)
+{
+  guint sec = config (self)->lid.holdoff_sec;
+
+  g_clear_handle_id (&self->holdoff_id, g_source_remove);
+  self->in_holdoff = sec > 0;
+  if (sec > 0)
+    self->holdoff_id = g_timeout_add_seconds (sec, on_holdoff_over, self);
+  lid_evaluate (self);
+}
+
+/* The internal panel: the backlight of type firmware, else platform,
+ * else raw (as desktops choose it). */
+static char *
+internal_backlight (void)
+{
+  static const char * const types[] = { "firmware", "platform", "raw" };
+  g_autoptr(GDir) dir = g_dir_open ("/sys/class/backlight", 0, NULL);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  if (dir == NULL)
+    return NULL;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, pp_compare_strings);
+  for (guint t = 0; t < G_N_ELEMENTS (types); t++)
+    for (guint i = 0; i < names->len; i++)
+      {
+        g_autofree char *link = g_build_filename ("/sys/class/backlight", g_ptr_array_index (names, i), NULL);
+        g_autofree char *type = g_build_filename (link, "type", NULL);
+        g_autofree char *value = pp_sysfs_read (type, NULL);
+
+        if (g_strcmp0 (value, types[t]) == 0)
+          {
+            char *real = realpath (link, NULL);
+            if (real != NULL)
+              return real;
+          }
+      }
+  return NULL;
+}
+
+static void
+set_display_off (PpSleep *self, gboolean off)
+{
+  g_autofree char *bl = NULL;
+  g_autofree char *attr = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (self->display_off == off)
+    return;
+  self->display_off = off;
+  bl = internal_backlight ();
+  if (bl == NULL)
+    {
+      g_info ("Lid: no internal panel backlight to turn %s", off ? "off" : "on");
+      return;
+    }
+  attr = g_build_filename (bl, "bl_power", NULL);
+  /* FB_BLANK_POWERDOWN / FB_BLANK_UNBLANK */
+  if (options (self)->dry_run)
+    g_info ("Would write %s to %s", off ? "4" : "0", attr);
+  else if (!pp_sysfs_write (attr, off ? "4" : "0", pp_sysfs_policy_roots, NULL, &error))
+    g_warning ("Lid: %s", error->message);
+  else
+    g_info ("Lid: internal panel %s", off ? "off" : "on");
+}
+
+static void
+on_lid_action_reply (GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(GError) error = NULL;
+  const char *what = user_data;
+
+  if (PP_IS_LOGIND (source))
+    {
+      if (!pp_logind_call_finish (PP_LOGIND (source), res, &error))
+        g_warning ("Lid: logind %s failed: %s", what, error->message);
+    }
+  else if (!pp_sleep_sleep_finish (PP_SLEEP (source), res, &error))
+    g_warning ("Lid: %s failed: %s", what, error->message);
+}
+
+static void
+lid_run_action (PpSleep *self, PpLidAction action)
+{
+  const char *method = NULL;
+
+  switch (action)
+    {
+    case PP_LID_ACTION_SUSPEND:
+      method = "Suspend";
+      break;
+    case PP_LID_ACTION_HIBERNATE:
+      method = "Hibernate";
+      break;
+    case PP_LID_ACTION_HYBRID_SLEEP:
+      method = "HybridSleep";
+      break;
+    case PP_LID_ACTION_SUSPEND_THEN_HIBERNATE:
+      method = "SuspendThenHibernate";
+      break;
+    case PP_LID_ACTION_LOCK:
+      method = "LockSessions";
+      break;
+    case PP_LID_ACTION_POWER_OFF_DISPLAY:
+    case PP_LID_ACTION_IGNORE:
+    default:
+      return;
+    }
+
+  g_info ("Lid closed: %s", pp_lid_action_to_string (action));
+  if (self->logind != NULL)
+    {
+      pp_logind_call (self->logind, method, FALSE, on_lid_action_reply, (gpointer) method);
+      return;
+    }
+  if (action == PP_LID_ACTION_LOCK)
+    {
+      g_warning ("Lid: locking the sessions needs logind, doing nothing");
+      return;
+    }
+  if (action != PP_LID_ACTION_SUSPEND && action != PP_LID_ACTION_HIBERNATE)
+    g_warning ("Lid: %s needs logind, suspending instead", pp_lid_action_to_string (action));
+  pp_sleep_sleep_async (self, action == PP_LID_ACTION_HIBERNATE ? "disk" : "mem", FALSE,
+                        on_lid_action_reply, (gpointer) pp_lid_action_to_string (action));
+}
+
+static void
+lid_evaluate (PpSleep *self)
+{
+  const PpLidConfig *lc = &config (self)->lid;
+  PpLidSituation s = {
+    .closed = self->lid_closed,
+    .on_ac = !pp_manager_get_on_battery (self->manager),
+    .docked = self->docked,
+    .lid_inhibited = self->lid_inhibited,
+    .in_holdoff = self->in_holdoff,
+  };
+  PpLidAction action;
+
+  if (self->logind != NULL)
+    pp_logind_set_lid_block (self->logind, lc->handle_lid);
+
+  action = pp_lid_decide (lc, &s);
+  set_display_off (self, pp_lid_display_off (lc, &s));
+  if (!self->lid_closed)
+    {
+      self->lid_acted = PP_LID_ACTION_IGNORE;
+      return;
+    }
+  if (action == PP_LID_ACTION_IGNORE || action == PP_LID_ACTION_POWER_OFF_DISPLAY)
+    return;
+  /* once per closure and action; a resume re-arms it */
+  if (action == self->lid_acted || self->sleeping)
+    return;
+  self->lid_acted = action;
+  lid_run_action (self, action);
+}
+
+void
+pp_sleep_set_lid_state (PpSleep *self, gboolean closed, gboolean docked, gboolean lid_inhibited)
+{
+  if (self->lid_closed == closed && self->docked == docked && self->lid_inhibited == lid_inhibited)
+    return;
+  g_debug ("Lid %s, %sdocked, lid inhibitor %s", closed ? "closed" : "open",
+           docked ? "" : "not ", lid_inhibited ? "held" : "not held");
+  self->lid_closed = closed;
+  self->docked = docked;
+  self->lid_inhibited = lid_inhibited;
+  lid_evaluate (self);
+}
+
+static void
+on_on_battery_changed (PpManager *manager, GParamSpec *pspec, PpSleep *self)
+{
+  lid_evaluate (self);
+}
+
+/* ---- public ----------------------------------------------------------- */
+
+void
+pp_sleep_reload (PpSleep *self, GPtrArray *problems)
+{
+  load_database (self, problems);
+  select_quirks (self);
+  lid_evaluate (self);
+}
+
+const char *
+pp_sleep_get_backend (PpSleep *self)
+{
+  return self->logind != NULL ? "logind" : "kernel";
+}
+
+const char * const *
+pp_sleep_get_video_quirks (PpSleep *self)
+{
+  static const char * const empty[] = { NULL };
+
+  return self->quirk_names ? (const char * const *) self->quirk_names : empty;
+}
+
+GVariant *
+pp_sleep_get_video_quirks_why (PpSleep *self)
+{
+  GVariantBuilder b;
+  const char *source = pp_quirk_source_to_string (self->selection->source);
+
+  g_variant_builder_init (&b, G_VARIANT_TYPE ("a(sss)"));
+  for (guint i = 0; i < self->selection->reasons->len; i++)
+    {
+      PpQuirkReason *r = g_ptr_array_index (self->selection->reasons, i);
+      g_variant_builder_add (&b, "(sss)", r->quirk, source, r->detail);
+    }
+  return g_variant_builder_end (&b);
+}
+
+PpSleep *
+pp_sleep_new (PpManager *manager, GDBusConnection *bus)
+{
+  PpSleep *self = g_object_new (PP_TYPE_SLEEP, NULL);
+
+  self->manager = g_object_ref (manager);
+  self->bus = bus ? g_object_ref (bus) : NULL;
+  pp_machine_facts_init (&self->facts);
+
+  if (bus != NULL && !options (self)->no_logind)
+    {
+      g_autoptr(GError) error = NULL;
+
+      self->logind = pp_logind_new (bus, &error);
+      if (self->logind == NULL)
+        g_info ("No logind (%s): system sleep through the kernel", error->message);
+    }
+  pp_manager_set_backend (manager, pp_sleep_get_backend (self));
+  g_info ("Sleep backend: %s", pp_sleep_get_backend (self));
+
+  load_database (self, NULL);
+  select_quirks (self);
+
+  if (self->logind != NULL)
+    {
+      g_signal_connect (self->logind, "prepare-for-sleep", G_CALLBACK (on_prepare_for_sleep), self);
+      pp_logind_take_sleep_delay (self->logind);
+    }
+  g_signal_connect (manager, "notify::on-battery", G_CALLBACK (on_on_battery_changed), self);
+  start_holdoff (self);
+  return self;
+}
+
+static void
+pp_sleep_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  PpSleep *self = PP_SLEEP (object);
+
+  switch (prop_id)
+    {
+    case PROP_VIDEO_QUIRKS:
+      g_value_set_boxed (value, pp_sleep_get_video_quirks (self));
+      break;
+    case PROP_BACKEND:
+      g_value_set_string (value, pp_sleep_get_backend (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+pp_sleep_dispose (GObject *object)
+{
+  PpSleep *self = PP_SLEEP (object);
+
+  if (self->helper != NULL)
+    {
+      g_subprocess_force_exit (self->helper);
+      g_clear_object (&self->helper);
+    }
+  g_clear_handle_id (&self->helper_timeout_id, g_source_remove);
+  g_clear_handle_id (&self->holdoff_id, g_source_remove);
+  if (self->manager != NULL)
+    g_signal_handlers_disconnect_by_data (self->manager, self);
+  if (self->logind != NULL)
+    g_signal_handlers_disconnect_by_data (self->logind, self);
+  g_clear_object (&self->logind);
+  g_clear_object (&self->manager);
+  g_clear_object (&self->bus);
+  G_OBJECT_CLASS (pp_sleep_parent_class)->dispose (object);
+}
+
+static void
+pp_sleep_finalize (GObject *object)
+{
+  PpSleep *self = PP_SLEEP (object);
+
+  pp_quirkdb_free (self->db);
+  pp_quirk_selection_free (self->selection);
+  g_strfreev (self->used_names);
+  g_strfreev (self->quirk_names);
+  pp_machine_facts_clear (&self->facts);
+  G_OBJECT_CLASS (pp_sleep_parent_class)->finalize (object);
+}
+
+static void
+pp_sleep_class_init (PpSleepClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->get_property = pp_sleep_get_property;
+  object_class->dispose = pp_sleep_dispose;
+  object_class->finalize = pp_sleep_finalize;
+
+  props[PROP_VIDEO_QUIRKS] =
+    g_param_spec_boxed ("video-quirks", NULL, NULL, G_TYPE_STRV,
+                        G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  props[PROP_BACKEND] =
+    g_param_spec_string ("backend", NULL, NULL, "kernel",
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  g_object_class_install_properties (object_class, N_PROPS, props);
+}
+
+static void
+pp_sleep_init (PpSleep *self)
+{
+  self->lid_acted = PP_LID_ACTION_IGNORE;
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* System sleep and the lid (SPEC §1 items 5-6, §4 [Lid]/[Sleep], §7):
+ * logind's delay inhibitor around PrepareForSleep, the kernel path
+ * without logind, video quirks and the restore helper under a hard
+ * timeout, re-application of the policy after resume, lid actions. */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "pp-manager.h"
+
+G_BEGIN_DECLS
+
+#define PP_TYPE_SLEEP (pp_sleep_get_type ())
+G_DECLARE_FINAL_TYPE (PpSleep, pp_sleep, PP, SLEEP, GObject)
+
+/* @bus may be NULL (no logind then). Talks to logind only when it is on
+ * @bus and the manager was not started with --no-logind; sets the
+ * manager's Backend accordingly. */
+PpSleep            *pp_sleep_new                  (PpManager        *manager,
+                                                   GDBusConnection  *bus);
+
+/* Re-read the quirk database, re-select the quirks, re-evaluate the lid
+ * with the (already reloaded) configuration. Database problems are
+ * logged and appended to @problems (of "file:line: message" strings)
+ * when it is not NULL. */
+void                pp_sleep_reload               (PpSleep          *self,
+                                                   GPtrArray        *problems);
+
+const char         *pp_sleep_get_backend          (PpSleep          *self);
+/* The quirks in force (NULL-terminated, owned by @self). */
+const char * const *pp_sleep_get_video_quirks     (PpSleep          *self);
+/* a(sss): (quirk, source, detail) for every quirk in force. */
+GVariant           *pp_sleep_get_video_quirks_why (PpSleep          *self);
+
+/* Suspend (@state "mem") or hibernate ("disk"): through logind when it
+ * is the backend, else the kernel path with the pre/post steps.
+ * NotSupported when /sys/power/state lacks @state (kernel path);
+ * Refused while another sleep is in progress. */
+void                pp_sleep_sleep_async          (PpSleep            *self,
+                                                   const char         *state,
+                                                   gboolean            interactive,
+                                                   GAsyncReadyCallback callback,
+                                                   gpointer            user_data);
+gboolean            pp_sleep_sleep_finish         (PpSleep          *self,
+                                                   GAsyncResult     *result,
+                                                   GError          **error);
+
+/* The lid/dock state (from the input side) and whether a "lid"
+ * inhibitor is held; the lid action is re-evaluated at once. */
+void                pp_sleep_set_lid_state        (PpSleep          *self,
+                                                   gboolean          closed,
+                                                   gboolean          docked,
+                                                   gboolean          lid_inhibited);
+
+G_END_DECLS
