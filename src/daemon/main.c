@@ -29,13 +29,12 @@ on_terminate (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
-/* SIGHUP: re-read the configuration, like Reload (problems are logged) */
+/* SIGHUP: re-read everything, like Reload (problems are logged) */
 static gboolean
 on_reload (gpointer user_data)
 {
-  g_autoptr(GPtrArray) problems = NULL;
+  g_autoptr(GPtrArray) problems = pp_service_reload (PP_SERVICE (user_data));
 
-  pp_manager_reload (PP_MANAGER (user_data), &problems);
   return G_SOURCE_CONTINUE;
 }
 
@@ -143,9 +142,8 @@ main (int argc, char **argv)
   d.loop = g_main_loop_new (NULL, FALSE);
   g_unix_signal_add (SIGTERM, on_terminate, &d);
   g_unix_signal_add (SIGINT, on_terminate, &d);
-  g_unix_signal_add (SIGHUP, on_reload, manager);
-
   service = pp_service_new (manager);
+  g_unix_signal_add (SIGHUP, on_reload, service);
   /* input activity, lid and dock: not for --oneshot */
   activity = pp_activity_new (manager);
   pp_service_set_activity (service, activity);

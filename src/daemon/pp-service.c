@@ -177,10 +177,10 @@ handle_get_video_quirks (PpService *self, GDBusMethodInvocation *invocation)
                                                         pp_sleep_get_video_quirks_why (self->sleep)));
 }
 
-static void
-handle_reload (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+GPtrArray *
+pp_service_reload (PpService *self)
 {
-  g_autoptr(GPtrArray) problems = NULL;
+  GPtrArray *problems = NULL;
 
   pp_manager_reload (self->manager, &problems);
   if (self->activity != NULL)
@@ -188,6 +188,14 @@ handle_reload (PpService *self, GDBusMethodInvocation *invocation, GVariant *par
   /* the quirk database's problems are logged, not the configuration's */
   if (self->sleep != NULL)
     pp_sleep_reload (self->sleep, NULL);
+  return problems;
+}
+
+static void
+handle_reload (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+{
+  g_autoptr(GPtrArray) problems = pp_service_reload (self);
+
   if (problems->len > 0)
     {
       g_autofree char *text = NULL;

@@ -25,4 +25,9 @@ gboolean    pp_service_start    (PpService  *self,
                                  GError    **error);
 void        pp_service_stop     (PpService  *self);
 
+/* Re-read the configuration and the quirk database and re-apply
+ * everything (Reload, SIGHUP). Returns the configuration's problems as
+ * "file:line: message" strings. */
+GPtrArray  *pp_service_reload   (PpService  *self);
+
 G_END_DECLS

@@ -414,6 +414,17 @@ class TestDBus(PowerPolicyTestCase):
         # still applied what was valid
         self.assertEqual(self.attr(HDA, 'power/control'), 'on')
 
+    def test_sighup_reloads(self):
+        d = self.start_daemon()
+        self.assertEqual(self.attr(HDA, 'power/control'), 'auto')
+        with open(d.config_path, 'w') as f:
+            f.write(TEST_CONFIG.replace('[Class pci-audio]\nControl=auto',
+                                        '[Class pci-audio]\nControl=on'))
+        d.proc.send_signal(signal.SIGHUP)
+        self.wait_attr(HDA, 'power/control', 'on')
+        self.assertIsNone(d.proc.poll())
+        self.assertEqual(d.stop(), 0)
+
 
 if __name__ == '__main__':
     main()

@@ -143,6 +143,34 @@ class TestIdle(InputTestCase):
             time.sleep(0.1)
         self.assertFalse(self.get_property('UserIdle'))
 
+    def test_reload_changes_timeout(self):
+        self.evdev.add(KEYBOARD)
+        self.subscribe('PropertiesChanged', 'org.freedesktop.DBus.Properties')
+        self.start()
+        self.wait_idle_values()
+        with open(self.daemon.config_path, 'w') as f:
+            f.write(IDLE_CONFIG.replace('IdleTimeoutSec=1', 'IdleTimeoutSec=0'))
+        self.call('Reload')
+        self.assertEqual(self.get_property('IdleTimeoutSec'), 0)
+        self.assertFalse(self.get_property('UserIdle'))
+        self.assert_active_values(timeout=2)
+        wait_until(lambda: 0 in self.prop_changes('IdleTimeoutSec'), 5,
+                   'PropertiesChanged IdleTimeoutSec')
+
+    def test_syn_dropped_resyncs(self):
+        kbd = self.evdev.add(KEYBOARD)
+        self.start()
+        self.wait_idle_values()
+        probes = kbd.n_ioctls
+        # the kernel's buffer overflowed: events were lost, so someone is busy
+        kbd.send([(ppevdev.EV_SYN, ppevdev.SYN_DROPPED, 0)])
+        self.assert_active_values(timeout=1)
+        self.wait_log('/dev/input/event0: events dropped, resyncing')
+        # libevdev asked the device for its state again
+        self.assertGreater(kbd.n_ioctls, probes)
+        kbd.key()
+        self.wait_idle_values()
+
     def test_never_grabs(self):
         kbd = self.evdev.add(KEYBOARD)
         self.start()
