@@ -78,8 +78,10 @@ schedule_deadline (PpActivity *self, gint64 deadline)
   if (deadline < 0)
     return;
   delay_us = MAX (0, deadline - g_get_monotonic_time ());
-  /* round up: waking a little early would only mean a second wakeup */
-  self->deadline_id = g_timeout_add ((guint) ((delay_us + 999) / 1000), on_deadline, self);
+  /* round up: waking a little early would only mean a second wakeup;
+   * an IdleTimeoutSec beyond 49 days is looked at again after 49 days */
+  self->deadline_id = g_timeout_add ((guint) MIN ((delay_us + 999) / 1000, (gint64) G_MAXUINT),
+                                     on_deadline, self);
 }
 
 static void
@@ -271,7 +273,8 @@ parse_what (const char *what, gboolean *idle, gboolean *lid, GError **error)
         *lid = TRUE;
       else
         {
-          g_autofree char *shown = g_utf8_make_valid (parts[i], 64);
+          /* a length past the end would make GLib read beyond it */
+          g_autofree char *shown = g_utf8_make_valid (parts[i], MIN (strlen (parts[i]), 64));
 
           g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
                        "unknown inhibitor kind '%s' (known: idle, lid)", shown);
@@ -457,11 +460,18 @@ void
 pp_activity_reload (PpActivity *self)
 {
   guint timeout = pp_manager_get_config (self->manager)->idle_timeout_sec;
+  gint64 latest, now;
 
   if (timeout == pp_activity_get_idle_timeout_sec (self))
     return;
   g_info ("Idle timeout: %us", timeout);
-  apply_decision (self, pp_idle_set_timeout (&self->idle, timeout, g_get_monotonic_time ()));
+  /* while the user was active (or tracking was off) the activity devices
+   * were not read: what they queued counts before idleness is judged */
+  latest = pp_input_drain (self->input);
+  now = g_get_monotonic_time ();
+  if (latest >= 0)
+    pp_idle_activity (&self->idle, latest, now);
+  apply_decision (self, pp_idle_set_timeout (&self->idle, timeout, now));
   g_object_notify_by_pspec (G_OBJECT (self), props[PROP_IDLE_TIMEOUT_SEC]);
 }
 

@@ -129,6 +129,16 @@ is_managed_path (const char *syspath)
   return pp_sysfs_path_is_under (syspath, PP_SYSFS_DEVICES);
 }
 
+/* Device links (/sys/devices/virtual/devlink/...) are edges of the
+ * power-dependency tree, not devices (the kernel gives them no power/):
+ * kept in the table so that their uevents reach the tree, but never
+ * listed, resolved as a device argument, or written. */
+static gboolean
+is_device_link (PpDevice *dev)
+{
+  return g_strcmp0 (dev->info->subsystem, "devlink") == 0;
+}
+
 /* The nearest ancestor in the table: what libudev's get_parent() would
  * say for every device the daemon manages, without touching sysfs. */
 static char *
@@ -200,7 +210,8 @@ pp_manager_list_devices (PpManager *self)
       self->sorted_cache = g_ptr_array_sized_new (g_hash_table_size (self->devices));
       g_hash_table_iter_init (&iter, self->devices);
       while (g_hash_table_iter_next (&iter, NULL, &value))
-        g_ptr_array_add (self->sorted_cache, value);
+        if (!is_device_link (value))
+          g_ptr_array_add (self->sorted_cache, value);
       g_ptr_array_sort (self->sorted_cache, compare_devices);
     }
   return self->sorted_cache;
@@ -321,7 +332,7 @@ plan_device (PpManager *self, GPtrArray *plan, PpDevice *dev)
   const PpOverride *override;
   PpOverride powered_down = { (char *) "auto", 0, NULL };
 
-  if (dev->props.ignore)
+  if (dev->props.ignore || is_device_link (dev))
     return;
   override = pp_overrides_lookup (self->overrides, dev->info->syspath);
   /* PowerDown(auto) stays in force until PowerUp: it is the caller's
@@ -1017,8 +1028,8 @@ pp_manager_clear_overrides (PpManager  *self,
 
 /* ---- device arguments ------------------------------------------------- */
 
-PpDevice *
-pp_manager_resolve_device (PpManager *self, const char *device, GError **error)
+static PpDevice *
+resolve_device (PpManager *self, const char *device, GError **error)
 {
   PpDevice *dev;
 
@@ -1108,6 +1119,20 @@ pp_manager_resolve_device (PpManager *self, const char *device, GError **error)
       }
     return g_ptr_array_index (list, 0);
   }
+}
+
+PpDevice *
+pp_manager_resolve_device (PpManager *self, const char *device, GError **error)
+{
+  PpDevice *dev = resolve_device (self, device, error);
+
+  if (dev != NULL && is_device_link (dev))
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE,
+                   "'%s' is a device link, not a device", device);
+      return NULL;
+    }
+  return dev;
 }
 
 GVariant *

@@ -91,7 +91,8 @@ void           pp_manager_set_backend         (PpManager   *self,
                                                const char  *backend);
 const PpManagerOptions *pp_manager_get_options (PpManager  *self);
 
-/* Every managed device, sorted by path (PpDevice*, owned by the manager). */
+/* Every managed device, sorted by path (PpDevice*, owned by the manager);
+ * device links are edges of the tree, not devices, and are left out. */
 GPtrArray     *pp_manager_list_devices        (PpManager   *self);
 
 /* Resolve a device argument (SPEC §5): devpath, /sys/bus|class path or

@@ -132,16 +132,10 @@ build_tree (PpPowerOps *self)
   GPtrArray *devices = pp_manager_list_devices (self->manager);
   g_autoptr(GPtrArray) links = NULL;
 
+  /* the manager lists no device links: the devlink class has them all
+   * (hotplugged ones arrive through device-added) */
   for (guint i = 0; i < devices->len; i++)
     add_device (self, g_ptr_array_index (devices, i), FALSE);
-  /* the devlink class lists every link; devlink devices in the table
-   * name the same ones (same id) */
-  for (guint i = 0; i < devices->len; i++)
-    {
-      PpDevice *dev = g_ptr_array_index (devices, i);
-      if (is_devlink_device (dev))
-        add_device (self, dev, FALSE);
-    }
   links = pp_devlinks_read_all (PP_SYSFS_CLASS_DEVLINK, resolve_devlink_end, self);
   for (guint i = 0; i < links->len; i++)
     add_link (self, g_ptr_array_index (links, i));
@@ -630,6 +624,58 @@ power_up_one (PpPowerOps *self, Results *r, const char *syspath)
     add_row (r, syspath, "on", done->str);
 }
 
+/* Turn a switch back on whose device is gone: on real hardware writing
+ * a port's "disable" disconnects the device behind it, so PowerUp finds
+ * only the switch PowerDown(off) left. */
+static void
+power_up_vanished (PpPowerOps *self, Results *r, const char *syspath)
+{
+  OffSwitch *sw = g_hash_table_lookup (self->off, syspath);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *detail = NULL;
+
+  if (sw == NULL)
+    return;
+  if (!pp_manager_write_recorded (self->manager, sw->path, sw->on_value, NULL, &error))
+    {
+      add_row (r, syspath, "failed", error->message);
+      return;
+    }
+  detail = g_strdup_printf ("%s=%s", sw->path, sw->on_value);
+  add_row (r, syspath, "on", detail);
+  g_hash_table_remove (self->off, syspath);
+}
+
+/* The switched-off devices that are no longer in the tree: @root itself
+ * (@root NULL: by sysname @name) or, with @subtree, any below @root. */
+static GPtrArray *
+vanished_switched_off (PpPowerOps *self, const char *root, const char *name, gboolean subtree)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, self->off);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      const char *path = key;
+      g_autofree char *base = g_path_get_basename (path);
+      gboolean match;
+
+      if (pp_tree_contains (self->tree, path))
+        continue;
+      if (root == NULL)
+        match = g_str_equal (base, name) || g_str_equal (path, name);
+      else
+        match = g_str_equal (path, root) ||
+                (subtree && g_str_has_prefix (path, root) && path[strlen (root)] == '/');
+      if (match)
+        g_ptr_array_add (out, g_strdup (path));
+    }
+  g_ptr_array_sort (out, pp_compare_strings);
+  return out;
+}
+
 GVariant *
 pp_power_ops_power_up (PpPowerOps *self, PpDevice *device, gboolean subtree)
 {
@@ -652,6 +698,13 @@ pp_power_ops_power_up (PpPowerOps *self, PpDevice *device, gboolean subtree)
       g_autofree char *path = g_strdup (g_ptr_array_index (order, i));
       power_up_one (self, &r, path);
     }
+  /* devices below that went away when their port was switched off come
+   * after their parents are up */
+  {
+    g_autoptr(GPtrArray) gone = vanished_switched_off (self, device->info->syspath, NULL, subtree);
+    for (guint i = 0; i < gone->len; i++)
+      power_up_vanished (self, &r, g_ptr_array_index (gone, i));
+  }
   return g_variant_builder_end (&r.rows);
 }
 
@@ -923,6 +976,25 @@ pp_power_ops_handle_power_up (PpPowerOps *self, GDBusMethodInvocation *invocatio
 
   g_variant_get (params, "(&sb)", &arg, &subtree);
   dev = pp_manager_resolve_device (self->manager, arg, &error);
+  if (dev == NULL && g_error_matches (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE))
+    {
+      /* a device PowerDown(off) switched off is gone from sysfs: its
+       * switch still answers to the name it had */
+      g_autoptr(GPtrArray) gone = vanished_switched_off (self, NULL, arg, subtree);
+
+      if (gone->len > 0)
+        {
+          Results r;
+
+          g_variant_builder_init (&r.rows, G_VARIANT_TYPE ("a(sss)"));
+          r.stayed_up = NULL;
+          for (guint i = 0; i < gone->len; i++)
+            power_up_vanished (self, &r, g_ptr_array_index (gone, i));
+          rows = g_variant_builder_end (&r.rows);
+          g_dbus_method_invocation_return_value (invocation, g_variant_new_tuple (&rows, 1));
+          return;
+        }
+    }
   if (dev == NULL)
     {
       g_dbus_method_invocation_return_gerror (invocation, error);

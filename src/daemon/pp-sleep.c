@@ -5,6 +5,7 @@
 
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pp-error.h"
 #include "pp-lid.h"
@@ -46,7 +47,6 @@ struct _PpSleep {
   /* the helper */
   GSubprocess      *helper;
   guint             helper_timeout_id;
-  gboolean          helper_killed;
   StepDone          helper_done;
   gpointer          helper_done_data;
 
@@ -244,10 +244,13 @@ write_kernel_flags (PpSleep *self)
   g_autofree char *value = g_strdup_printf ("%u", flags);
   g_autoptr(GError) error = NULL;
 
+  /* as pm-utils' 99video: written only for s3_bios/s3_mode, so flags
+   * set on the kernel command line (acpi_sleep=) are left alone */
+  if (flags == 0)
+    return;
   if (!g_file_test (ACPI_VIDEO_FLAGS, G_FILE_TEST_EXISTS))
     {
-      if (flags != 0)
-        g_warning ("%s does not exist: s3_bios/s3_mode not applied", ACPI_VIDEO_FLAGS);
+      g_warning ("%s does not exist: s3_bios/s3_mode not applied", ACPI_VIDEO_FLAGS);
       return;
     }
   if (options (self)->dry_run)
@@ -284,8 +287,8 @@ on_helper_exited (GObject *source, GAsyncResult *res, gpointer user_data)
 
   if (!g_subprocess_wait_finish (proc, res, &error))
     g_warning ("Waiting for the video restore helper: %s", error->message);
-  else if (self->helper_killed)
-    ;  /* logged when killed */
+  else if (self->helper != proc)
+    g_debug ("The video restore helper killed at the timeout is gone");
   else if (g_subprocess_get_if_exited (proc) && g_subprocess_get_exit_status (proc) != 0)
     g_warning ("The video restore helper exited with status %d", g_subprocess_get_exit_status (proc));
   else if (g_subprocess_get_if_signaled (proc))
@@ -294,6 +297,20 @@ on_helper_exited (GObject *source, GAsyncResult *res, gpointer user_data)
   if (self->helper == proc)
     helper_finished (self);
   g_object_unref (self);
+}
+
+/* SIGKILL the helper's whole process group (it leads one, see
+ * helper_child_setup): tools it started die with it. Only while the
+ * helper is not yet reaped, so the group id cannot have been reused. */
+static void
+kill_helper (GSubprocess *helper)
+{
+  const char *id = g_subprocess_get_identifier (helper);
+  gint64 pid = id ? g_ascii_strtoll (id, NULL, 10) : 0;
+
+  if (pid > 1 && kill (-(pid_t) pid, SIGKILL) == 0)
+    return;
+  g_subprocess_force_exit (helper);
 }
 
 static gboolean
@@ -307,10 +324,19 @@ on_helper_timeout (gpointer user_data)
       g_warning ("The video restore helper (pid %s) exceeded QuirkTimeoutSec=%u: killing it",
                  g_subprocess_get_identifier (self->helper) ? g_subprocess_get_identifier (self->helper) : "?",
                  config (self)->sleep.quirk_timeout_sec);
-      self->helper_killed = TRUE;
-      g_subprocess_force_exit (self->helper);
+      kill_helper (self->helper);
+      /* the bound holds even for a helper that does not die at once
+       * (uninterruptible sleep in a driver): go on now, reap it later */
+      helper_finished (self);
     }
   return G_SOURCE_REMOVE;
+}
+
+static void
+helper_child_setup (gpointer user_data)
+{
+  /* its own process group, so that a timeout kills what it started */
+  setpgid (0, 0);
 }
 
 static char *
@@ -351,6 +377,7 @@ run_helper (PpSleep *self, const char *phase, StepDone done, gpointer data)
 
   state = g_build_filename (options (self)->runtime_dir, "video-restore", NULL);
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  g_subprocess_launcher_set_child_setup (launcher, helper_child_setup, NULL, NULL);
   g_subprocess_launcher_setenv (launcher, "POWERPOLICY_VIDEO_RESTORE_STATE", state, TRUE);
 
   self->helper = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
@@ -362,7 +389,6 @@ run_helper (PpSleep *self, const char *phase, StepDone done, gpointer data)
       return;
     }
   g_debug ("Running %s %s", (char *) g_ptr_array_index (argv, 0), phase);
-  self->helper_killed = FALSE;
   self->helper_done = done;
   self->helper_done_data = data;
   self->helper_timeout_id = g_timeout_add (MAX (timeout, 1) * 1000, on_helper_timeout, self);
@@ -894,7 +920,7 @@ pp_sleep_dispose (GObject *object)
 
   if (self->helper != NULL)
     {
-      g_subprocess_force_exit (self->helper);
+      kill_helper (self->helper);
       g_clear_object (&self->helper);
     }
   g_clear_handle_id (&self->helper_timeout_id, g_source_remove);

@@ -301,6 +301,17 @@ fbcon_state (const char *value)
     }
 }
 
+/* The framebuffer console is suspended and resumed only around the
+ * VBE quirks, which reprogram the card behind its back: a machine with
+ * no quirks (kernel mode setting) has its console left alone. */
+static gboolean
+fbcon_handled (void)
+{
+  return !has ("no_fb") &&
+         (has ("vbe_post") || has ("vbestate_restore") || has ("vbemode_restore") ||
+          has ("vga_mode_3") || has ("dpms_on") || has ("dpms_suspend"));
+}
+
 static void
 phase_suspend (void)
 {
@@ -328,7 +339,7 @@ phase_suspend (void)
       g_autofree char *f = state_file ("vbemode");
       run_tool (NULL, f, NULL, "vbetool", "vbemode", "get", NULL);
     }
-  if (!has ("no_fb"))
+  if (fbcon_handled ())
     fbcon_state ("1");
   if (has ("radeon_off"))
     {
@@ -372,7 +383,7 @@ phase_resume (void)
         }
       if (has ("vga_mode_3"))
         run_tool (NULL, NULL, NULL, "vbetool", "vbemode", "set", "3", NULL);
-      if (!has ("no_fb"))
+      if (fbcon_handled ())
         fbcon_state ("0");
       if (has ("dpms_on"))
         run_tool (NULL, NULL, NULL, "vbetool", "dpms", "on", NULL);

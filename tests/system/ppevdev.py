@@ -127,6 +127,8 @@ class EvdevDevice:
         self.switches = {code: 0 for code in spec['codes'].get(EV_SW, [])}
         self.keys = set()
         self.unplugged = False
+        # every ioctl fails: libevdev cannot open it (a broken device)
+        self.broken = False
         self.n_ioctls = 0
         self.input_path = self.tb.add_device(
             'input', 'input%d' % number, parent,
@@ -163,6 +165,9 @@ class EvdevDevice:
         codes = self.spec['codes']
         if typ != _EVIOC_TYPE:
             client.complete(-1, errno.ENOTTY)
+            return True
+        if self.broken:
+            client.complete(-1, errno.EIO)
             return True
         if nr == 0x01:      # EVIOCGVERSION
             self._reply(client, 4, struct.pack('i', 0x010001), 0)

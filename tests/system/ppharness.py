@@ -107,6 +107,7 @@ HDA = PCI + '/0000:00:1f.3'
 AC = '/sys/devices/LNXSYSTM:00/LNXSYBUS:00/ACPI0003:00/power_supply/AC'
 BAT = '/sys/devices/LNXSYSTM:00/LNXSYBUS:00/PNP0A08:00/PNP0C0A:00/power_supply/BAT0'
 POWER_SAVE = '/sys/module/snd_hda_intel/parameters/power_save'
+ACPI_VIDEO_FLAGS = '/proc/sys/kernel/acpi_video_flags'
 
 # The policy every test runs with unless it says otherwise.
 TEST_CONFIG = """\
@@ -226,6 +227,10 @@ class Laptop:
         # module parameters are not part of the umockdev format: plain files
         os.makedirs(os.path.dirname(self.path(POWER_SAVE)), exist_ok=True)
         self.write(POWER_SAVE, '0\n')
+        # umockdev redirects /proc only for files the testbed has: a shadow
+        # so that a daemon preparing for sleep never writes the real one
+        os.makedirs(self.path('/proc/sys/kernel'), exist_ok=True)
+        self.write(ACPI_VIDEO_FLAGS, '0\n')
 
     def set_ac(self, online):
         self.tb.set_attribute(self.ac, 'online', '1' if online else '0')

@@ -22,6 +22,7 @@ from ppharness import (  # noqa: E402
     PowerPolicyTestCase, main, wait_until,
 )
 import ppevdev  # noqa: E402
+import ppharness  # noqa: E402
 from ppevdev import DOCK, KEYBOARD, LID, MOUSE, SW_DOCK, SW_LID  # noqa: E402
 
 IDLE_CONFIG = TEST_CONFIG.replace('[Daemon]\n', '[Daemon]\nIdleTimeoutSec=1\n', 1) + """
@@ -157,6 +158,24 @@ class TestIdle(InputTestCase):
         wait_until(lambda: 0 in self.prop_changes('IdleTimeoutSec'), 5,
                    'PropertiesChanged IdleTimeoutSec')
 
+    def test_reload_counts_input_queued_meanwhile(self):
+        kbd = self.evdev.add(KEYBOARD)
+        self.subscribe('PropertiesChanged', 'org.freedesktop.DBus.Properties')
+        self.start(IDLE_CONFIG.replace('IdleTimeoutSec=1', 'IdleTimeoutSec=0'))
+        # tracking off since the start, longer ago than the new timeout;
+        # the keyboard was not read meanwhile, but was used just now
+        time.sleep(3.5)
+        kbd.key()
+        with open(self.daemon.config_path, 'w') as f:
+            f.write(IDLE_CONFIG.replace('IdleTimeoutSec=1', 'IdleTimeoutSec=3'))
+        self.call('Reload')
+        wait_until(lambda: 3 in self.prop_changes('IdleTimeoutSec'), 5,
+                   'PropertiesChanged IdleTimeoutSec')
+        # UserIdle changes before IdleTimeoutSec is announced: never idle
+        self.assertEqual(self.prop_changes('UserIdle'), [])
+        self.assertFalse(self.get_property('UserIdle'))
+        self.wait_idle_values()
+
     def test_syn_dropped_resyncs(self):
         kbd = self.evdev.add(KEYBOARD)
         self.start()
@@ -242,6 +261,16 @@ class TestInhibit(InputTestCase):
                 self.assertDBusError('org.powerpolicy1.Error.InvalidArgument',
                                      'Inhibit', (what, 'who', 'why'), '(sss)')
         self.assertEqual(self.inhibitors(), [])
+
+    def test_bad_what_message(self):
+        self.start()
+        for what, shown in (('idle:bogus', 'bogus'), ('x' * 200, 'x' * 64)):
+            with self.subTest(what=what):
+                e = self.assertDBusError('org.powerpolicy1.Error.InvalidArgument',
+                                         'Inhibit', (what, 'who', 'why'), '(sss)')
+                # exactly the kind named (at most 64 bytes of it), nothing after it
+                self.assertTrue(e.message.endswith(
+                    ": unknown inhibitor kind '%s' (known: idle, lid)" % shown), e.message)
 
     def test_lid_inhibitor_listed(self):
         self.start()
@@ -373,6 +402,42 @@ class TestHotplug(InputTestCase):
         mouse.move()
         self.assert_active_values(timeout=1)
 
+    def test_unplug_seen_when_queued_input_is_read(self):
+        kbd = self.evdev.add(KEYBOARD)
+        mouse = self.evdev.add(MOUSE)
+        self.start(IDLE_CONFIG.replace('IdleTimeoutSec=1', 'IdleTimeoutSec=3'))
+        # the user is active: the keyboard is not polled, and udev says
+        # nothing; the unplug shows when its queue is read at the deadline
+        kbd.fail_reads()
+        self.assertFalse(self.get_property('UserIdle'))
+        self.wait_log('/dev/input/event0: unplugged', timeout=8)
+        self.wait_idle_values()
+        cpu = self.daemon_cpu_seconds()
+        time.sleep(1.0)
+        self.assertLess(self.daemon_cpu_seconds() - cpu, 0.3, 'daemon spins after the unplug')
+        mouse.move()
+        self.assert_active_values(timeout=1)
+        kbd.remove()
+        self.wait_idle_values(timeout=8)
+
+    def test_open_failure_logged_once(self):
+        broken = self.evdev.add(KEYBOARD)
+        broken.broken = True
+        self.start()
+        message = 'Cannot watch /dev/input/event0 for activity'
+        self.wait_log(message)
+        probes = broken.n_ioctls
+        # udev reports a change: the daemon tries again, without a new report
+        self.laptop.tb.uevent(broken.syspath, 'change')
+        wait_until(lambda: broken.n_ioctls > probes, 5, 'a second attempt to open event0')
+        # uevents are handled in order: once event1 is watched, the change was handled
+        mouse = self.evdev.add(MOUSE, uevent=True)
+        self.wait_log('Watching /dev/input/event1')
+        self.assertEqual(self.daemon.read_log().count(message), 1, self.daemon.read_log())
+        self.wait_idle_values()
+        mouse.move()
+        self.assert_active_values(timeout=1)
+
     def test_hotplugged_device_is_watched(self):
         self.start()
         self.wait_idle_values()
@@ -392,6 +457,42 @@ class TestHotplug(InputTestCase):
         self.start()
         self.wait_idle_values()
         self.assertEqual(self.evdev.devices[0].n_ioctls, 0)
+
+
+class TestPmctl(InputTestCase):
+
+    def pmctl(self, *args):
+        r = subprocess.run([os.path.join(ppharness.BUILDDIR, 'src', 'pmctl')] + list(args),
+                           env={'PATH': '/usr/bin:/bin', 'LANG': 'C.UTF-8',
+                                'DBUS_SYSTEM_BUS_ADDRESS': self.bus_address},
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True, timeout=30)
+        return r.returncode, r.stdout, r.stderr
+
+    def status(self):
+        rc, out, err = self.pmctl('status')
+        self.assertEqual((rc, err), (0, ''))
+        return dict(line.split('\t', 1) for line in out.splitlines())
+
+    def test_status_shows_idle_lid_dock(self):
+        kbd = self.evdev.add(KEYBOARD)
+        lid = self.evdev.add(LID)
+        lid.switches[SW_LID] = 1
+        dock = self.evdev.add(DOCK)
+        dock.switches[SW_DOCK] = 1
+        self.start()
+        self.wait_idle_values()
+        fields = self.status()
+        self.assertEqual([fields[k] for k in ('UserIdle', 'IdleTimeoutSec', 'LidClosed', 'Docked')],
+                         ['yes', '1', 'yes', 'yes'])
+        lid.set_switch(SW_LID, 0)
+        dock.set_switch(SW_DOCK, 0)
+        kbd.key()
+        self.wait_property('LidClosed', False)
+        self.wait_property('Docked', False)
+        self.wait_property('UserIdle', False)
+        fields = self.status()
+        self.assertEqual([fields[k] for k in ('LidClosed', 'Docked')], ['no', 'no'])
 
 
 if __name__ == '__main__':

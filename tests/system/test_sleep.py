@@ -59,6 +59,15 @@ QuirkHelper={helper}
 """
 
 
+def process_alive(pid):
+    """True while @pid runs (a zombie counts as gone)."""
+    try:
+        with open('/proc/%s/stat' % pid) as f:
+            return f.read().rsplit(')', 1)[1].split()[0] != 'Z'
+    except FileNotFoundError:
+        return False
+
+
 class SleepDaemon(Daemon):
     """The daemon with the source tree's quirk database."""
 
@@ -76,11 +85,19 @@ class SleepTestCase(InputTestCase):
         self.helper_log = os.path.join(self.work, 'helper.log')
         self.hang_flag = os.path.join(self.work, 'hang')
         self.helper = os.path.join(self.work, 'record-helper')
+        self.helper_pids = os.path.join(self.work, 'helper.pids')
+        # hanging: deaf to SIGTERM, with a child that keeps stdout open
         with open(self.helper, 'w') as f:
             f.write('#!/bin/sh\n'
                     'echo "$*" >> %s\n'
-                    'if [ -e %s ]; then exec sleep 1000; fi\n'
-                    'exit 0\n' % (self.helper_log, self.hang_flag))
+                    'if [ -e %s ]; then\n'
+                    '  trap "" TERM\n'
+                    '  sleep 1000 & echo $! >> %s\n'
+                    '  echo $$ >> %s\n'
+                    '  exec sleep 1000\n'
+                    'fi\n'
+                    'exit 0\n' % (self.helper_log, self.hang_flag,
+                                   self.helper_pids, self.helper_pids))
         os.chmod(self.helper, stat.S_IRWXU)
         # kernel files the daemon may write: plain files in the testbed
         self.flags = self.make_file('/proc/sys/kernel/acpi_video_flags', '0\n')
@@ -204,11 +221,39 @@ class TestLogindSleep(SleepTestCase):
         self.assertLess(elapsed, 3.5)
         self.assertIn('exceeded QuirkTimeoutSec=2: killing it', self.daemon.read_log())
         self.assertEqual(self.helper_lines(), [['suspend'] + INSPIRON_1501_QUIRKS])
-        # the hung helper is gone
-        out = subprocess.run(['pgrep', '-f', 'sleep 1000'], capture_output=True, text=True).stdout
-        for pid in out.split():
-            with open('/proc/%s/environ' % pid, 'rb') as f:
-                self.assertNotIn(self.work.encode(), f.read())
+        # the hung helper and the child it started are gone
+        with open(self.helper_pids) as f:
+            pids = f.read().split()
+        self.assertEqual(len(pids), 2)
+        wait_until(lambda: not any(process_alive(p) for p in pids), 3,
+                   'the helper and its child killed (%s)' % pids)
+
+    def test_helper_that_cannot_start_does_not_delay_sleep(self):
+        self.start_logind()
+        self.add_machine(INSPIRON_1501)
+        self.helper = os.path.join(self.work, 'no-such-helper')
+        self.start()
+        self.wait_delay_inhibitors(1)
+        t0 = time.monotonic()
+        self.prepare_for_sleep(True)
+        self.wait_delay_inhibitors(0, timeout=4)
+        self.assertLess(time.monotonic() - t0, 1.5)
+        self.assertIn('Cannot run the video restore helper', self.daemon.read_log())
+        # the kernel flags are still written
+        self.assertEqual(self.read_file(self.flags), '3')
+
+    def test_kernel_flags_kept_without_s3_quirks(self):
+        self.start_logind()
+        # acpi_sleep=s3_bios on the kernel command line; the D630's quirks
+        # have neither s3_bios nor s3_mode: pm-utils leaves the flags alone
+        self.make_file('/proc/sys/kernel/acpi_video_flags', '1\n')
+        self.add_machine(LATITUDE_D630, vendor='0x8086', device='0x2a02', driver='i915')
+        self.start()
+        self.wait_delay_inhibitors(1)
+        self.prepare_for_sleep(True)
+        self.wait_delay_inhibitors(0)
+        self.assertEqual(self.helper_lines(), [['suspend'] + LATITUDE_D630_QUIRKS])
+        self.assertEqual(self.read_file(self.flags), '1')
 
     def test_resume_helper_reapply_new_delay(self):
         self.start_logind()
@@ -298,6 +343,18 @@ class TestLid(SleepTestCase):
         dock.set_switch(SW_DOCK, 0)
         self.wait_property('Docked', False)
         wait_until(lambda: len(self.suspend_calls()) == 1, 5, 'Suspend after undocking')
+
+    def test_ac_unplugged_with_lid_closed_suspends(self):
+        self.start_logind()
+        self.start(config=SLEEP_CONFIG.replace('OnCloseExternalPower=suspend',
+                                               'OnCloseExternalPower=ignore'))
+        self.assertFalse(self.get_property('OnBattery'))
+        self.close_lid()
+        self.assertEqual(self.suspend_calls(), [])
+        # unplugged with the lid still closed: OnClose now decides
+        self.laptop.set_ac(False)
+        self.wait_property('OnBattery', True)
+        wait_until(lambda: len(self.suspend_calls()) == 1, 5, 'Suspend after AC unplug')
 
     def test_lid_inhibitor_prevents_suspend(self):
         self.start_logind()
@@ -451,6 +508,22 @@ class TestHelper(SleepTestCase):
         self.assertEqual(self.attr(GPU, 'config'), 'ORIGINAL-CONFIG')
         self.assertEqual(self.attr(bl, 'brightness'), '7')
         self.assertIn('vbetool is not installed', r.stderr)
+
+    def test_fbcon_only_around_vbe_quirks(self):
+        fb = self.laptop.tb.add_device('graphics', 'virtual/graphics/fb0', None, ['state', '0'], [])
+        # kernel mode setting: no quirks, the console is left alone
+        r = self.run_helper('suspend', 'no_chvt')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.attr(fb, 'state'), '0')
+        r = self.run_helper('suspend', 'vbe_post', 'no_fb', 'no_chvt')
+        self.assertEqual(self.attr(fb, 'state'), '0')
+        # a VBE quirk: suspended before sleep, resumed after
+        r = self.run_helper('suspend', 'vbe_post', 'no_chvt')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.attr(fb, 'state'), '1')
+        r = self.run_helper('resume', 'vbe_post', 'no_chvt')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.attr(fb, 'state'), '0')
 
     def test_usage(self):
         r = self.run_helper('sideways')

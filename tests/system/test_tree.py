@@ -204,6 +204,66 @@ class TestPowerDown(TreeTestCase):
         self.assertEqual(self.attr(STORAGE, 'power/control'), 'on')
         self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '5000')
 
+    def test_survives_policy_reapplication(self):
+        self.laptop.tb.set_property(MOUSE, 'POWERPOLICY_CLASS', 'usb')
+        self.start_daemon()
+        self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '5000')
+        self.assertRows(self.power_down('1-1.2', subtree=False), [(STORAGE, 'suspended')])
+        self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '0')
+
+        # AC unplugged: the battery layers apply to everything else...
+        self.laptop.set_ac(False)
+        wait_until(lambda: self.get_property('OnBattery'), 5, 'OnBattery')
+        self.wait_attr(MOUSE, 'power/autosuspend_delay_ms', '1000')
+        self.assertEqual(self.attr(XHCI, 'power/control'), 'auto')
+        # ...but PowerDown's word stands until PowerUp
+        self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '0')
+        self.assertEqual(self.attr(STORAGE, 'power/control'), 'auto')
+        self.call('Reload')
+        self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '0')
+        # a "change" uevent re-applies the device's own policy
+        self.laptop.tb.uevent(STORAGE, 'change')
+        # uevents are handled in order: once the mouse's is, so was that one
+        self.laptop.write(MOUSE + '/power/autosuspend_delay_ms', '7')
+        self.laptop.tb.uevent(MOUSE, 'change')
+        self.wait_attr(MOUSE, 'power/autosuspend_delay_ms', '1000')
+        self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '0')
+
+        # PowerUp ends it: the battery policy's delay, and the policy
+        # governs again at the next change
+        self.assertRows(self.power_up('1-1.2'), [(XHCI, 'on'), (ROOTHUB, 'on'), (HUB, 'on'),
+                                                 (STORAGE, 'on', 'power/autosuspend_delay_ms=2000')])
+        self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '2000')
+        self.laptop.set_ac(True)
+        wait_until(lambda: not self.get_property('OnBattery'), 5, 'OnBattery false')
+        self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '5000')
+        self.assertEqual(self.attr(STORAGE, 'power/control'), 'auto')
+
+    def test_off_port_restored_on_exit(self):
+        d = self.start_daemon()
+        self.assertRows(self.power_down('1-1.2', subtree=False, mode='off'),
+                        [(STORAGE, 'off', STORAGE_PORT + '=1')])
+        self.assertRows(self.power_down(GPU, subtree=True),
+                        [(HDA, 'suspended'), (GPU, 'suspended')])
+        self.assertEqual(self.laptop.read(STORAGE_PORT), '1')
+        self.assertEqual(d.stop(), 0)
+        # RestoreOnExit=true: the port is enabled again, PowerDown undone
+        self.assertEqual(self.laptop.read(STORAGE_PORT), '0')
+        self.assertEqual(self.attr(GPU, 'power/control'), 'on')
+        self.assertEqual(self.attr(HDA, 'power/control'), 'on')
+        self.assertEqual(self.laptop.read(MOUSE_PORT), '0')
+
+    def test_off_port_restored_after_crash(self):
+        d = self.start_daemon()
+        self.power_down('1-1.2', subtree=False, mode='off')
+        self.assertEqual(self.laptop.read(STORAGE_PORT), '1')
+        d.stop(signal.SIGKILL)
+        self.assertEqual(self.laptop.read(STORAGE_PORT), '1')
+        # the next run puts back what the crashed one left
+        d2 = self.start_daemon(workdir=d.workdir)
+        self.assertEqual(self.laptop.read(STORAGE_PORT), '0')
+        self.assertIn('did not exit cleanly', d2.read_log())
+
     def test_off_mode_without_switch(self):
         # a PCI hotplug slot: real slots live outside /sys/devices
         slot = self.laptop.path('/sys/bus/pci/slots/3')
@@ -302,6 +362,36 @@ class TestPowerUp(TreeTestCase):
         self.assertEqual(self.attr(MOUSE, 'power/autosuspend_delay_ms'), '2000')
         self.assertEqual(self.attr(HUB, 'power/autosuspend_delay_ms'), '2000')
 
+    def test_power_up_after_port_disconnect(self):
+        self.laptop.tb.set_property(MOUSE, 'POWERPOLICY_CLASS', 'usb')
+        self.start_daemon()
+        # a real kernel disconnects the device behind a disabled port
+        for dev, port in ((STORAGE, STORAGE_PORT), (MOUSE, MOUSE_PORT)):
+            rows = self.power_down(dev, subtree=False, mode='off')
+            self.assertRows(rows, [(dev, 'off', port + '=1')])
+            self.laptop.tb.uevent(dev, 'remove')
+            self.laptop.tb.remove_device(dev)
+            wait_until(lambda: not self.try_device(dev), 5, 'the daemon to drop ' + dev)
+        # the port still answers to the device's name and path
+        rows = self.power_up('1-1.2')
+        self.assertRows(rows, [(STORAGE, 'on', STORAGE_PORT + '=0')])
+        self.assertEqual(self.laptop.read(STORAGE_PORT), '0')
+        self.assertEqual(self.laptop.read(MOUSE_PORT), '1')
+        # once on, the name means nothing any more
+        self.assertDBusError(NSD, 'PowerUp', ('1-1.2', False), '(sb)')
+        # a subtree PowerUp turns on the ports of what vanished below
+        rows = self.power_up(HUB, subtree=True)
+        self.assertEqual(rows[-1], (MOUSE, 'on', MOUSE_PORT + '=0'))
+        self.assertEqual(self.laptop.read(MOUSE_PORT), '0')
+        self.assertDBusError(NSD, 'PowerUp', (MOUSE, False), '(sb)')
+
+    def try_device(self, path):
+        try:
+            self.device(path)
+            return True
+        except GLib.GError:
+            return False
+
     def test_consumer_brings_supplier_up(self):
         self.start_daemon()
         self.power_down(GPU)
@@ -381,8 +471,6 @@ class TestTreeDBus(TreeTestCase):
         self.assertEqual(hda['suppliers'], [GPU])
         self.assertEqual(hda['consumers'], [])
         self.assertFalse(gpu['held'])
-        # the devlink device itself is no part of the tree's edges
-        self.assertEqual(self.device(DEVLINK)['suppliers'], [])
 
         # who keeps the USB controller awake? the mouse (control=on)
         self.laptop.write(XHCI + '/power/control', 'auto')
@@ -404,6 +492,53 @@ class TestTreeDBus(TreeTestCase):
         devices = {d['path']: d for d in self.call('ListDevices')[0]}
         self.assertEqual(devices[GPU]['blocker'], HDA)
         self.assertEqual(devices[HDA]['suppliers'], [GPU])
+
+    def test_device_links_are_not_devices(self):
+        self.start_daemon()
+        # a device link is an edge: on its ends, never a device of its own
+        paths = [d['path'] for d in self.call('ListDevices')[0]]
+        self.assertIn(GPU, paths)
+        self.assertFalse([p for p in paths if '/devlink' in p], paths)
+        for arg in (DEVLINK, '/sys/class/devlink/' + DEVLINK_NAME, DEVLINK_NAME):
+            self.assertDBusError(NSD, 'GetDevice', (arg,), '(s)')
+            self.assertDBusError(NSD, 'PowerDown', (arg, True, 'auto'), '(sbs)')
+            self.assertDBusError(NSD, 'Hold', (arg, 'me', 'why'), '(sss)')
+        self.assertEqual(self.device(GPU)['consumers'], [HDA])
+
+        # a link plugged later joins the tree as an edge, and leaves it
+        name = 'pci:0000:00:14.0--pci:0000:00:17.0'
+        tb = self.laptop.tb
+        dl = self.laptop.add('devlink', 'virtual/devlink/' + name, None,
+                             ['status', 'active', 'runtime_pm', '1', 'sync_state_only', '0'], [])
+        tb.set_attribute_link(dl, 'supplier', '../../../pci0000:00/0000:00:14.0')
+        tb.set_attribute_link(dl, 'consumer', '../../../pci0000:00/0000:00:17.0')
+        tb.uevent(dl, 'add')
+        wait_until(lambda: self.device(XHCI)['consumers'] == [AHCI], 5, 'the new link')
+        self.assertEqual(self.device(AHCI)['suppliers'], [XHCI])
+        self.assertNotIn(dl, [d['path'] for d in self.call('ListDevices')[0]])
+        self.assertDBusError(NSD, 'GetDevice', (dl,), '(s)')
+        tb.uevent(dl, 'remove')
+        wait_until(lambda: self.device(XHCI)['consumers'] == [], 5, 'the link to go')
+        self.assertEqual(self.device(AHCI)['suppliers'], [])
+
+    def test_links_that_are_no_dependency_ignored(self):
+        tb = self.laptop.tb
+        # sync-state only: no power dependency
+        sync = self.laptop.add('devlink', 'virtual/devlink/pci:0000:00:14.0--pci:0000:00:17.0',
+                               None, ['status', 'active', 'sync_state_only', '1'], [])
+        tb.set_attribute_link(sync, 'supplier', '../../../pci0000:00/0000:00:14.0')
+        tb.set_attribute_link(sync, 'consumer', '../../../pci0000:00/0000:00:17.0')
+        # an end that does not exist, by link and by name
+        dangling = self.laptop.add('devlink', 'virtual/devlink/pci:0000:00:17.0--pci:0000:00:99.0',
+                                   None, ['status', 'dormant', 'sync_state_only', '0'], [])
+        tb.set_attribute_link(dangling, 'supplier', '../../../pci0000:00/0000:00:17.0')
+        tb.set_attribute_link(dangling, 'consumer', '../../../pci0000:00/0000:00:99.0')
+        self.start_daemon()
+        for dev in (XHCI, AHCI):
+            d = self.device(dev)
+            self.assertEqual((d['suppliers'], d['consumers']), ([], []), dev)
+        self.assertEqual(self.device(GPU)['consumers'], [HDA])
+        self.assertRows(self.power_down(AHCI, subtree=False), [(AHCI, 'suspended')])
 
     def test_authorization_without_polkit(self):
         self.start_daemon()

@@ -396,7 +396,10 @@ static const SelectRow select_rows[] = {
   { "kms-no-quirks-no-chvt", DELL_LATITUDE ("D630", "A10") "\nkms=true", NULL,
     "no_chvt", PP_QUIRK_SOURCE_DRIVER, "kernel modesetting driver i915" },
   { "nvidia-binary", DELL_LATITUDE ("D630", "A10") "\nnvidia=1", NULL,
-    "no_chvt", PP_QUIRK_SOURCE_DRIVER, "nVidia binary driver" },
+    "none", PP_QUIRK_SOURCE_DRIVER, "nVidia binary driver" },
+  /* the binary driver also beats the configuration */
+  { "nvidia-beats-config", DELL_LATITUDE ("D630", "A10") "\nnvidia=1", "s3_bios",
+    "none", PP_QUIRK_SOURCE_DRIVER, "nVidia binary driver" },
   { "fglrx", DELL_LATITUDE ("D630", "A10") "\nfglrx=1", NULL,
     "none", PP_QUIRK_SOURCE_DRIVER, "fglrx" },
   { "nvidia-g80-0x191", "sys_vendor=Dell Inc.\nproduct_name=Latitude D630\nvendor=0x10de\ndevice=0x191", NULL,
