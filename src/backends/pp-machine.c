@@ -32,16 +32,11 @@ read_trimmed (const char *dir, const char *name)
 char *
 pp_machine_primary_video_path (void)
 {
-  g_autoptr(GDir) dir = g_dir_open (PCI_DIR, 0, NULL);
-  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
+  /* sorted, as the shell glob pm-utils walks */
+  g_autoptr(GPtrArray) names = pp_list_dir_sorted (PCI_DIR, NULL);
 
-  if (dir == NULL)
+  if (names == NULL)
     return NULL;
-  while ((name = g_dir_read_name (dir)) != NULL)
-    g_ptr_array_add (names, g_strdup (name));
-  /* the shell glob pm-utils walks is sorted */
-  g_ptr_array_sort (names, pp_compare_strings);
   for (guint i = 0; i < names->len; i++)
     {
       g_autofree char *dev = g_build_filename (PCI_DIR, g_ptr_array_index (names, i), NULL);

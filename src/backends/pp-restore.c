@@ -68,18 +68,11 @@ pp_restore_free (PpRestore *restore)
 static GPtrArray *
 list_record_files (PpRestore *restore)
 {
-  g_autoptr(GDir) dir = g_dir_open (restore->dir, 0, NULL);
+  g_autoptr(GPtrArray) names = pp_list_dir_sorted (restore->dir, RECORD_SUFFIX);
   GPtrArray *files = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
 
-  if (dir == NULL)
-    return files;
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      if (g_str_has_suffix (name, RECORD_SUFFIX))
-        g_ptr_array_add (files, g_build_filename (restore->dir, name, NULL));
-    }
-  g_ptr_array_sort (files, pp_compare_strings);
+  for (guint i = 0; names != NULL && i < names->len; i++)
+    g_ptr_array_add (files, g_build_filename (restore->dir, g_ptr_array_index (names, i), NULL));
   return files;
 }
 

@@ -92,16 +92,10 @@ config (PpSleep *self)
 static void
 add_quirk_dir (GPtrArray *paths, GHashTable *seen, const char *dir)
 {
-  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
+  g_autoptr(GPtrArray) names = pp_list_dir_sorted (dir, ".quirkdb");
 
-  if (d == NULL)
+  if (names == NULL)
     return;
-  while ((name = g_dir_read_name (d)) != NULL)
-    if (g_str_has_suffix (name, ".quirkdb"))
-      g_ptr_array_add (names, g_strdup (name));
-  g_ptr_array_sort (names, pp_compare_strings);
   for (guint i = 0; i < names->len; i++)
     {
       const char *n = g_ptr_array_index (names, i);
@@ -660,15 +654,10 @@ static char *
 internal_backlight (void)
 {
   static const char * const types[] = { "firmware", "platform", "raw" };
-  g_autoptr(GDir) dir = g_dir_open ("/sys/class/backlight", 0, NULL);
-  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
+  g_autoptr(GPtrArray) names = pp_list_dir_sorted ("/sys/class/backlight", NULL);
 
-  if (dir == NULL)
+  if (names == NULL)
     return NULL;
-  while ((name = g_dir_read_name (dir)) != NULL)
-    g_ptr_array_add (names, g_strdup (name));
-  g_ptr_array_sort (names, pp_compare_strings);
   for (guint t = 0; t < G_N_ELEMENTS (types); t++)
     for (guint i = 0; i < names->len; i++)
       {

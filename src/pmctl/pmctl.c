@@ -815,6 +815,34 @@ format_inhibitors (GVariant *inhibitors)
   return g_string_free (g_steal_pointer (&s), FALSE);
 }
 
+/* ListInhibitors' a(ssssu) as a JSON array of objects (status, inhibitors) */
+static void
+add_inhibitors_json (JsonBuilder *b, GVariant *inhibitors)
+{
+  const char *what, *who, *why, *device;
+  GVariantIter iter;
+  guint32 pid;
+
+  json_builder_begin_array (b);
+  g_variant_iter_init (&iter, inhibitors);
+  while (g_variant_iter_next (&iter, "(&s&s&s&su)", &what, &who, &why, &device, &pid))
+    {
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "what");
+      json_builder_add_string_value (b, what);
+      json_builder_set_member_name (b, "who");
+      json_builder_add_string_value (b, who);
+      json_builder_set_member_name (b, "why");
+      json_builder_add_string_value (b, why);
+      json_builder_set_member_name (b, "device");
+      json_builder_add_string_value (b, device);
+      json_builder_set_member_name (b, "pid");
+      json_builder_add_int_value (b, pid);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
 static int
 run_status (Pmctl *ctl)
 {
@@ -876,28 +904,8 @@ run_status (Pmctl *ctl)
         }
       if (inhibitors != NULL)
         {
-          const char *what, *who, *why, *device;
-          guint32 pid;
-
           json_builder_set_member_name (b, "inhibitors");
-          json_builder_begin_array (b);
-          g_variant_iter_init (&iter, inhibitors);
-          while (g_variant_iter_next (&iter, "(&s&s&s&su)", &what, &who, &why, &device, &pid))
-            {
-              json_builder_begin_object (b);
-              json_builder_set_member_name (b, "what");
-              json_builder_add_string_value (b, what);
-              json_builder_set_member_name (b, "who");
-              json_builder_add_string_value (b, who);
-              json_builder_set_member_name (b, "why");
-              json_builder_add_string_value (b, why);
-              json_builder_set_member_name (b, "device");
-              json_builder_add_string_value (b, device);
-              json_builder_set_member_name (b, "pid");
-              json_builder_add_int_value (b, pid);
-              json_builder_end_object (b);
-            }
-          json_builder_end_array (b);
+          add_inhibitors_json (b, inhibitors);
         }
       json_builder_set_member_name (b, "devices");
       json_builder_begin_object (b);
@@ -1834,24 +1842,7 @@ run_inhibitors (Pmctl *ctl)
       g_autoptr(JsonBuilder) b = json_builder_new ();
       g_autoptr(JsonNode) root = NULL;
 
-      json_builder_begin_array (b);
-      g_variant_iter_init (&iter, inhibitors);
-      while (g_variant_iter_next (&iter, "(&s&s&s&su)", &what, &who, &why, &device, &pid))
-        {
-          json_builder_begin_object (b);
-          json_builder_set_member_name (b, "what");
-          json_builder_add_string_value (b, what);
-          json_builder_set_member_name (b, "who");
-          json_builder_add_string_value (b, who);
-          json_builder_set_member_name (b, "why");
-          json_builder_add_string_value (b, why);
-          json_builder_set_member_name (b, "device");
-          json_builder_add_string_value (b, device);
-          json_builder_set_member_name (b, "pid");
-          json_builder_add_int_value (b, pid);
-          json_builder_end_object (b);
-        }
-      json_builder_end_array (b);
+      add_inhibitors_json (b, inhibitors);
       root = json_builder_get_root (b);
       json_print (root, ctl->tty);
     }

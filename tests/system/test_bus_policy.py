@@ -16,9 +16,9 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import ppharness  # noqa: E402
-from ppharness import Daemon, Laptop, STORAGE, call_as_user, main, wait_until  # noqa: E402
+from ppharness import Daemon, Laptop, STORAGE, call_as_user, main  # noqa: E402
 
-from gi.repository import Gio, GLib  # noqa: E402
+from gi.repository import Gio  # noqa: E402
 
 SRCDIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
 SYSTEM_CONF = '/usr/share/dbus-1/system.conf'

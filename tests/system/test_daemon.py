@@ -11,7 +11,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from ppharness import (  # noqa: E402
     AC, AHCI, BAT, HDA, HUB, MOUSE, POWER_SAVE, ROOTHUB, SCSI_HOST, STORAGE, XHCI,
-    Daemon, Laptop, NotInTestbed, PowerPolicyTestCase, TEST_CONFIG, main, wait_until,
+    Daemon, NotInTestbed, PowerPolicyTestCase, TEST_CONFIG, main, wait_until,
 )
 
 

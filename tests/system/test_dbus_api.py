@@ -4,7 +4,6 @@
 
 import configparser
 import os
-import signal
 import sys
 import time
 

@@ -9,15 +9,13 @@ import select
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from ppharness import (  # noqa: E402
-    HUB, STORAGE, XHCI, MOUSE, BUILDDIR, PowerPolicyTestCase, TEST_CONFIG, main, wait_until,
+    HUB, STORAGE, BUILDDIR, PowerPolicyTestCase, TEST_CONFIG, main, wait_until,
 )
-from gi.repository import GLib  # noqa: E402
 
 PMCTL = os.path.join(BUILDDIR, 'src', 'pmctl')
 NOT_RUNNING = 'pmctl: powerpolicyd is not running (org.powerpolicy1 is not on the system bus)\n'
@@ -35,10 +33,13 @@ class PmctlTestCase(PowerPolicyTestCase):
                            universal_newlines=True, timeout=timeout)
         return r.returncode, r.stdout, r.stderr
 
-    def pmctl_tty(self, *args):
-        """Run with stdout on a pseudo-terminal; returns (rc, stdout text)."""
+    def pmctl_tty(self, *args, env=None):
+        """Run with stdout on a pseudo-terminal (stdin not a terminal) and
+        extra environment; returns (rc, stdout text)."""
+        e = self.pmctl_env()
+        e.update(env or {})
         master, slave = pty.openpty()
-        p = subprocess.Popen([PMCTL] + list(args), env=self.pmctl_env(), stdout=slave,
+        p = subprocess.Popen([PMCTL] + list(args), env=e, stdout=slave, stdin=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, universal_newlines=True)
         os.close(slave)
         out = b''

@@ -21,7 +21,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from ppharness import (  # noqa: E402
-    AHCI, HDA, HUB, MOUSE, PCI, ROOTHUB, STORAGE, XHCI, main, wait_until,
+    AHCI, HDA, HUB, MOUSE, ROOTHUB, STORAGE, XHCI, main, wait_until,
 )
 from test_pmctl import PMCTL, PmctlTestCase  # noqa: E402
 from test_tree import GPU, STORAGE_PORT, add_tree_devices  # noqa: E402
@@ -38,30 +38,6 @@ class MoreTestCase(PmctlTestCase):
                            stderr=subprocess.PIPE, universal_newlines=True, timeout=timeout)
         return r.returncode, r.stdout, r.stderr
 
-    def pmctl_term(self, *args, env=None):
-        """stdout on a pseudo-terminal, with extra environment (TERM...)."""
-        e = self.pmctl_env()
-        e.update(env or {})
-        master, slave = pty.openpty()
-        p = subprocess.Popen([PMCTL] + list(args), env=e, stdout=slave, stderr=subprocess.PIPE,
-                             stdin=subprocess.DEVNULL, universal_newlines=True)
-        os.close(slave)
-        out = b''
-        while True:
-            r, _, _ = select.select([master], [], [], 10)
-            if not r:
-                break
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            out += chunk
-        os.close(master)
-        rc = p.wait(timeout=10)
-        p.stderr.close()
-        return rc, out.decode().replace('\r\n', '\n')
 
     def device(self, dev):
         return self.call('GetDevice', (dev,), '(s)')[0]
@@ -207,7 +183,7 @@ class TestPmctlTree(MoreTestCase):
 
     def test_tree_terminal_highlights_blockers(self):
         self.start_daemon()
-        rc, out = self.pmctl_term('tree', env={'TERM': 'xterm'})
+        rc, out = self.pmctl_tty('tree', env={'TERM': 'xterm'})
         self.assertEqual(rc, 0)
         lines = out.splitlines()
         self.assertEqual(lines[0].split(), ['DEVICE', 'CLASS', 'CONTROL', 'STATUS', 'HELD', 'BLOCKER'])
@@ -220,7 +196,7 @@ class TestPmctlTree(MoreTestCase):
         col = lines[0].index('CLASS')
         plain = mouse.replace('\033[1;31m', '').replace('\033[0m', '')
         self.assertEqual(plain[col:].split()[0], 'usb-hid')
-        rc, out = self.pmctl_term('tree', env={'TERM': 'xterm', 'NO_COLOR': '1'})
+        rc, out = self.pmctl_tty('tree', env={'TERM': 'xterm', 'NO_COLOR': '1'})
         self.assertNotIn('\033', out)
         self.assertIn('[blocked by %s]' % MOUSE, out)
 

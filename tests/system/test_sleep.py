@@ -21,7 +21,6 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from gi.repository import GLib, Gio  # noqa: E402
 
 from ppharness import (  # noqa: E402
     PCI, STORAGE, TEST_CONFIG, Daemon, main, wait_until,
