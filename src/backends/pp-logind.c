@@ -13,12 +13,21 @@
 #define LOGIND_PATH      "/org/freedesktop/login1"
 #define LOGIND_INTERFACE "org.freedesktop.login1.Manager"
 
+/* A failed Inhibit is tried again (logind just appeared on the bus and
+ * may not serve its object yet, or is restarting), a few times. */
+#define INHIBIT_RETRY_MS  500
+#define INHIBIT_ATTEMPTS  6
+
 typedef struct {
   int       fd;          /* -1: not held */
   gboolean  wanted;      /* keep it when the pending call returns */
   gboolean  pending;
+  guint     retry_id;    /* a retry is scheduled */
+  guint     failures;    /* since it was last held */
   const char *what;
   const char *mode;
+  const char *why;
+  PpLogind  *owner;      /* not a reference: retry_id dies with it */
 } Inhibitor;
 
 struct _PpLogind {
@@ -62,6 +71,8 @@ typedef struct {
   Inhibitor *inh;
 } InhibitCall;
 
+static gboolean on_inhibit_retry (gpointer user_data);
+
 static void
 on_inhibit_reply (GObject *source, GAsyncResult *res, gpointer user_data)
 {
@@ -82,7 +93,14 @@ on_inhibit_reply (GObject *source, GAsyncResult *res, gpointer user_data)
   inh->pending = FALSE;
   if (reply == NULL)
     {
-      g_warning ("Cannot take logind's %s %s inhibitor: %s", inh->what, inh->mode, error->message);
+      if (inh->wanted && ++inh->failures < INHIBIT_ATTEMPTS)
+        {
+          g_debug ("Cannot take logind's %s %s inhibitor (%s), trying again", inh->what, inh->mode,
+                   error->message);
+          inh->retry_id = g_timeout_add (INHIBIT_RETRY_MS, on_inhibit_retry, inh);
+        }
+      else
+        g_warning ("Cannot take logind's %s %s inhibitor: %s", inh->what, inh->mode, error->message);
       goto done;
     }
   g_variant_get (reply, "(h)", &idx);
@@ -98,6 +116,7 @@ on_inhibit_reply (GObject *source, GAsyncResult *res, gpointer user_data)
       goto done;
     }
   inh->fd = fd;
+  inh->failures = 0;
   g_debug ("Took logind's %s %s inhibitor (fd %d)", inh->what, inh->mode, fd);
 done:
   g_object_unref (call->self);
@@ -110,7 +129,8 @@ inhibitor_take (PpLogind *self, Inhibitor *inh, const char *why)
   InhibitCall *call;
 
   inh->wanted = TRUE;
-  if (inh->fd >= 0 || inh->pending)
+  inh->why = why;
+  if (inh->fd >= 0 || inh->pending || inh->retry_id != 0)
     return;
   inh->pending = TRUE;
   call = g_new0 (InhibitCall, 1);
@@ -123,10 +143,23 @@ inhibitor_take (PpLogind *self, Inhibitor *inh, const char *why)
                                             NULL, self->cancellable, on_inhibit_reply, call);
 }
 
+static gboolean
+on_inhibit_retry (gpointer user_data)
+{
+  Inhibitor *inh = user_data;
+
+  inh->retry_id = 0;
+  if (inh->wanted)
+    inhibitor_take (inh->owner, inh, inh->why);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 inhibitor_release (Inhibitor *inh)
 {
   inh->wanted = FALSE;
+  inh->failures = 0;
+  g_clear_handle_id (&inh->retry_id, g_source_remove);
   if (inh->fd >= 0)
     {
       g_debug ("Released logind's %s %s inhibitor", inh->what, inh->mode);
@@ -208,7 +241,6 @@ PpLogind *
 pp_logind_new (GDBusConnection *bus, GError **error)
 {
   g_autoptr(GVariant) reply = NULL;
-  PpLogind *self;
   gboolean has_owner = FALSE;
 
   reply = g_dbus_connection_call_sync (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
@@ -224,7 +256,14 @@ pp_logind_new (GDBusConnection *bus, GError **error)
       return NULL;
     }
 
-  self = g_object_new (PP_TYPE_LOGIND, NULL);
+  return pp_logind_new_present (bus);
+}
+
+PpLogind *
+pp_logind_new_present (GDBusConnection *bus)
+{
+  PpLogind *self = g_object_new (PP_TYPE_LOGIND, NULL);
+
   self->bus = g_object_ref (bus);
   self->prepare_id = g_dbus_connection_signal_subscribe (bus, LOGIND_NAME, LOGIND_INTERFACE,
                                                          "PrepareForSleep", LOGIND_PATH, NULL,
@@ -263,6 +302,6 @@ static void
 pp_logind_init (PpLogind *self)
 {
   self->cancellable = g_cancellable_new ();
-  self->sleep_delay = (Inhibitor) { -1, FALSE, FALSE, "sleep", "delay" };
-  self->lid_block = (Inhibitor) { -1, FALSE, FALSE, "handle-lid-switch", "block" };
+  self->sleep_delay = (Inhibitor) { .fd = -1, .what = "sleep", .mode = "delay", .owner = self };
+  self->lid_block = (Inhibitor) { .fd = -1, .what = "handle-lid-switch", .mode = "block", .owner = self };
 }

@@ -14,6 +14,9 @@ G_DECLARE_FINAL_TYPE (PpLogind, pp_logind, PP, LOGIND, GObject)
 /* NULL (with @error) when logind is not on @bus. */
 PpLogind   *pp_logind_new                 (GDBusConnection *bus,
                                            GError         **error);
+/* Without asking the bus: for a caller that knows logind is there (a
+ * name watch saw it appear). */
+PpLogind   *pp_logind_new_present         (GDBusConnection *bus);
 
 /* Take the "sleep" delay inhibitor (asynchronously; a no-op when held
  * or being taken). */

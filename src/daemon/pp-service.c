@@ -422,6 +422,13 @@ on_activity_changed (PpActivity *activity, GParamSpec *pspec, PpService *self)
 }
 
 static void
+on_backend_changed (PpSleep *sleep, GParamSpec *pspec, PpService *self)
+{
+  emit_properties_changed (self, "Backend",
+                           g_variant_new_string (pp_manager_get_backend (self->manager)));
+}
+
+static void
 on_video_quirks_changed (PpSleep *sleep, GParamSpec *pspec, PpService *self)
 {
   emit_properties_changed (self, "VideoQuirks",
@@ -505,6 +512,7 @@ pp_service_start (PpService *self, GError **error)
    * Backend and VideoQuirks are known from the first call */
   self->sleep = pp_sleep_new (self->manager, self->bus);
   g_signal_connect (self->sleep, "notify::video-quirks", G_CALLBACK (on_video_quirks_changed), self);
+  g_signal_connect (self->sleep, "notify::backend", G_CALLBACK (on_backend_changed), self);
   if (self->activity != NULL)
     {
       g_signal_connect (self->activity, "notify::lid-closed", G_CALLBACK (on_lid_state_changed), self);

@@ -22,6 +22,7 @@
 #define SYS_POWER_MEM_SLEEP   "/sys/power/mem_sleep"
 #define SYS_POWER_DISK        "/sys/power/disk"
 #define HELPER_NAME           "powerpolicy-video-restore"
+#define LOGIND_NAME           "org.freedesktop.login1"
 #define LKW_FILE_NAME         "video-quirks-last-known-working"
 /* Replaces both quirk database directories (tests, trying a database). */
 #define QUIRKS_DIR_ENV        "POWERPOLICY_VIDEO_QUIRKS_DIR"
@@ -36,6 +37,7 @@ struct _PpSleep {
   PpManager        *manager;
   GDBusConnection  *bus;
   PpLogind         *logind;       /* NULL: kernel backend */
+  guint             logind_watch_id;
 
   PpQuirkDb        *db;
   PpMachineFacts    facts;
@@ -51,6 +53,7 @@ struct _PpSleep {
   gpointer          helper_done_data;
 
   gboolean          sleeping;     /* between the pre phase and resume */
+  gboolean          logind_sleep; /* ... of a sleep logind announced */
   gboolean          resume_pending;
 
   /* lid */
@@ -428,6 +431,7 @@ post_resume_done (PpSleep *self, gpointer data)
   pp_manager_reapply (self->manager);
   save_last_known_working (self);
   self->sleeping = FALSE;
+  self->logind_sleep = FALSE;
   /* a lid still closed acts again once the holdoff is over, as logind */
   self->lid_acted = PP_LID_ACTION_IGNORE;
   start_holdoff (self);
@@ -458,9 +462,11 @@ on_prepare_for_sleep (PpLogind *logind, gboolean start, PpSleep *self)
           return;
         }
       g_info ("Preparing for sleep");
+      self->logind_sleep = TRUE;
       pre_sleep (self, pre_done_logind, NULL);
       return;
     }
+  self->logind_sleep = FALSE;
   if (self->helper != NULL)
     {
       /* the pre phase still runs (bounded): resume right after it */
@@ -812,6 +818,68 @@ on_on_battery_changed (PpManager *manager, GParamSpec *pspec, PpSleep *self)
   lid_evaluate (self);
 }
 
+/* ---- logind coming and going ------------------------------------------ */
+
+/* Backend changed: the manager answers Get, and PropertiesChanged is
+ * emitted here (pp-service.c does not watch "notify::backend"). */
+static void
+backend_changed (PpSleep *self)
+{
+  const char *backend = pp_sleep_get_backend (self);
+
+  g_info ("Sleep backend: %s", backend);
+  pp_manager_set_backend (self->manager, backend);
+  /* the service turns this into PropertiesChanged */
+  g_object_notify_by_pspec (G_OBJECT (self), props[PROP_BACKEND]);
+}
+
+/* Talk to @logind (takes the reference): the sleep delay inhibitor, and
+ * the lid-switch block inhibitor with HandleLid=true. */
+static void
+logind_attach (PpSleep *self, PpLogind *logind)
+{
+  self->logind = logind;
+  g_signal_connect (logind, "prepare-for-sleep", G_CALLBACK (on_prepare_for_sleep), self);
+  pp_logind_take_sleep_delay (logind);
+  pp_logind_set_lid_block (logind, config (self)->lid.handle_lid);
+}
+
+static void
+on_logind_appeared (GDBusConnection *bus, const char *name, const char *owner, gpointer user_data)
+{
+  PpSleep *self = PP_SLEEP (user_data);
+
+  if (self->logind != NULL)
+    return;
+  g_info ("logind appeared on the system bus (%s)", owner);
+  logind_attach (self, pp_logind_new_present (bus));
+  backend_changed (self);
+}
+
+static void
+on_logind_vanished (GDBusConnection *bus, const char *name, gpointer user_data)
+{
+  PpSleep *self = PP_SLEEP (user_data);
+
+  if (self->logind == NULL)
+    return;
+  g_info ("logind left the system bus: system sleep through the kernel");
+  /* closes the inhibitor fds */
+  g_signal_handlers_disconnect_by_data (self->logind, self);
+  g_clear_object (&self->logind);
+  backend_changed (self);
+
+  /* logind announced a sleep and will never announce the resume: undo
+   * the pre phase now (right after it, when it still runs) */
+  if (self->logind_sleep)
+    {
+      if (self->helper != NULL)
+        self->resume_pending = TRUE;
+      else
+        resume_logind (self);
+    }
+}
+
 /* ---- public ----------------------------------------------------------- */
 
 void
@@ -860,25 +928,29 @@ pp_sleep_new (PpManager *manager, GDBusConnection *bus)
   self->bus = bus ? g_object_ref (bus) : NULL;
   pp_machine_facts_init (&self->facts);
 
+  load_database (self, NULL);
+  select_quirks (self);
+
   if (bus != NULL && !options (self)->no_logind)
     {
       g_autoptr(GError) error = NULL;
+      PpLogind *logind = pp_logind_new (bus, &error);
 
-      self->logind = pp_logind_new (bus, &error);
-      if (self->logind == NULL)
+      /* known at once, so that Backend is right from the first call;
+       * the watch then follows logind coming and going */
+      if (logind != NULL)
+        logind_attach (self, logind);
+      else
         g_info ("No logind (%s): system sleep through the kernel", error->message);
+      self->logind_watch_id = g_bus_watch_name_on_connection (bus, LOGIND_NAME,
+                                                              G_BUS_NAME_WATCHER_FLAGS_NONE,
+                                                              on_logind_appeared,
+                                                              on_logind_vanished,
+                                                              self, NULL);
     }
   pp_manager_set_backend (manager, pp_sleep_get_backend (self));
   g_info ("Sleep backend: %s", pp_sleep_get_backend (self));
 
-  load_database (self, NULL);
-  select_quirks (self);
-
-  if (self->logind != NULL)
-    {
-      g_signal_connect (self->logind, "prepare-for-sleep", G_CALLBACK (on_prepare_for_sleep), self);
-      pp_logind_take_sleep_delay (self->logind);
-    }
   g_signal_connect (manager, "notify::on-battery", G_CALLBACK (on_on_battery_changed), self);
   start_holdoff (self);
   return self;
@@ -914,6 +986,11 @@ pp_sleep_dispose (GObject *object)
     }
   g_clear_handle_id (&self->helper_timeout_id, g_source_remove);
   g_clear_handle_id (&self->holdoff_id, g_source_remove);
+  if (self->logind_watch_id != 0)
+    {
+      g_bus_unwatch_name (self->logind_watch_id);
+      self->logind_watch_id = 0;
+    }
   if (self->manager != NULL)
     g_signal_handlers_disconnect_by_data (self->manager, self);
   if (self->logind != NULL)

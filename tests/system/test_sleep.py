@@ -31,6 +31,8 @@ from test_input import InputTestCase  # noqa: E402
 SRCDIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
 QUIRKS_DIR = os.path.abspath(os.path.join(SRCDIR, 'data', 'video-quirks'))
 LOGIND = ('org.freedesktop.login1', '/org/freedesktop/login1', 'org.freedesktop.login1.Manager')
+# what a lid action may ask logind for
+LOGIND_ACTIONS = ('Suspend', 'Hibernate', 'HybridSleep', 'SuspendThenHibernate', 'LockSessions')
 GPU = PCI + '/0000:00:02.0'
 DMI = '/sys/devices/virtual/dmi/id'
 
@@ -147,7 +149,13 @@ class SleepTestCase(InputTestCase):
         proc, obj = self.spawn_server_template('logind', {}, stdout=subprocess.DEVNULL)
         self.addCleanup(lambda: (proc.terminate(), proc.wait()))
         self.logind = obj
+        self.logind_proc = proc
         return obj
+
+    def stop_logind(self):
+        self.logind_proc.terminate()
+        self.logind_proc.wait()
+        self.logind = None
 
     def start(self, config=None, args=(), workdir=None):
         text = (config or SLEEP_CONFIG).format(helper=self.helper)
@@ -192,6 +200,69 @@ class TestLogindSleep(SleepTestCase):
         self.start()
         self.wait_delay_inhibitors(1)
         self.assertEqual(self.get_property('Backend'), 'logind')
+
+    def daemon_pipes(self):
+        """The daemon's pipe fds (the mock's inhibitor fds are pipes)."""
+        fd_dir = '/proc/%d/fd' % self.daemon.proc.pid
+        pipes = set()
+        for fd in os.listdir(fd_dir):
+            try:
+                if os.readlink(os.path.join(fd_dir, fd)).startswith('pipe:'):
+                    pipes.add(fd)
+            except FileNotFoundError:
+                pass
+        return pipes
+
+    def backend_signals(self):
+        return [a[1]['Backend'] for (s, a) in self.signals
+                if s == 'PropertiesChanged' and 'Backend' in a[1]]
+
+    def test_backend_follows_logind(self):
+        self.add_machine(INSPIRON_1501)
+        self.start()
+        self.subscribe('PropertiesChanged', 'org.freedesktop.DBus.Properties')
+        self.assertEqual(self.get_property('Backend'), 'kernel')
+        pipes = self.daemon_pipes()
+        # logind appears: delay and lid-switch block inhibitors, Backend logind
+        self.start_logind()
+        wait_until(lambda: self.get_property('Backend') == 'logind', 5, 'Backend logind')
+        self.wait_delay_inhibitors(1)
+        wait_until(lambda: len(self.logind_inhibitors('handle-lid-switch', 'block')) == 1, 5,
+                   'handle-lid-switch block inhibitor')
+        wait_until(lambda: self.backend_signals() == ['logind'], 5,
+                   'PropertiesChanged Backend logind (have %r)' % self.backend_signals())
+        self.assertEqual(len(self.daemon_pipes() - pipes), 2)
+        # sleep goes through logind now
+        self.call('Suspend', (False,), '(b)')
+        self.assertEqual(len(self.suspend_calls()), 1)
+        self.assertEqual(self.read_file(self.power_state), 'freeze mem disk')
+        # logind leaves: inhibitor fds closed, Backend kernel
+        self.stop_logind()
+        wait_until(lambda: self.get_property('Backend') == 'kernel', 5, 'Backend kernel')
+        wait_until(lambda: self.backend_signals() == ['logind', 'kernel'], 5,
+                   'PropertiesChanged Backend kernel (have %r)' % self.backend_signals())
+        self.assertEqual(self.daemon_pipes(), pipes)
+        # and sleep through the kernel
+        self.call('Suspend', (False,), '(b)', timeout=10000)
+        self.assertEqual(self.read_file(self.power_state), 'mem')
+        # logind comes back
+        self.start_logind()
+        wait_until(lambda: self.get_property('Backend') == 'logind', 5, 'Backend logind again')
+        self.wait_delay_inhibitors(1)
+
+    def test_logind_leaving_during_sleep_runs_resume(self):
+        self.start_logind()
+        self.add_machine(INSPIRON_1501)
+        self.start()
+        self.wait_delay_inhibitors(1)
+        self.prepare_for_sleep(True)
+        self.wait_delay_inhibitors(0)
+        self.assertEqual(self.helper_lines(), [['suspend'] + INSPIRON_1501_QUIRKS])
+        # no PrepareForSleep(false) will ever come: the resume phase runs
+        self.stop_logind()
+        wait_until(lambda: len(self.helper_lines()) == 2, 5, 'helper resume phase')
+        self.assertEqual(self.helper_lines()[1], ['resume'] + INSPIRON_1501_QUIRKS)
+        self.assertEqual(self.get_property('Backend'), 'kernel')
 
     def test_prepare_for_sleep_flags_helper_release(self):
         self.start_logind()
@@ -385,7 +456,6 @@ class TestLid(SleepTestCase):
         self.assertEqual(self.suspend_calls(), [])
         self.assertEqual(self.logind_inhibitors('handle-lid-switch', 'block'), [])
 
-
     def test_power_off_display_and_lid_open_undoes_it(self):
         self.start_logind()
         bl = self.add_backlight()
@@ -396,6 +466,61 @@ class TestLid(SleepTestCase):
         self.lid.set_switch(SW_LID, 0)
         self.wait_attr(bl, 'bl_power', '0')
         self.assertEqual(self.suspend_calls(), [])
+
+
+    def logind_calls(self):
+        return {m: [c[1] for c in self.logind.GetMethodCalls(m)] for m in LOGIND_ACTIONS}
+
+    def check_lid_action(self, action, method, args):
+        """Lid closed on battery with OnClose=@action: logind's @method
+        called once with @args, nothing else asked of logind."""
+        self.start_logind()
+        self.on_battery()
+        self.start(config=SLEEP_CONFIG.replace('\nOnClose=suspend\n', '\nOnClose=%s\n' % action))
+        self.assertTrue(self.get_property('OnBattery'))
+        self.close_lid()
+        wait_until(lambda: len(self.logind.GetMethodCalls(method)) == 1, 5,
+                   'logind %s called' % method)
+        self.barrier()
+        expected = {m: [] for m in LOGIND_ACTIONS}
+        expected[method] = [args]
+        self.assertEqual(self.logind_calls(), expected)
+
+    def test_lid_hibernate(self):
+        self.check_lid_action('hibernate', 'Hibernate', [False])
+
+    def test_lid_hybrid_sleep(self):
+        self.check_lid_action('hybrid-sleep', 'HybridSleep', [False])
+
+    def test_lid_suspend_then_hibernate(self):
+        self.check_lid_action('suspend-then-hibernate', 'SuspendThenHibernate', [False])
+
+    def test_lid_lock(self):
+        self.check_lid_action('lock', 'LockSessions', [])
+
+    def test_lid_power_off_display_on_battery(self):
+        self.start_logind()
+        bl = self.add_backlight()
+        self.on_battery()
+        self.start(config=SLEEP_CONFIG.replace('\nOnClose=suspend\n', '\nOnClose=power-off-display\n'))
+        self.assertEqual(self.attr(bl, 'bl_power'), '0')
+        self.close_lid()
+        self.wait_attr(bl, 'bl_power', '4')
+        self.lid.set_switch(SW_LID, 0)
+        self.wait_property('LidClosed', False)
+        self.wait_attr(bl, 'bl_power', '0')
+        self.barrier()
+        self.assertEqual(self.logind_calls(), {m: [] for m in LOGIND_ACTIONS})
+
+    def test_lid_ignore(self):
+        self.start_logind()
+        bl = self.add_backlight()
+        self.on_battery()
+        self.start(config=SLEEP_CONFIG.replace('\nOnClose=suspend\n', '\nOnClose=ignore\n'))
+        self.close_lid()
+        self.assertEqual(self.logind_calls(), {m: [] for m in LOGIND_ACTIONS})
+        self.assertEqual(self.attr(bl, 'bl_power'), '0')
+        self.assertNotIn('Asking logind', self.daemon.read_log())
 
 
 class TestKernelSleep(SleepTestCase):
