@@ -81,6 +81,7 @@ def main():
         rc = daemon.stop(signal.SIGTERM)
         print('powerpolicyd exited with status %d; %s/power/control is back to %r'
               % (rc, ppharness.XHCI, laptop.read(ppharness.XHCI + '/power/control')))
+        daemon.cleanup()
         logind.terminate()
         logind.wait()
         dbusmock.DBusTestCase.stop_dbus(bus_pid)

@@ -8,6 +8,7 @@ machine's own power settings.
 """
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -238,6 +239,8 @@ class Laptop:
         self.tb.uevent(self.ac, 'change')
 
     def cleanup(self):
+        # umockdev removes the testbed's directory when the Testbed goes;
+        # removing it here would pull it from under emulated evdev nodes
         self.tb = None
 
 
@@ -310,6 +313,10 @@ class Daemon:
         except FileNotFoundError:
             return ''
 
+    def cleanup(self):
+        """Remove the work directory (configuration, state, log)."""
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
     def stop(self, sig=signal.SIGTERM, timeout=10):
         if self.proc is None:
             return None
@@ -365,6 +372,8 @@ class PowerPolicyTestCase(dbusmock.DBusTestCase):
                 except AssertionError:
                     pass
             sys.stdout.write('---- %s ----\n%s\n' % (' '.join(d.command()), d.read_log()))
+        for d in self.daemons:
+            d.cleanup()
         for sub in self._subscriptions:
             self.bus.signal_unsubscribe(sub)
         self.laptop.cleanup()

@@ -66,9 +66,11 @@ class TestBusPolicy(unittest.TestCase):
         self.daemon = None
 
     def tearDown(self):
-        if self.daemon is not None and self.daemon.proc is not None:
-            self.daemon.stop()
+        if self.daemon is not None:
+            if self.daemon.proc is not None:
+                self.daemon.stop()
             sys.stdout.write(self.daemon.read_log())
+            self.daemon.cleanup()
         self.bus_proc.terminate()
         self.bus_proc.wait()
         shutil.rmtree(self.tmp, ignore_errors=True)

@@ -319,7 +319,7 @@ class TestModes(PowerPolicyTestCase):
         self.assertIn('cannot own the name org.powerpolicy1', d2.read_log())
 
     def test_version_and_help(self):
-        exe = Daemon(None).command()[0]
+        exe = self.new_daemon().command()[0]
         out = subprocess.run([exe, '--version'], capture_output=True, text=True)
         self.assertEqual(out.returncode, 0)
         self.assertRegex(out.stdout, r'^powerpolicyd \d+\.\d+')
@@ -331,13 +331,15 @@ class TestModes(PowerPolicyTestCase):
         self.assertEqual(out.returncode, 2)
 
     def test_harness_refuses_outside_testbed(self):
+        outside = Daemon(None)
+        self.addCleanup(outside.cleanup)
         with self.assertRaises(NotInTestbed):
-            Daemon(None).start()
+            outside.start()
         saved = os.environ['LD_PRELOAD']
         try:
             os.environ['LD_PRELOAD'] = ''
             with self.assertRaises(NotInTestbed):
-                Daemon(self.laptop).start()
+                self.new_daemon().start()
         finally:
             os.environ['LD_PRELOAD'] = saved
 

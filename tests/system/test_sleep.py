@@ -13,6 +13,7 @@ touched: the harness refuses to run the daemon without UMOCKDEV_DIR.
 """
 
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -83,6 +84,7 @@ class SleepTestCase(InputTestCase):
     def setUp(self):
         super().setUp()
         self.work = tempfile.mkdtemp(prefix='pp-sleep-')
+        self.addCleanup(shutil.rmtree, self.work, True)
         self.helper_log = os.path.join(self.work, 'helper.log')
         self.hang_flag = os.path.join(self.work, 'hang')
         self.helper = os.path.join(self.work, 'record-helper')
@@ -611,6 +613,7 @@ class TestHelper(SleepTestCase):
         if not os.path.exists(exe):
             self.skipTest('powerpolicy-video-restore not built')
         empty = tempfile.mkdtemp(prefix='pp-nopath-')
+        self.addCleanup(os.rmdir, empty)
         env = {'PATH': empty,      # no vbetool, radeontool, chvt: logged and skipped
                'LD_PRELOAD': os.environ['LD_PRELOAD'],
                'UMOCKDEV_DIR': self.laptop.root,
