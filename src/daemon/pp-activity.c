@@ -12,14 +12,12 @@
 #include <gio/gunixfdlist.h>
 
 #include "pp-activity.h"
+#include "pp-token.h"
 #include "pp-dock.h"
 #include "pp-drm.h"
 #include "pp-error.h"
 #include "pp-idle.h"
 #include "pp-input.h"
-
-/* who and why: free text, bounded */
-#define PP_INHIBITOR_TEXT_MAX 1024u
 
 typedef struct {
   PpActivity *self;        /* unowned: inhibitors die with it */
@@ -29,8 +27,7 @@ typedef struct {
   char       *who;
   char       *why;
   guint32     pid;
-  int         fd;          /* our end of the pipe */
-  guint       watch_id;
+  PpToken    *token;
 } Inhibitor;
 
 struct _PpActivity {
@@ -195,9 +192,7 @@ on_device_removed (PpManager *manager, const char *syspath, PpActivity *self)
 static void
 inhibitor_free (Inhibitor *inh)
 {
-  g_clear_handle_id (&inh->watch_id, g_source_remove);
-  if (inh->fd >= 0)
-    close (inh->fd);
+  pp_token_free (inh->token);
   g_free (inh->what);
   g_free (inh->who);
   g_free (inh->why);
@@ -213,42 +208,23 @@ notify_lid_inhibited (PpActivity *self, guint before)
     g_object_notify_by_pspec (G_OBJECT (self), props[PROP_LID_INHIBITED]);
 }
 
+/* The holder closed its fd or died. */
 static void
-inhibitor_release (Inhibitor *inh)
-{
-  PpActivity *self = inh->self;
-  guint lid_before = self->n_lid_inhibitors;
-
-  g_info ("Inhibitor released: %s by '%s' (pid %u)", inh->what, inh->who, inh->pid);
-  inh->watch_id = 0;
-  if (inh->lid)
-    self->n_lid_inhibitors--;
-  if (inh->idle)
-    {
-      g_ptr_array_remove_fast (self->inhibitors, inh);
-      apply_decision (self, pp_idle_inhibit (&self->idle, FALSE));
-    }
-  else
-    g_ptr_array_remove_fast (self->inhibitors, inh);
-  notify_lid_inhibited (self, lid_before);
-}
-
-static gboolean
-on_inhibitor_fd (int fd, GIOCondition condition, gpointer user_data)
+inhibitor_release (gpointer user_data)
 {
   Inhibitor *inh = user_data;
+  PpActivity *self = inh->self;
+  guint lid_before = self->n_lid_inhibitors;
+  gboolean idle = inh->idle;
 
-  if (condition & G_IO_IN)
-    {
-      char buf[256];
-      ssize_t n = read (fd, buf, sizeof buf);
-
-      /* whatever the holder writes is ignored; EOF means released */
-      if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EINTR)))
-        return G_SOURCE_CONTINUE;
-    }
-  inhibitor_release (inh);
-  return G_SOURCE_REMOVE;
+  g_info ("Inhibitor released: %s by '%s' (pid %u)", inh->what, inh->who, inh->pid);
+  if (inh->lid)
+    self->n_lid_inhibitors--;
+  /* frees @inh */
+  g_ptr_array_remove_fast (self->inhibitors, inh);
+  if (idle)
+    apply_decision (self, pp_idle_inhibit (&self->idle, FALSE));
+  notify_lid_inhibited (self, lid_before);
 }
 
 /* what: a non-empty colon list of "idle" and "lid" */
@@ -290,40 +266,12 @@ typedef struct {
   Inhibitor             *inh;
 } PendingInhibit;
 
-/* Our end of a pipe in @inh, the other end in a new fd list. */
-static GUnixFDList *
-inhibitor_open_fd (Inhibitor *inh, GError **error)
-{
-  g_autoptr(GUnixFDList) fd_list = g_unix_fd_list_new ();
-  int fds[2];
-  gint index;
-
-  if (pipe2 (fds, O_CLOEXEC) < 0)
-    {
-      pp_error_set_from_errno (error, errno, "cannot create the inhibitor fd");
-      return NULL;
-    }
-  /* the list holds its own copy: ours must be closed, or the release
-   * would never be seen */
-  index = g_unix_fd_list_append (fd_list, fds[1], error);
-  close (fds[1]);
-  if (index < 0)
-    {
-      close (fds[0]);
-      return NULL;
-    }
-  g_unix_set_fd_nonblocking (fds[0], TRUE, NULL);
-  inh->fd = fds[0];
-  return g_steal_pointer (&fd_list);
-}
-
 static void
 inhibitor_add (PpActivity *self, Inhibitor *inh)
 {
   guint lid_before = self->n_lid_inhibitors;
 
   inh->self = self;
-  inh->watch_id = g_unix_fd_add (inh->fd, G_IO_IN | G_IO_HUP | G_IO_ERR, on_inhibitor_fd, inh);
   g_info ("Inhibitor taken: %s by '%s' (pid %u): %s", inh->what, inh->who, inh->pid, inh->why);
   if (inh->lid)
     self->n_lid_inhibitors++;
@@ -334,24 +282,22 @@ inhibitor_add (PpActivity *self, Inhibitor *inh)
 }
 
 static void
-on_caller_pid (GObject *source, GAsyncResult *res, gpointer user_data)
+on_caller_pid (guint32 pid, const GError *pid_error, gpointer user_data)
 {
   PendingInhibit *pending = user_data;
   g_autoptr(Inhibitor) inh = g_steal_pointer (&pending->inh);
-  g_autoptr(GVariant) reply = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GUnixFDList) fd_list = NULL;
 
-  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), res, &error);
-  if (reply == NULL)
+  if (pid_error != NULL)
     g_dbus_method_invocation_return_error (pending->invocation, PP_ERROR, PP_ERROR_FAILED,
-                                           "cannot identify the caller: %s", error->message);
-  else if ((fd_list = inhibitor_open_fd (inh, &error)) == NULL)
+                                           "cannot identify the caller: %s", pid_error->message);
+  else if ((inh->token = pp_token_new (inhibitor_release, inh, &fd_list, &error)) == NULL)
     g_dbus_method_invocation_return_error (pending->invocation, PP_ERROR, PP_ERROR_FAILED,
-                                           "%s", error->message);
+                                           "cannot create the inhibitor: %s", error->message);
   else
     {
-      g_variant_get (reply, "(u)", &inh->pid);
+      inh->pid = pid;
       inhibitor_add (pending->self, g_steal_pointer (&inh));
       g_dbus_method_invocation_return_value_with_unix_fd_list (pending->invocation,
                                                                g_variant_new ("(h)", 0),
@@ -377,18 +323,12 @@ pp_activity_handle_inhibit (PpActivity *self, GDBusMethodInvocation *invocation)
       g_dbus_method_invocation_return_gerror (invocation, error);
       return;
     }
-  if (strlen (who) > PP_INHIBITOR_TEXT_MAX || strlen (why) > PP_INHIBITOR_TEXT_MAX)
-    {
-      g_dbus_method_invocation_return_error (invocation, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
-                                             "who and why are limited to %u bytes",
-                                             PP_INHIBITOR_TEXT_MAX);
-      return;
-    }
+  if (!pp_token_check_text (invocation, who, why))
+    return;
   if (*who == '\0')
     who = g_dbus_method_invocation_get_sender (invocation);
 
   inh = g_new0 (Inhibitor, 1);
-  inh->fd = -1;
   inh->what = g_strdup (what);
   inh->idle = idle;
   inh->lid = lid;
@@ -399,12 +339,7 @@ pp_activity_handle_inhibit (PpActivity *self, GDBusMethodInvocation *invocation)
   pending->self = g_object_ref (self);
   pending->invocation = invocation;
   pending->inh = inh;
-  g_dbus_connection_call (g_dbus_method_invocation_get_connection (invocation),
-                          "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                          "org.freedesktop.DBus", "GetConnectionUnixProcessID",
-                          g_variant_new ("(s)", g_dbus_method_invocation_get_sender (invocation)),
-                          G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE, 5000, NULL,
-                          on_caller_pid, pending);
+  pp_token_get_caller_pid (invocation, on_caller_pid, pending);
 }
 
 void

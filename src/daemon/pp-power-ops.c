@@ -18,11 +18,9 @@
 #include "pp-names.h"
 #include "pp-policy.h"
 #include "pp-power-ops.h"
+#include "pp-token.h"
 #include "pp-sysfs.h"
 #include "pp-util.h"
-
-/* who/why of a hold: free text, but not unbounded */
-#define PP_HOLD_TEXT_MAX 1024
 
 typedef struct {
   PpPowerOps *self;          /* unowned: the hold lives in self->holds */
@@ -31,8 +29,7 @@ typedef struct {
   char       *why;
   guint32     pid;
   GPtrArray  *paths;         /* what the hold keeps up, as given to the manager */
-  int         fd;            /* our end of the socket pair */
-  guint       watch_id;
+  PpToken    *token;
 } Hold;
 
 /* A hard switch turned off by PowerDown(mode=off). */
@@ -713,9 +710,7 @@ pp_power_ops_power_up (PpPowerOps *self, PpDevice *device, gboolean subtree)
 static void
 hold_free (Hold *hold)
 {
-  g_clear_handle_id (&hold->watch_id, g_source_remove);
-  if (hold->fd >= 0)
-    close (hold->fd);
+  pp_token_free (hold->token);
   g_free (hold->device);
   g_free (hold->who);
   g_free (hold->why);
@@ -723,27 +718,15 @@ hold_free (Hold *hold)
   g_free (hold);
 }
 
-static gboolean
-on_hold_fd (int fd, GIOCondition condition, gpointer user_data)
+/* The holder closed its fd or died. */
+static void
+on_hold_released (gpointer user_data)
 {
   Hold *hold = user_data;
-  PpPowerOps *self = hold->self;
-
-  if (!(condition & (G_IO_HUP | G_IO_ERR)))
-    {
-      char buf[64];
-      ssize_t n = read (fd, buf, sizeof buf);
-
-      /* data from the holder means nothing; only the end of it counts */
-      if (n > 0 || (n < 0 && (errno == EINTR || errno == EAGAIN)))
-        return G_SOURCE_CONTINUE;
-    }
 
   g_info ("Hold on %s by %s released", hold->device, hold->who);
-  hold->watch_id = 0;
   /* the policy returns; this frees @hold */
-  g_ptr_array_remove (self->holds, hold);
-  return G_SOURCE_REMOVE;
+  g_ptr_array_remove (hold->self->holds, hold);
 }
 
 static void
@@ -784,37 +767,40 @@ pending_hold_free (PendingHold *p)
 }
 
 static void
-finish_hold (PendingHold *p, guint32 pid)
+finish_hold (guint32 pid, const GError *pid_error, gpointer user_data)
 {
+  PendingHold *p = user_data;
   PpPowerOps *self = p->self;
   PpDevice *dev = pp_manager_get_device (self->manager, p->syspath);
   g_autoptr(GUnixFDList) fd_list = NULL;
   g_autoptr(GError) error = NULL;
   GPtrArray *prerequisites;
   Hold *hold;
-  int fds[2];
-  int index;
 
+  if (pid_error != NULL)
+    g_debug ("Cannot get the pid of the holder: %s", pid_error->message);
   if (dev == NULL)
     {
       g_dbus_method_invocation_return_error (p->invocation, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE,
                                              "%s went away", p->syspath);
-      return;
-    }
-  if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, fds) < 0)
-    {
-      int saved = errno;
-      g_dbus_method_invocation_return_error (p->invocation, PP_ERROR, PP_ERROR_FAILED,
-                                             "cannot create the hold: %s", g_strerror (saved));
+      pending_hold_free (p);
       return;
     }
 
   hold = g_new0 (Hold, 1);
+  hold->token = pp_token_new (on_hold_released, hold, &fd_list, &error);
+  if (hold->token == NULL)
+    {
+      g_free (hold);
+      g_dbus_method_invocation_return_error (p->invocation, PP_ERROR, PP_ERROR_FAILED,
+                                             "cannot create the hold: %s", error->message);
+      pending_hold_free (p);
+      return;
+    }
   hold->device = g_strdup (p->syspath);
   hold->who = g_strdup (p->who);
   hold->why = g_strdup (p->why);
   hold->pid = pid;
-  hold->fd = fds[0];
   hold->paths = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_add (hold->paths, g_strdup (p->syspath));
   prerequisites = pp_tree_get_prerequisites (self->tree, p->syspath);
@@ -822,62 +808,22 @@ finish_hold (PendingHold *p, guint32 pid)
     g_ptr_array_add (hold->paths, g_strdup (g_ptr_array_index (prerequisites, i)));
   g_ptr_array_unref (prerequisites);
 
-  fd_list = g_unix_fd_list_new ();
-  index = g_unix_fd_list_append (fd_list, fds[1], &error);
-  close (fds[1]);
-  if (index < 0)
-    {
-      hold_free (hold);
-      g_dbus_method_invocation_return_error (p->invocation, PP_ERROR, PP_ERROR_FAILED,
-                                             "cannot pass the hold: %s", error->message);
-      return;
-    }
-
   if (!pp_manager_set_held (self->manager, hold->paths, TRUE, &error))
     g_warning ("Hold on %s: %s (the hold stays, the policy retries)", p->syspath, error->message);
   hold->self = self;
-  hold->watch_id = g_unix_fd_add (hold->fd, G_IO_IN | G_IO_HUP | G_IO_ERR, on_hold_fd, hold);
   g_ptr_array_add (self->holds, hold);
   g_info ("%s (pid %u) holds %s and %u devices it depends on: %s",
           hold->who, pid, p->syspath, hold->paths->len - 1, hold->why);
   g_dbus_method_invocation_return_value_with_unix_fd_list (p->invocation,
-                                                           g_variant_new ("(h)", index),
+                                                           g_variant_new ("(h)", 0),
                                                            fd_list);
-}
-
-static void
-on_caller_pid (GObject *source, GAsyncResult *res, gpointer user_data)
-{
-  PendingHold *p = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), res, &error);
-  guint32 pid = 0;
-
-  if (reply != NULL)
-    g_variant_get (reply, "(u)", &pid);
-  else
-    g_debug ("Cannot get the pid of the holder: %s", error->message);
-  finish_hold (p, pid);
   pending_hold_free (p);
-}
-
-static gboolean
-check_text (GDBusMethodInvocation *invocation, const char *what, const char *text)
-{
-  if (strlen (text) > PP_HOLD_TEXT_MAX)
-    {
-      g_dbus_method_invocation_return_error (invocation, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
-                                             "'%s' is longer than %d bytes", what, PP_HOLD_TEXT_MAX);
-      return FALSE;
-    }
-  return TRUE;
 }
 
 void
 pp_power_ops_handle_hold (PpPowerOps *self, GDBusMethodInvocation *invocation)
 {
   GVariant *params = g_dbus_method_invocation_get_parameters (invocation);
-  GDBusConnection *connection = g_dbus_method_invocation_get_connection (invocation);
   const char *sender = g_dbus_method_invocation_get_sender (invocation);
   g_autoptr(GError) error = NULL;
   const char *arg, *who, *why;
@@ -885,7 +831,7 @@ pp_power_ops_handle_hold (PpPowerOps *self, GDBusMethodInvocation *invocation)
   PpDevice *dev;
 
   g_variant_get (params, "(&s&s&s)", &arg, &who, &why);
-  if (!check_text (invocation, "who", who) || !check_text (invocation, "why", why))
+  if (!pp_token_check_text (invocation, who, why))
     return;
   dev = pp_manager_resolve_device (self->manager, arg, &error);
   if (dev == NULL)
@@ -900,16 +846,8 @@ pp_power_ops_handle_hold (PpPowerOps *self, GDBusMethodInvocation *invocation)
   p->syspath = g_strdup (dev->info->syspath);
   p->who = g_strdup (*who ? who : (sender ? sender : "unknown"));
   p->why = g_strdup (why);
-  if (connection == NULL || sender == NULL)
-    {
-      finish_hold (p, 0);
-      pending_hold_free (p);
-      return;
-    }
-  g_dbus_connection_call (connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                          "org.freedesktop.DBus", "GetConnectionUnixProcessID",
-                          g_variant_new ("(s)", sender), G_VARIANT_TYPE ("(u)"),
-                          G_DBUS_CALL_FLAGS_NONE, 5000, NULL, on_caller_pid, p);
+  /* the device is resolved again once the pid is known: it may go meanwhile */
+  pp_token_get_caller_pid (invocation, finish_hold, p);
 }
 
 void
