@@ -279,6 +279,19 @@ copy_table (PpOverrides *self)
   return copy;
 }
 
+/* Save @next (taken) and make it current; on failure nothing changes. */
+static gboolean
+commit (PpOverrides *self, GHashTable *next, GError **error)
+{
+  g_autoptr(GHashTable) table = next;
+
+  if (!save (self, table, error))
+    return FALSE;
+  g_hash_table_unref (self->by_device);
+  self->by_device = g_steal_pointer (&table);
+  return TRUE;
+}
+
 gboolean
 pp_overrides_set (PpOverrides *self,
                   const char  *syspath,
@@ -296,11 +309,7 @@ pp_overrides_set (PpOverrides *self,
     }
   if (!override_apply_key (o, key, value, error))
     return FALSE;
-  if (!save (self, next, error))
-    return FALSE;
-  g_hash_table_unref (self->by_device);
-  self->by_device = g_steal_pointer (&next);
-  return TRUE;
+  return commit (self, g_steal_pointer (&next), error);
 }
 
 gboolean
@@ -313,11 +322,7 @@ pp_overrides_clear (PpOverrides *self, const char *syspath, GError **error)
     return TRUE;
   next = copy_table (self);
   g_hash_table_remove (next, syspath);
-  if (!save (self, next, error))
-    return FALSE;
-  g_hash_table_unref (self->by_device);
-  self->by_device = g_steal_pointer (&next);
-  return TRUE;
+  return commit (self, g_steal_pointer (&next), error);
 }
 
 gboolean
@@ -332,9 +337,5 @@ pp_overrides_replace (PpOverrides      *self,
     g_hash_table_remove (next, syspath);
   else
     g_hash_table_replace (next, g_strdup (syspath), pp_override_copy (previous));
-  if (!save (self, next, error))
-    return FALSE;
-  g_hash_table_unref (self->by_device);
-  self->by_device = g_steal_pointer (&next);
-  return TRUE;
+  return commit (self, g_steal_pointer (&next), error);
 }

@@ -258,7 +258,8 @@ usage_error (const char *format, ...)
   va_start (args, format);
   message = g_strdup_vprintf (format, args);
   va_end (args);
-  fprintf (stderr, "pmctl: %s\nTry 'pmctl --help'.\n", message);
+  fail ("%s", message);
+  fputs ("Try 'pmctl --help'.\n", stderr);
   return PMCTL_EXIT_USAGE;
 }
 

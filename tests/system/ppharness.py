@@ -364,13 +364,18 @@ class PowerPolicyTestCase(dbusmock.DBusTestCase):
         self.signals = []
         self._subscriptions = []
 
-    def tearDown(self):
+    def stop_daemons(self):
+        """Stop every daemon this test started that still runs."""
         for d in self.daemons:
             if d.proc is not None:
                 try:
                     d.stop()
                 except AssertionError:
                     pass
+
+    def tearDown(self):
+        self.stop_daemons()
+        for d in self.daemons:
             sys.stdout.write('---- %s ----\n%s\n' % (' '.join(d.command()), d.read_log()))
         for d in self.daemons:
             d.cleanup()

@@ -52,12 +52,7 @@ class InputTestCase(PowerPolicyTestCase):
                 p.kill()
                 p.wait()
         # the daemon must be gone before the emulated nodes are
-        for d in self.daemons:
-            if d.proc is not None:
-                try:
-                    d.stop()
-                except AssertionError:
-                    pass
+        self.stop_daemons()
         self.evdev.stop()
         super().tearDown()
 
