@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <glib.h>
+#include <glib/gstdio.h>
 
 G_BEGIN_DECLS
 
@@ -60,6 +61,27 @@ pp_test_list_run (PpTestList *list, const char *group)
   g_free (list);
   /* the exit status, not the count: 256 failures must not exit 0 */
   return failures == 0 ? 0 : 1;
+}
+
+/* rm -r, without following symlinks (test directories only) */
+static inline void
+pp_test_remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+
+  if (g_file_test (path, G_FILE_TEST_IS_SYMLINK) || !g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      g_unlink (path);
+      return;
+    }
+  dir = g_dir_open (path, 0, NULL);
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+      pp_test_remove_tree (child);
+    }
+  g_rmdir (path);
 }
 
 G_END_DECLS

@@ -81,26 +81,6 @@ raw_read (const char *file)
   return contents;
 }
 
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = NULL;
-  const char *name;
-
-  if (g_file_test (path, G_FILE_TEST_IS_SYMLINK) || !g_file_test (path, G_FILE_TEST_IS_DIR))
-    {
-      g_unlink (path);
-      return;
-    }
-  dir = g_dir_open (path, 0, NULL);
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      remove_tree (child);
-    }
-  g_rmdir (path);
-}
-
 static int
 setup (void **state)
 {
@@ -151,7 +131,7 @@ teardown (void **state)
   State *st = *state;
 
   g_clear_object (&st->tb);
-  remove_tree (st->outside_dir);
+  pp_test_remove_tree (st->outside_dir);
   g_free (st->outside_dir);
   g_free (st->outside_file);
   g_free (st->root);
