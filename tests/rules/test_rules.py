@@ -71,18 +71,128 @@ def preload_active():
     return 'libumockdev-preload' in os.environ.get('LD_PRELOAD', '')
 
 
-def usb_descriptors(interfaces, device_class=0, vendor=0x1234, product=0x5678):
-    """The binary `descriptors` attribute: a device descriptor, then the
-    active configuration with one interface descriptor (and one endpoint)
-    per (class, subclass, protocol)."""
+def usb_descriptors(configurations, device_class=0, vendor=0x1234, product=0x5678):
+    """The binary `descriptors` attribute udev's usb_id reads, as the kernel
+    gives it: the device descriptor, then every configuration descriptor,
+    each followed by its interface descriptors. @configurations is a list of
+    configurations, each a list of interfaces (class, subclass, protocol).
+    Every interface descriptor is followed by an endpoint descriptor, as on
+    real devices (usb_id skips an interface descriptor that ends the file)."""
     device = struct.pack('<BBHBBBBHHHBBBB', 18, 1, 0x0200, device_class, 0, 0, 64,
-                         vendor, product, 0x0100, 1, 2, 0, 1)
-    body = b''
-    for number, (cls, sub, proto) in enumerate(interfaces):
-        body += struct.pack('<BBBBBBBBB', 9, 4, number, 0, 1, cls, sub, proto, 0)
-        body += struct.pack('<BBBBHB', 7, 5, 0x81 + number, 3, 8, 10)
-    config = struct.pack('<BBHBBBBB', 9, 2, 9 + len(body), len(interfaces), 1, 0, 0xa0, 50)
-    return device + config + body
+                         vendor, product, 0x0100, 1, 2, 0, len(configurations))
+    out = device
+    for value, interfaces in enumerate(configurations, start=1):
+        body = b''
+        for number, (cls, sub, proto) in enumerate(interfaces):
+            body += struct.pack('<BBBBBBBBB', 9, 4, number, 0, 1, cls, sub, proto, 0)
+            body += struct.pack('<BBBBHB', 7, 5, 0x81 + (number % 15), 3, 8, 10)
+        out += struct.pack('<BBHBBBBB', 9, 2, 9 + len(body), len(interfaces), value, 0,
+                           0xa0, 50)
+        out += body
+    return out
+
+
+# Real devices, as `lsusb -v` reports them (ids, device class, and the
+# interfaces of each configuration), and the class the shipped rules must
+# give them. Keys name the device; the expectations are the policy's
+# contract (SPEC §3), so a change here is a change of classification.
+BT = (0xe0, 0x01, 0x01)
+BCM_BT = (0xff, 0x01, 0x01)
+DFU = (0xfe, 0x01, 0x01)
+VENDOR = (0xff, 0xff, 0xff)
+CDC_DATA = (0x0a, 0x00, 0x00)
+MBIM = (0x02, 0x0e, 0x00)
+MBIM_DATA = (0x0a, 0x00, 0x02)
+KEYBOARD = (0x03, 0x01, 0x01)
+MOUSE = (0x03, 0x01, 0x02)
+HID = (0x03, 0x00, 0x00)
+AUDIO_CONTROL = (0x01, 0x01, 0x00)
+AUDIO_STREAM = (0x01, 0x02, 0x00)
+VIDEO_CONTROL = (0x0e, 0x01, 0x00)
+VIDEO_STREAM = (0x0e, 0x02, 0x00)
+REAL_USB_DEVICES = {
+    # name: (vendor, product, device class, configurations, expected class)
+    # Bluetooth: Intel 7265, 9260/9560, AX200, AX210, AX211; Realtek;
+    # Qualcomm Atheros; Broadcom BCM20702 with its vendor class (issue 11).
+    'bt_intel_0a2b': (0x8087, 0x0a2b, 0xe0, [[BT, BT]], 'bluetooth'),
+    'bt_intel_0026': (0x8087, 0x0026, 0xe0, [[BT, BT]], 'bluetooth'),
+    'bt_intel_0029': (0x8087, 0x0029, 0xe0, [[BT, BT]], 'bluetooth'),
+    'bt_intel_0032': (0x8087, 0x0032, 0xe0, [[BT, BT]], 'bluetooth'),
+    'bt_intel_0033': (0x8087, 0x0033, 0xe0, [[BT, BT]], 'bluetooth'),
+    'bt_realtek_b00c': (0x0bda, 0xb00c, 0xe0, [[BT, BT]], 'bluetooth'),
+    'bt_qualcomm_e300': (0x0cf3, 0xe300, 0xe0, [[BT, BT]], 'bluetooth'),
+    'bt_broadcom_216c': (0x0a5c, 0x216c, 0xff, [[BCM_BT, BCM_BT, VENDOR, DFU]], 'bluetooth'),
+    'bt_dell_broadcom_8197': (0x413c, 0x8197, 0xff, [[BCM_BT, BCM_BT, VENDOR, DFU]],
+                              'bluetooth'),
+    # vendor class ff/01/01 from a vendor btusb does not bind that way
+    'vendor_ff0101_unknown': (0x1234, 0x0001, 0xff, [[BCM_BT]], None),
+    # WWAN: Sierra EM7455 (QMI config and MBIM config), Dell DW5821e
+    # (QMI and MBIM configs), Quectel EC25 (vendor interfaces only).
+    'wwan_sierra_9071': (0x1199, 0x9071, 0x00,
+                         [[VENDOR, VENDOR, VENDOR, VENDOR],
+                          [MBIM, MBIM_DATA, VENDOR, VENDOR]], 'wwan'),
+    'wwan_dell_dw5821e': (0x413c, 0x81d7, 0x00,
+                          [[VENDOR, (0xff, 0x00, 0x00), (0xff, 0x00, 0x00), (0xff, 0xff, 0x30)],
+                           [MBIM, MBIM_DATA, (0xff, 0x00, 0x00), (0xff, 0xff, 0x30)]], 'wwan'),
+    'wwan_quectel_ec25': (0x2c7c, 0x0125, 0xef,
+                          [[VENDOR, (0xff, 0x00, 0x00), (0xff, 0x00, 0x00),
+                            (0xff, 0x00, 0x00), VENDOR]], 'wwan'),
+    # a CDC ACM modem port (02/02/01) of an unknown vendor
+    'wwan_cdc_acm': (0x1234, 0x0002, 0x02, [[(0x02, 0x02, 0x01), CDC_DATA]], 'wwan'),
+    # Ethernet: RTL8153 (vendor config + CDC Ethernet config, issue 11),
+    # RTL8156 (vendor, NCM, ECM), ASIX AX88179, a plain CDC ECM adapter and
+    # a CDC NCM adapter of unknown vendors.
+    'net_rtl8153': (0x0bda, 0x8153, 0x00,
+                    [[(0xff, 0xff, 0x00)], [(0x02, 0x06, 0x00), CDC_DATA]], 'usb-net'),
+    'net_rtl8156': (0x0bda, 0x8156, 0x00,
+                    [[(0xff, 0xff, 0x00)], [(0x02, 0x0d, 0x00), (0x0a, 0x00, 0x01)],
+                     [(0x02, 0x06, 0x00), CDC_DATA]], 'usb-net'),
+    'net_ax88179': (0x0b95, 0x1790, 0xff, [[(0xff, 0xff, 0x00)]], 'usb-net'),
+    'net_cdc_ecm': (0x1234, 0x0003, 0x02, [[(0x02, 0x06, 0x00), CDC_DATA]], 'usb-net'),
+    'net_cdc_ncm': (0x1234, 0x0004, 0x02, [[(0x02, 0x0d, 0x00), (0x0a, 0x00, 0x01)]],
+                    'usb-net'),
+    # HID: Logitech Unifying receiver (keyboard boot, mouse boot, vendor
+    # HID), a boot mouse (Logitech M-U0026), a game pad (no boot protocol).
+    'hid_unifying_c52b': (0x046d, 0xc52b, 0x00, [[KEYBOARD, MOUSE, HID]], 'usb-keyboard'),
+    'hid_mouse_c077': (0x046d, 0xc077, 0x00, [[MOUSE]], 'usb-mouse'),
+    'hid_keyboard_dell_2113': (0x413c, 0x2113, 0x00, [[KEYBOARD, HID]], 'usb-keyboard'),
+    'hid_gamepad': (0x046d, 0xc21d, 0xff, [[HID]], 'usb-hid'),
+    # Logitech H390 headset: audio with HID buttons; HID comes first, so it
+    # is "usb-hid" (never autosuspended, as audio would be).
+    'headset_logitech_0a44': (0x046d, 0x0a44, 0x00,
+                              [[AUDIO_CONTROL, AUDIO_STREAM, AUDIO_STREAM, HID]], 'usb-hid'),
+    'audio_dac': (0x262a, 0x10e1, 0x00, [[AUDIO_CONTROL, AUDIO_STREAM]], 'usb-audio'),
+    # Printers: HP LaserJet (bidirectional 07/01/02), HP with IPP over USB
+    # (07/01/04) beside a vendor interface.
+    'printer_hp_laserjet': (0x03f0, 0x4117, 0x00, [[(0x07, 0x01, 0x02)]], 'printer'),
+    'printer_hp_ipp': (0x03f0, 0x5611, 0x00,
+                       [[(0x07, 0x01, 0x02), (0x07, 0x01, 0x04), (0xff, 0x04, 0x01)]],
+                       'printer'),
+    # Card readers: Realtek RTS5129 (vendor class ff/06/50, rtsx_usb),
+    # Realtek RTS5153 (mass storage 08/06/50).
+    'cardreader_rts5129': (0x0bda, 0x0129, 0xff, [[(0xff, 0x06, 0x50)]], 'usb-storage'),
+    'cardreader_rts5153': (0x0bda, 0x0153, 0x00, [[(0x08, 0x06, 0x50)]], 'usb-storage'),
+    'storage_uas': (0x174c, 0x55aa, 0x00, [[(0x08, 0x06, 0x50), (0x08, 0x06, 0x62)]],
+                    'usb-storage'),
+    # Webcams: Sonix (0c45:6713), Chicony (04f2:b6d9), both video only;
+    # Logitech C270 with its microphone is an audio device.
+    'webcam_sonix_6713': (0x0c45, 0x6713, 0xef, [[VIDEO_CONTROL, VIDEO_STREAM]], 'webcam'),
+    'webcam_chicony_b6d9': (0x04f2, 0xb6d9, 0xef, [[VIDEO_CONTROL, VIDEO_STREAM]], 'webcam'),
+    'webcam_mic_c270': (0x046d, 0x0825, 0xef,
+                        [[VIDEO_CONTROL, VIDEO_STREAM, AUDIO_CONTROL, AUDIO_STREAM]],
+                        'usb-audio'),
+}
+
+# PCI functions: (vendor, device, class code, expected class)
+REAL_PCI_DEVICES = {
+    # Intel Management Engine (mei_me), issue 11: plain "pci" (the
+    # default policy excludes its driver instead).
+    'mei_9d3a': ('0000:00:16.0', 0x8086, 0x9d3a, '0x078000', None),
+    'mei_43e0': ('0000:00:16.1', 0x8086, 0x43e0, '0x078000', None),
+    'ethernet_i219': ('0000:00:1f.6', 0x8086, 0x15d7, '0x020000', 'pci-net'),
+    'ethernet_r8169': ('0000:03:00.0', 0x10ec, 0x8168, '0x020000', 'pci-net'),
+    'wifi_ax201': ('0000:00:14.3', 0x8086, 0xa0f0, '0x028000', None),
+}
 
 
 class RulesTest(unittest.TestCase):
@@ -114,8 +224,8 @@ class RulesTest(unittest.TestCase):
         return path
 
     @classmethod
-    def add_usb(cls, key, parent, name, interfaces, device_class=0,
-                vendor=0x1234, product=0x5678):
+    def add_usb(cls, key, parent, name, interfaces=None, device_class=0,
+                vendor=0x1234, product=0x5678, configurations=None):
         busnum, _, devpath = name.partition('-')
         path = cls.add(key, 'usb', name, parent,
                        ['idVendor', '%04x' % vendor, 'idProduct', '%04x' % product,
@@ -126,13 +236,14 @@ class RulesTest(unittest.TestCase):
                         'PRODUCT', '%x/%x/100' % (vendor, product),
                         'TYPE', '%d/0/0' % device_class])
         cls.tb.set_attribute_binary(path, 'descriptors',
-                                    usb_descriptors(interfaces, device_class, vendor, product))
+                                    usb_descriptors(configurations or [interfaces],
+                                                    device_class, vendor, product))
         return path
 
     @classmethod
-    def add_pci(cls, key, slot, pci_class):
+    def add_pci(cls, key, slot, pci_class, vendor=0x8086, device=0x1234):
         return cls.add(key, 'pci', 'pci0000:00/' + slot, None,
-                       ['class', pci_class, 'vendor', '0x8086', 'device', '0x1234',
+                       ['class', pci_class, 'vendor', '0x%04x' % vendor, 'device', '0x%04x' % device,
                         'power/control', 'on'],
                        ['PCI_CLASS', pci_class[2:].upper().lstrip('0'),
                         'PCI_SLOT_NAME', slot])
@@ -174,6 +285,15 @@ class RulesTest(unittest.TestCase):
                     device_class=0xef, vendor=0x0c45, product=0x6366)
         cls.add_usb('custom', hub, '1-1.14', [(0x03, 0x01, 0x02)],
                     vendor=0xfeed, product=0x0001)
+
+        hub2 = cls.add_usb('hub2', roothub, '1-2', [(0x09, 0, 0)], device_class=0x09,
+                           vendor=0x05e3, product=0x0610)
+        for port, (key, (vendor, product, dclass, configs, _)) in enumerate(
+                sorted(REAL_USB_DEVICES.items()), start=1):
+            cls.add_usb(key, hub2, '1-2.%d' % port, device_class=dclass, vendor=vendor,
+                        product=product, configurations=configs)
+        for key, (slot, vendor, device, pci_class, _) in sorted(REAL_PCI_DEVICES.items()):
+            cls.add_pci(key, slot, pci_class, vendor, device)
 
         cls.add_pci('gpu', '0000:00:02.0', '0x030000')
         cls.add_pci('gpu_3d', '0000:01:00.0', '0x030200')
@@ -223,11 +343,13 @@ class RulesTest(unittest.TestCase):
                                  (key, mode, sorted(props.items()), self.last_output[-4000:]))
 
     # USB
+    # A boot-protocol mouse and keyboard have classes finer than usb-hid
+    # since issue 11 (their wakeup policy differs).
     def test_hid_mouse(self):
-        self.assertClass('mouse', 'usb-hid')
+        self.assertClass('mouse', 'usb-mouse')
 
-    def test_composite_keyboard_storage_is_hid(self):
-        self.assertClass('keyboard_storage', 'usb-hid')
+    def test_composite_keyboard_storage_is_keyboard(self):
+        self.assertClass('keyboard_storage', 'usb-keyboard')
 
     def test_audio(self):
         self.assertClass('audio', 'usb-audio')
@@ -269,8 +391,26 @@ class RulesTest(unittest.TestCase):
             self.assertEqual(props.get('ID_USB_INTERFACES'), ':080650:')
             self.assertNotEqual(props.get('POWERPOLICY_CLASS'), 'usb-hid')
 
-    def test_webcam_keeps_subsystem_class(self):
-        self.assertClass('webcam', None)
+    # Webcams have a class of their own since issue 11 (idle policy).
+    def test_webcam(self):
+        self.assertClass('webcam', 'webcam')
+
+    def test_real_usb_devices(self):
+        for key, (_, _, _, _, expected) in sorted(REAL_USB_DEVICES.items()):
+            self.assertClass(key, expected)
+
+    def test_real_pci_devices(self):
+        for key, (_, _, _, _, expected) in sorted(REAL_PCI_DEVICES.items()):
+            self.assertClass(key, expected)
+
+    def test_interfaces_of_every_configuration_listed(self):
+        # the premise of issue 11: usb_id lists the CDC Ethernet interface
+        # of the RTL8153's second configuration, yet it is no modem
+        for mode in ('system', 'alone'):
+            with self.subTest(rules=mode):
+                props = self.udev_properties('net_rtl8153', mode)
+                self.assertEqual(props.get('ID_USB_INTERFACES'), ':ffff00:020600:0a0000:')
+                self.assertEqual(props.get('POWERPOLICY_CLASS'), 'usb-net')
 
     def test_interface_not_classified(self):
         self.assertClass('mouse_interface', None)
