@@ -1,0 +1,182 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""System tests: the SHIPPED default policy (data/powerpolicy.conf) on a
+laptop with the usual USB and PCI devices (issue 11).
+
+The daemon runs with the shipped file as its configuration, plus one
+drop-in that only shortens IdleTimeoutSec so that a test need not wait five
+minutes. The devices carry the POWERPOLICY_CLASS the shipped
+60-powerpolicy.rules gives them (tests/rules/test_rules.py checks that
+classification on the same kinds of device with the real rules).
+"""
+
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from ppharness import (  # noqa: E402
+    HDA, POWER_SAVE, STORAGE, XHCI, PowerPolicyTestCase, main, wait_until,
+)
+import ppevdev  # noqa: E402
+from ppevdev import KEYBOARD  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SHIPPED_CONFIG = os.path.join(HERE, '..', '..', 'data', 'powerpolicy.conf')
+POWER_SAVE_CONTROLLER = '/sys/module/snd_hda_intel/parameters/power_save_controller'
+
+# the only change to the shipped policy: idle after 1 s instead of 300 s
+IDLE_DROPIN = '[Daemon]\nIdleTimeoutSec=1\n'
+
+# generous bounds for a busy 2-core machine; the latency itself is
+# measured by bench/idle, not asserted here
+WAIT = 10
+
+
+def shipped_config():
+    with open(SHIPPED_CONFIG) as f:
+        return f.read()
+
+
+class DefaultsTestCase(PowerPolicyTestCase):
+
+    def setUp(self):
+        super().setUp()
+        lt = self.laptop
+        # class names as 60-powerpolicy.rules sets them
+        self.keyboard = lt.add_usb(lt.hub, '1-1.3', 'usb-keyboard')
+        self.usb_mouse = lt.add_usb(lt.hub, '1-1.4', 'usb-mouse')
+        self.webcam = lt.add_usb(lt.hub, '1-1.5', 'webcam', control='on', delay='2000')
+        self.usb_net = lt.add_usb(lt.hub, '1-1.6', 'usb-net')
+        self.bluetooth = lt.add_usb(lt.hub, '1-1.7', 'bluetooth')
+        self.card_reader = lt.add_usb(lt.hub, '1-1.8', 'usb-storage', delay='2000')
+        self.pci_net = lt.add('pci', 'pci0000:00/0000:00:1f.6', None,
+                              ['power/control', 'on', 'power/runtime_status', 'active',
+                               'power/wakeup', 'enabled', 'class', '0x020000',
+                               'vendor', '0x8086', 'device', '0x15d7'],
+                              ['PCI_CLASS', '20000', 'DRIVER', 'e1000e',
+                               'POWERPOLICY_CLASS', 'pci-net'])
+        # what the kernel set before the daemon ran: the mouse may wake
+        # the system, the keyboard may not (the wrong way round), and
+        # Wake-on-LAN and Bluetooth wakeup are armed
+        for dev, value in ((self.usb_mouse, 'enabled'), (self.keyboard, 'disabled'),
+                           (self.usb_net, 'enabled'), (self.bluetooth, 'enabled')):
+            lt.tb.set_attribute(dev, 'power/wakeup', value)
+        lt.write(POWER_SAVE_CONTROLLER, 'N\n')
+        self.evdev = ppevdev.EvdevEmulator(lt.tb)
+
+    def tearDown(self):
+        # the daemon must be gone before the emulated nodes are
+        self.stop_daemons()
+        self.evdev.stop()
+        super().tearDown()
+
+    def start_shipped(self, dropin=IDLE_DROPIN):
+        d = self.new_daemon(config_text=shipped_config())
+        os.makedirs(d.config_path + '.d')
+        with open(os.path.join(d.config_path + '.d', '50-test.conf'), 'w') as f:
+            f.write(dropin)
+        d.start()
+        self.wait_for_name()
+        self.daemon = d
+        return d
+
+    def snapshot(self, points):
+        return {name: self.laptop.read(path) for name, path in points.items()}
+
+    def wait_snapshot(self, points, expected, what):
+        wait_until(lambda: self.snapshot(points) == expected, WAIT,
+                   '%s: %r (are %r)' % (what, expected, self.snapshot(points)))
+
+
+class TestDefaultIdle(DefaultsTestCase):
+    """User idle -> the shipped :idle layers; input -> the active values."""
+
+    def points(self):
+        return {
+            'storage delay': STORAGE + '/power/autosuspend_delay_ms',
+            'card reader delay': self.card_reader + '/power/autosuspend_delay_ms',
+            'webcam delay': self.webcam + '/power/autosuspend_delay_ms',
+            'xhci control': XHCI + '/power/control',
+            'hda control': HDA + '/power/control',
+            'ethernet control': self.pci_net + '/power/control',
+            'power_save': POWER_SAVE,
+        }
+
+    ACTIVE_ON_AC = {
+        'storage delay': '10000',
+        'card reader delay': '10000',
+        'webcam delay': '2000',
+        'xhci control': 'on',
+        'hda control': 'on',
+        'ethernet control': 'on',
+        'power_save': '10',
+    }
+    IDLE_ON_AC = {
+        'storage delay': '2000',
+        'card reader delay': '2000',
+        'webcam delay': '500',
+        'xhci control': 'auto',
+        'hda control': 'auto',
+        'ethernet control': 'auto',
+        'power_save': '1',
+    }
+
+    def input_untouched(self):
+        # no idle layer for input devices: never suspended, active or idle
+        for dev in (self.keyboard, self.usb_mouse):
+            self.assertEqual(self.attr(dev, 'power/control'), 'on')
+
+    def test_idle_layer_applies_and_input_restores(self):
+        kbd = self.evdev.add(KEYBOARD, parent=self.keyboard)
+        self.start_shipped()
+        self.assertFalse(self.get_property('OnBattery'))
+        self.wait_snapshot(self.points(), self.IDLE_ON_AC, 'idle values on AC')
+        self.assertTrue(self.get_property('UserIdle'))
+        self.input_untouched()
+
+        started = time.monotonic()
+        kbd.key()
+        self.wait_snapshot(self.points(), self.ACTIVE_ON_AC, 'active values after input')
+        # for the report only (bench/idle measures it): never asserted
+        sys.stdout.write('active values back %.1f ms after the key press\n' %
+                         ((time.monotonic() - started) * 1000))
+        self.assertFalse(self.get_property('UserIdle'))
+        self.input_untouched()
+
+        # and idle again once nobody types
+        self.wait_snapshot(self.points(), self.IDLE_ON_AC, 'idle values again')
+
+
+class TestDefaultWakeup(DefaultsTestCase):
+    """The shipped wakeup policy by class."""
+
+    def test_mouse_disabled_keyboard_enabled(self):
+        self.start_shipped(dropin='[Daemon]\nIdleTimeoutSec=0\n')
+        self.wait_attr(self.usb_mouse, 'power/wakeup', 'disabled', WAIT)
+        self.wait_attr(self.keyboard, 'power/wakeup', 'enabled', WAIT)
+        # Bluetooth is left to BlueZ, Wake-on-LAN on AC to the driver
+        self.assertEqual(self.attr(self.bluetooth, 'power/wakeup'), 'enabled')
+        self.assertEqual(self.attr(self.usb_net, 'power/wakeup'), 'enabled')
+        self.assertEqual(self.attr(self.pci_net, 'power/wakeup'), 'enabled')
+
+    def test_wake_on_lan_off_on_battery(self):
+        self.start_shipped(dropin='[Daemon]\nIdleTimeoutSec=0\n')
+        self.wait_attr(self.keyboard, 'power/wakeup', 'enabled', WAIT)
+        self.laptop.set_ac(False)
+        wait_until(lambda: self.get_property('OnBattery'), WAIT, 'OnBattery')
+        self.wait_attr(self.usb_net, 'power/wakeup', 'disabled', WAIT)
+        self.wait_attr(self.pci_net, 'power/wakeup', 'disabled', WAIT)
+        # input devices keep their wakeup on battery
+        self.assertEqual(self.attr(self.keyboard, 'power/wakeup'), 'enabled')
+        self.assertEqual(self.attr(self.usb_mouse, 'power/wakeup'), 'disabled')
+        self.assertEqual(self.attr(self.bluetooth, 'power/wakeup'), 'enabled')
+        # back on AC, the value the driver had set returns
+        self.laptop.set_ac(True)
+        self.wait_attr(self.usb_net, 'power/wakeup', 'enabled', WAIT)
+        self.wait_attr(self.pci_net, 'power/wakeup', 'enabled', WAIT)
+
+
+if __name__ == '__main__':
+    main()
