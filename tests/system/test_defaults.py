@@ -168,6 +168,10 @@ class TestDefaultWakeup(DefaultsTestCase):
         wait_until(lambda: self.get_property('OnBattery'), WAIT, 'OnBattery')
         self.wait_attr(self.usb_net, 'power/wakeup', 'disabled', WAIT)
         self.wait_attr(self.pci_net, 'power/wakeup', 'disabled', WAIT)
+        # the rest of the battery layer of these classes
+        self.wait_attr(self.usb_net, 'power/autosuspend_delay_ms', '1000', WAIT)
+        self.wait_attr(self.webcam, 'power/autosuspend_delay_ms', '1000', WAIT)
+        self.assertEqual(self.attr(self.pci_net, 'power/control'), 'auto')
         # input devices keep their wakeup on battery
         self.assertEqual(self.attr(self.keyboard, 'power/wakeup'), 'enabled')
         self.assertEqual(self.attr(self.usb_mouse, 'power/wakeup'), 'disabled')
