@@ -355,3 +355,169 @@ pp_log_event (PpLogEvent        event,
   pp_log_eventv (event, level, fields, format, args);
   va_end (args);
 }
+
+/* ---- one call per event ---- */
+
+static char *
+caller_text (const char *text)
+{
+  return pp_log_escape (text, PP_LOG_CALLER_TEXT_MAX);
+}
+
+void
+pp_log_policy_applied (guint n_written, guint n_failed, const char *reason)
+{
+  g_autofree char *count = g_strdup_printf ("%u", n_written);
+  g_autofree char *failed = g_strdup_printf ("%u", n_failed);
+
+  pp_log_event (PP_LOG_POLICY_APPLIED, G_LOG_LEVEL_INFO,
+                PP_LOG_FIELDS ({ "COUNT", count }, { "FAILED", failed }, { "REASON", reason }),
+                "Policy applied%s%s%s: %u %s, %u failed",
+                reason != NULL ? " (" : "", reason != NULL ? reason : "", reason != NULL ? ")" : "",
+                n_written, n_written == 1 ? "write" : "writes", n_failed);
+}
+
+void
+pp_log_write_failed (const char   *device,
+                     const char   *attribute,
+                     const char   *value,
+                     const char   *original,
+                     const char   *class_name,
+                     const GError *error)
+{
+  const char *message = error != NULL ? error->message : "unknown error";
+
+  pp_log_event (PP_LOG_WRITE_FAILED, G_LOG_LEVEL_WARNING,
+                PP_LOG_FIELDS ({ "DEVICE", device }, { "ATTRIBUTE", attribute },
+                               { "VALUE", value }, { "ORIGINAL", original },
+                               { "POWERPOLICY_CLASS", class_name }, { "ERROR", message }),
+                "Cannot write '%s' to %s/%s: %s", value, device, attribute, message);
+}
+
+void
+pp_log_foreign_change (const char *device,
+                       const char *attribute,
+                       const char *ours,
+                       const char *theirs,
+                       guint       count,
+                       gboolean    given_up,
+                       const char *class_name)
+{
+  g_autofree char *count_text = g_strdup_printf ("%u", count);
+  g_autofree char *theirs_text = caller_text (theirs);
+
+  if (given_up)
+    pp_log_event (PP_LOG_FOREIGN_GIVE_UP, G_LOG_LEVEL_WARNING,
+                  PP_LOG_FIELDS ({ "DEVICE", device }, { "ATTRIBUTE", attribute },
+                                 { "VALUE", ours }, { "FOREIGN_VALUE", theirs },
+                                 { "COUNT", count_text }, { "POWERPOLICY_CLASS", class_name }),
+                  "%s/%s changed by another program %u times (ours '%s', found '%s'): "
+                  "no longer writing it until Reload",
+                  device, attribute, count, ours, theirs_text);
+  else
+    pp_log_event (PP_LOG_FOREIGN_CHANGE, G_LOG_LEVEL_WARNING,
+                  PP_LOG_FIELDS ({ "DEVICE", device }, { "ATTRIBUTE", attribute },
+                                 { "VALUE", ours }, { "FOREIGN_VALUE", theirs },
+                                 { "COUNT", count_text }, { "POWERPOLICY_CLASS", class_name }),
+                  "%s/%s changed by another program (ours '%s', found '%s')",
+                  device, attribute, ours, theirs_text);
+}
+
+void
+pp_log_override (gboolean set, const char *device, const char *key, const char *value)
+{
+  g_autofree char *device_text = caller_text (device);
+
+  if (set)
+    {
+      g_autofree char *value_text = caller_text (value);
+
+      pp_log_event (PP_LOG_OVERRIDE_SET, G_LOG_LEVEL_INFO,
+                    PP_LOG_FIELDS ({ "DEVICE", device }, { "ATTRIBUTE", key }, { "VALUE", value }),
+                    "Override on %s: %s=%s", device_text, key, value_text);
+    }
+  else
+    pp_log_event (PP_LOG_OVERRIDE_CLEARED, G_LOG_LEVEL_INFO,
+                  PP_LOG_FIELDS ({ "DEVICE", device }),
+                  "Overrides of %s cleared", device_text);
+}
+
+void
+pp_log_hold (gboolean    taken,
+             const char *device,
+             const char *who,
+             const char *why,
+             guint32     pid)
+{
+  g_autofree char *device_text = caller_text (device);
+  g_autofree char *who_text = caller_text (who);
+  g_autofree char *why_text = caller_text (why);
+  g_autofree char *pid_text = g_strdup_printf ("%u", pid);
+
+  pp_log_event (taken ? PP_LOG_HOLD_TAKEN : PP_LOG_HOLD_RELEASED, G_LOG_LEVEL_INFO,
+                PP_LOG_FIELDS ({ "DEVICE", device }, { "WHO", who }, { "WHY", why },
+                               { "PID", pid_text }),
+                "Hold on %s %s by %s (%s), pid %u", device_text,
+                taken ? "taken" : "released", who_text, why_text, pid);
+}
+
+void
+pp_log_inhibitor (gboolean    taken,
+                  const char *what,
+                  const char *who,
+                  const char *why,
+                  guint32     pid)
+{
+  g_autofree char *what_text = caller_text (what);
+  g_autofree char *who_text = caller_text (who);
+  g_autofree char *why_text = caller_text (why);
+  g_autofree char *pid_text = g_strdup_printf ("%u", pid);
+
+  pp_log_event (taken ? PP_LOG_INHIBITOR_TAKEN : PP_LOG_INHIBITOR_RELEASED, G_LOG_LEVEL_INFO,
+                PP_LOG_FIELDS ({ "WHAT", what }, { "WHO", who }, { "WHY", why },
+                               { "PID", pid_text }),
+                "Inhibitor of %s %s by %s (%s), pid %u", what_text,
+                taken ? "taken" : "released", who_text, why_text, pid);
+}
+
+void
+pp_log_sleep (gboolean resume, const char *state)
+{
+  if (resume)
+    pp_log_event (PP_LOG_RESUME, G_LOG_LEVEL_INFO,
+                  PP_LOG_FIELDS ({ "SLEEP_STATE", state }),
+                  "Resumed%s%s: re-applying the policy",
+                  state != NULL ? " from " : "", state != NULL ? state : "");
+  else
+    pp_log_event (PP_LOG_SLEEP, G_LOG_LEVEL_INFO,
+                  PP_LOG_FIELDS ({ "SLEEP_STATE", state }),
+                  "Preparing for sleep%s%s", state != NULL ? ": " : "", state != NULL ? state : "");
+}
+
+void
+pp_log_quirks_selected (const char * const *quirks, const char *source)
+{
+  g_autofree char *joined = NULL;
+
+  if (quirks == NULL || quirks[0] == NULL)
+    joined = g_strdup ("none");
+  else
+    joined = g_strjoinv (" ", (char **) quirks);
+  pp_log_event (PP_LOG_QUIRKS_SELECTED, G_LOG_LEVEL_INFO,
+                PP_LOG_FIELDS ({ "QUIRKS", joined }, { "QUIRKS_SOURCE", source }),
+                "Video quirks: %s%s%s%s", joined,
+                source != NULL ? " (" : "", source != NULL ? source : "", source != NULL ? ")" : "");
+}
+
+void
+pp_log_helper_killed (const char *helper, const char *phase, gint64 pid, guint timeout_sec)
+{
+  g_autofree char *pid_text = g_strdup_printf ("%" G_GINT64_FORMAT, pid);
+  g_autofree char *timeout_text = g_strdup_printf ("%u", timeout_sec);
+
+  pp_log_event (PP_LOG_HELPER_KILLED, G_LOG_LEVEL_WARNING,
+                PP_LOG_FIELDS ({ "HELPER", helper }, { "PHASE", phase }, { "PID", pid_text },
+                               { "TIMEOUT_SEC", timeout_text }),
+                "%s (%s phase, pid %" G_GINT64_FORMAT ") exceeded %u s: killed",
+                helper, phase != NULL ? phase : "?", pid, timeout_sec);
+}

@@ -117,4 +117,63 @@ char        *pp_log_format_record      (PpLogEvent        event,
                                         const PpLogField *fields,
                                         const char       *message);
 
+/* ---- one call per event: consistent messages and fields ----
+ * Text a caller sent over D-Bus (who, why, what, a device argument) may be
+ * passed as is: it is escaped and cut to PP_LOG_CALLER_TEXT_MAX bytes in
+ * the message. NULL optional arguments leave their field out. */
+
+#define PP_LOG_CALLER_TEXT_MAX 128
+
+/* INFO. COUNT= FAILED= REASON= ("start", "battery", "reload", ...). */
+void         pp_log_policy_applied     (guint             n_written,
+                                        guint             n_failed,
+                                        const char       *reason);
+/* WARNING. DEVICE= ATTRIBUTE= VALUE= ORIGINAL= POWERPOLICY_CLASS= ERROR=. */
+void         pp_log_write_failed       (const char       *device,
+                                        const char       *attribute,
+                                        const char       *value,
+                                        const char       *original,
+                                        const char       *class_name,
+                                        const GError     *error);
+/* WARNING. PP_LOG_FOREIGN_CHANGE, or PP_LOG_FOREIGN_GIVE_UP when @given_up.
+ * DEVICE= ATTRIBUTE= VALUE= (ours) FOREIGN_VALUE= (theirs) COUNT=
+ * POWERPOLICY_CLASS=. */
+void         pp_log_foreign_change     (const char       *device,
+                                        const char       *attribute,
+                                        const char       *ours,
+                                        const char       *theirs,
+                                        guint             count,
+                                        gboolean          given_up,
+                                        const char       *class_name);
+/* INFO. Set: DEVICE= ATTRIBUTE= (the key) VALUE=; cleared (@set FALSE):
+ * DEVICE=. */
+void         pp_log_override           (gboolean          set,
+                                        const char       *device,
+                                        const char       *key,
+                                        const char       *value);
+/* INFO. DEVICE= WHO= WHY= PID=. */
+void         pp_log_hold               (gboolean          taken,
+                                        const char       *device,
+                                        const char       *who,
+                                        const char       *why,
+                                        guint32           pid);
+/* INFO. WHAT= WHO= WHY= PID=. */
+void         pp_log_inhibitor          (gboolean          taken,
+                                        const char       *what,
+                                        const char       *who,
+                                        const char       *why,
+                                        guint32           pid);
+/* INFO. PP_LOG_SLEEP or, with @resume, PP_LOG_RESUME. SLEEP_STATE= ("mem",
+ * "disk", "logind"). */
+void         pp_log_sleep              (gboolean          resume,
+                                        const char       *state);
+/* INFO. QUIRKS= (space-separated, "none" when empty) QUIRKS_SOURCE=. */
+void         pp_log_quirks_selected    (const char * const *quirks,
+                                        const char       *source);
+/* WARNING. HELPER= PHASE= PID= TIMEOUT_SEC=. */
+void         pp_log_helper_killed      (const char       *helper,
+                                        const char       *phase,
+                                        gint64            pid,
+                                        guint             timeout_sec);
+
 G_END_DECLS

@@ -57,6 +57,7 @@ pp_conflicts_to_variant (GPtrArray *first, ...)
 
 typedef struct {
   char     *ours;      /* last value written, stripped */
+  gboolean  ours_valid; /* FALSE after forget_written, until the next write */
   char     *theirs;    /* last foreign value seen, stripped */
   guint     count;     /* foreign changes seen */
   gboolean  given_up;
@@ -138,6 +139,7 @@ pp_foreign_tracker_note_written (PpForeignTracker *tracker,
     }
   g_free (record->ours);
   record->ours = value_normalize (value);
+  record->ours_valid = TRUE;
 }
 
 PpForeignResult
@@ -160,12 +162,14 @@ pp_foreign_tracker_check (PpForeignTracker *tracker,
   record = record_lookup (tracker, path, attribute);
   if (record == NULL)
     return PP_FOREIGN_NONE;
-  if (ours != NULL)
+  if (ours != NULL && record->ours_valid)
     *ours = record->ours;
   if (count != NULL)
     *count = record->count;
   if (record->given_up)
     return PP_FOREIGN_GIVEN_UP;
+  if (!record->ours_valid)
+    return PP_FOREIGN_NONE;
 
   normalized = value_normalize (current);
   if (g_str_equal (normalized, record->ours))
@@ -201,6 +205,35 @@ pp_foreign_tracker_reset (PpForeignTracker *tracker)
 {
   g_return_if_fail (tracker != NULL);
   g_hash_table_remove_all (tracker->devices);
+}
+
+void
+pp_foreign_tracker_forget_written (PpForeignTracker *tracker)
+{
+  GHashTableIter iter;
+  gpointer attributes;
+
+  g_return_if_fail (tracker != NULL);
+  g_hash_table_iter_init (&iter, tracker->devices);
+  while (g_hash_table_iter_next (&iter, NULL, &attributes))
+    {
+      GHashTableIter attr_iter;
+      gpointer value;
+
+      g_hash_table_iter_init (&attr_iter, attributes);
+      while (g_hash_table_iter_next (&attr_iter, NULL, &value))
+        {
+          Record *record = value;
+
+          /* nothing left to remember about an attribute never changed */
+          if (record->count == 0 && !record->given_up)
+            g_hash_table_iter_remove (&attr_iter);
+          else
+            record->ours_valid = FALSE;
+        }
+      if (g_hash_table_size (attributes) == 0)
+        g_hash_table_iter_remove (&iter);
+    }
 }
 
 void
@@ -281,7 +314,8 @@ pp_foreign_tracker_list_conflicts (PpForeignTracker *tracker)
 
       what = g_strdup_printf ("changed by another program %u %s (ours '%s', found '%s')%s",
                               record->count, record->count == 1 ? "time" : "times",
-                              record->ours, record->theirs != NULL ? record->theirs : "",
+                              record->ours != NULL ? record->ours : "",
+                              record->theirs != NULL ? record->theirs : "",
                               record->given_up ? "; no longer written until Reload" : "");
       g_ptr_array_add (rows, pp_conflict_new (key->key, what, NULL));
     }

@@ -66,7 +66,8 @@ void              pp_foreign_tracker_note_written (PpForeignTracker *tracker,
 /* Compare @current (as read; surrounding white space is ignored) with
  * what the daemon last wrote. @ours (may be NULL) is set to the value last
  * written (owned by the tracker, valid until the next call that changes
- * it) or NULL when nothing was written there. @count (may be NULL) is set
+ * it) or NULL when nothing was written there (or since
+ * pp_foreign_tracker_forget_written()). @count (may be NULL) is set
  * to the number of foreign changes seen on this attribute so far. */
 PpForeignResult   pp_foreign_tracker_check        (PpForeignTracker *tracker,
                                                    const char       *path,
@@ -82,6 +83,12 @@ gboolean          pp_foreign_tracker_is_given_up  (PpForeignTracker *tracker,
 
 /* Forget everything: counts, give-ups, values written (Reload). */
 void              pp_foreign_tracker_reset        (PpForeignTracker *tracker);
+
+/* Forget the values written, keep the counts and give-ups: after a resume
+ * or a driver rebind, when firmware or the driver may have reset
+ * attributes, the next check of each attribute answers NONE (or GIVEN_UP)
+ * instead of taking the reset for another program's change. */
+void              pp_foreign_tracker_forget_written (PpForeignTracker *tracker);
 
 /* Forget one device (removed from the system). */
 void              pp_foreign_tracker_forget_device (PpForeignTracker *tracker,

@@ -195,6 +195,46 @@ test_forget_device (void **state)
   assert_int_equal (pp_foreign_tracker_size (st->tracker), 1);
 }
 
+/* After a resume the firmware's reset is not another program's change;
+ * counts and give-ups stay. */
+static void
+test_forget_written (void **state)
+{
+  State *st = *state;
+  const char *ours = "unset";
+  guint count = 99;
+  g_autoptr(GPtrArray) rows = NULL;
+
+  give_up (st->tracker, DEV_A, CONTROL);
+  pp_foreign_tracker_note_written (st->tracker, DEV_B, CONTROL, "auto");
+  assert_int_equal (pp_foreign_tracker_check (st->tracker, DEV_B, CONTROL, "on", NULL, NULL),
+                    PP_FOREIGN_CHANGED);
+  pp_foreign_tracker_note_written (st->tracker, DEV_B, DELAY, "2000");
+  pp_foreign_tracker_forget_written (st->tracker);
+  rows = pp_foreign_tracker_list_conflicts (st->tracker);
+  assert_int_equal (rows->len, 2);
+  assert_string_equal (((PpConflict *) g_ptr_array_index (rows, 1))->what,
+                       "changed by another program 1 time (ours 'auto', found 'on')");
+
+  /* never changed by anyone: nothing kept */
+  assert_int_equal (pp_foreign_tracker_size (st->tracker), 2);
+  assert_int_equal (pp_foreign_tracker_check (st->tracker, DEV_B, DELAY, "0", &ours, &count),
+                    PP_FOREIGN_NONE);
+  assert_null (ours);
+  assert_int_equal (count, 0);
+  assert_int_equal (pp_foreign_tracker_check (st->tracker, DEV_B, CONTROL, "on", &ours, &count),
+                    PP_FOREIGN_NONE);
+  assert_null (ours);
+  assert_int_equal (count, 1);
+  assert_int_equal (pp_foreign_tracker_check (st->tracker, DEV_A, CONTROL, "on", NULL, NULL),
+                    PP_FOREIGN_GIVEN_UP);
+  /* the re-apply writes; counting goes on from where it was */
+  pp_foreign_tracker_note_written (st->tracker, DEV_B, CONTROL, "auto");
+  assert_int_equal (pp_foreign_tracker_check (st->tracker, DEV_B, CONTROL, "on", NULL, &count),
+                    PP_FOREIGN_CHANGED);
+  assert_int_equal (count, 2);
+}
+
 /* Memory stays bounded by what is present: many devices come and go. */
 static void
 test_churn (void **state)
@@ -321,6 +361,7 @@ main (void)
   pp_test_list_add (list, "tracker", "independent", test_independent, setup, teardown, NULL);
   pp_test_list_add (list, "tracker", "reset", test_reset, setup, teardown, NULL);
   pp_test_list_add (list, "tracker", "forget device", test_forget_device, setup, teardown, NULL);
+  pp_test_list_add (list, "tracker", "forget written", test_forget_written, setup, teardown, NULL);
   pp_test_list_add (list, "tracker", "churn", test_churn, setup, teardown, NULL);
   pp_test_list_add (list, "conflicts", "list", test_list_conflicts, setup, teardown, NULL);
   pp_test_list_add (list, "conflicts", "bounded", test_list_conflicts_bounded,

@@ -317,6 +317,27 @@ test_stream_is_journal (void **state)
   assert_int_equal (pp_log_get_target (), PP_LOG_TARGET_GLIB);
 }
 
+/* JOURNAL_STREAM naming this process's stderr selects the journal; one
+ * naming another file (stderr redirected after systemd set it) does not. */
+static void
+test_target (void **state)
+{
+  State *st = *state;
+  g_autofree char *stderr_id = NULL;
+  struct stat sb;
+
+  (void) st;
+  assert_int_equal (fstat (STDERR_FILENO, &sb), 0);
+  stderr_id = g_strdup_printf ("%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT,
+                               (guint64) sb.st_dev, (guint64) sb.st_ino);
+  g_setenv ("JOURNAL_STREAM", stderr_id, TRUE);
+  assert_int_equal (pp_log_get_target (), PP_LOG_TARGET_JOURNAL);
+  g_setenv ("JOURNAL_STREAM", "1:1", TRUE);
+  assert_int_equal (pp_log_get_target (), PP_LOG_TARGET_GLIB);
+  g_unsetenv ("JOURNAL_STREAM");
+  assert_int_equal (pp_log_get_target (), PP_LOG_TARGET_GLIB);
+}
+
 static void
 test_file_stand_in (void **state)
 {
@@ -379,6 +400,155 @@ test_file_stand_in_no_follow (void **state)
   assert_string_equal (contents, "");
 }
 
+/* ---- one call per event ---- */
+
+static char *
+read_and_clear (const char *file)
+{
+  g_autofree char *contents = NULL;
+
+  assert_true (g_file_get_contents (file, &contents, NULL, NULL));
+  assert_int_equal (g_unlink (file), 0);
+  return g_steal_pointer (&contents);
+}
+
+static void
+test_helpers (void **state)
+{
+  State *st = *state;
+  g_autoptr(GError) error = g_error_new_literal (G_FILE_ERROR, G_FILE_ERROR_ACCES,
+                                                 "Permission denied");
+  const char *quirks[] = { "vbe_post", "dpms_on", NULL };
+  g_autofree char *r = NULL;
+
+  g_setenv (PP_LOG_JOURNAL_FILE_ENV, st->file, TRUE);
+
+  pp_log_policy_applied (1, 0, "start");
+  r = read_and_clear (st->file);
+  assert_string_equal (r, "MESSAGE_ID=ba005311daf1443f94941e4734a9e236\n"
+                          "POWERPOLICY_EVENT=policy-applied\nPRIORITY=6\n"
+                          "MESSAGE=Policy applied (start): 1 write, 0 failed\n"
+                          "COUNT=1\nFAILED=0\nREASON=start\n\n");
+  g_clear_pointer (&r, g_free);
+
+  pp_log_write_failed ("/sys/devices/pci0000:00/0000:00:1f.2/ata1/host0/scsi_host/host0",
+                       "link_power_management_policy", "med_power_with_dipm", "max_performance",
+                       "sata", error);
+  r = read_and_clear (st->file);
+  assert_string_equal (r, "MESSAGE_ID=997f4a4bb4194c6cacda2b3246e1ed26\n"
+                          "POWERPOLICY_EVENT=write-failed\nPRIORITY=4\n"
+                          "MESSAGE=Cannot write 'med_power_with_dipm' to "
+                          "/sys/devices/pci0000:00/0000:00:1f.2/ata1/host0/scsi_host/host0/"
+                          "link_power_management_policy: Permission denied\n"
+                          "DEVICE=/sys/devices/pci0000:00/0000:00:1f.2/ata1/host0/scsi_host/host0\n"
+                          "ATTRIBUTE=link_power_management_policy\n"
+                          "VALUE=med_power_with_dipm\nORIGINAL=max_performance\n"
+                          "POWERPOLICY_CLASS=sata\nERROR=Permission denied\n\n");
+  g_clear_pointer (&r, g_free);
+
+  pp_log_foreign_change ("/sys/devices/usb1/1-2", "power/control", "auto", "on\x1b", 1, FALSE, NULL);
+  r = read_and_clear (st->file);
+  assert_string_equal (r, "MESSAGE_ID=98f4495805b8407391b6d2d2ab0470f9\n"
+                          "POWERPOLICY_EVENT=foreign-change\nPRIORITY=4\n"
+                          "MESSAGE=/sys/devices/usb1/1-2/power/control changed by another program "
+                          "(ours 'auto', found 'on\\x1b')\n"
+                          "DEVICE=/sys/devices/usb1/1-2\nATTRIBUTE=power/control\n"
+                          "VALUE=auto\nFOREIGN_VALUE=on\\x1b\nCOUNT=1\n\n");
+  g_clear_pointer (&r, g_free);
+
+  pp_log_foreign_change ("/sys/devices/usb1/1-2", "power/control", "auto", "on", 3, TRUE, "usb");
+  r = read_and_clear (st->file);
+  assert_string_equal (r, "MESSAGE_ID=0df4d9c569ac4de1b533afda9607c70f\n"
+                          "POWERPOLICY_EVENT=foreign-give-up\nPRIORITY=4\n"
+                          "MESSAGE=/sys/devices/usb1/1-2/power/control changed by another program "
+                          "3 times (ours 'auto', found 'on'): no longer writing it until Reload\n"
+                          "DEVICE=/sys/devices/usb1/1-2\nATTRIBUTE=power/control\n"
+                          "VALUE=auto\nFOREIGN_VALUE=on\nCOUNT=3\nPOWERPOLICY_CLASS=usb\n\n");
+  g_clear_pointer (&r, g_free);
+
+  pp_log_override (TRUE, "1-2", "Control", "on");
+  pp_log_override (FALSE, "1-2\n", NULL, NULL);
+  r = read_and_clear (st->file);
+  assert_string_equal (r, "MESSAGE_ID=b2352fd3f8d74d0985962be1423f6079\n"
+                          "POWERPOLICY_EVENT=override-set\nPRIORITY=6\n"
+                          "MESSAGE=Override on 1-2: Control=on\n"
+                          "DEVICE=1-2\nATTRIBUTE=Control\nVALUE=on\n\n"
+                          "MESSAGE_ID=1d414b0dc75643abb5be14c1ff730117\n"
+                          "POWERPOLICY_EVENT=override-cleared\nPRIORITY=6\n"
+                          "MESSAGE=Overrides of 1-2\\n cleared\n"
+                          "DEVICE=1-2\\n\n\n");
+  g_clear_pointer (&r, g_free);
+
+  /* a caller's who and why: escaped, cut in the message */
+  {
+    g_autofree char *long_why = g_strnfill (1000, 'w');
+    g_autofree char *expected = NULL;
+    g_autofree char *cut = g_strnfill (PP_LOG_CALLER_TEXT_MAX - 3, 'w');
+    g_autofree char *field_cut = g_strnfill (PP_LOG_FIELD_MAX - 3, 'w');
+
+    pp_log_hold (TRUE, "/sys/devices/usb1/1-2", "evil\nPRIORITY=0", long_why, 4242);
+    r = read_and_clear (st->file);
+    expected = g_strdup_printf ("MESSAGE_ID=3ac38327f50c4070a7eb435d6d539652\n"
+                                "POWERPOLICY_EVENT=hold-taken\nPRIORITY=6\n"
+                                "MESSAGE=Hold on /sys/devices/usb1/1-2 taken by evil\\nPRIORITY=0 "
+                                "(%s" ELLIPSIS "), pid 4242\n"
+                                "DEVICE=/sys/devices/usb1/1-2\nWHO=evil\\nPRIORITY=0\n"
+                                "WHY=%s" ELLIPSIS "\nPID=4242\n\n",
+                                cut, field_cut);
+    assert_string_equal (r, expected);
+    g_clear_pointer (&r, g_free);
+  }
+
+  pp_log_hold (FALSE, "/sys/devices/usb1/1-2", "udisks", "format", 1);
+  r = read_and_clear (st->file);
+  assert_non_null (strstr (r, "MESSAGE_ID=ea18fa59500a459a93d8a3c2be3980a5\n"));
+  assert_non_null (strstr (r, "MESSAGE=Hold on /sys/devices/usb1/1-2 released by udisks (format), pid 1\n"));
+  g_clear_pointer (&r, g_free);
+
+  pp_log_inhibitor (TRUE, "idle:lid", "gnome-shell", "presentation", 77);
+  pp_log_inhibitor (FALSE, "idle:lid", "gnome-shell", "presentation", 77);
+  r = read_and_clear (st->file);
+  assert_string_equal (r, "MESSAGE_ID=64a5b49d06124bc6b07a9f27b498a164\n"
+                          "POWERPOLICY_EVENT=inhibitor-taken\nPRIORITY=6\n"
+                          "MESSAGE=Inhibitor of idle:lid taken by gnome-shell (presentation), pid 77\n"
+                          "WHAT=idle:lid\nWHO=gnome-shell\nWHY=presentation\nPID=77\n\n"
+                          "MESSAGE_ID=e544dca42ee542ad9d5c750c6cc1142b\n"
+                          "POWERPOLICY_EVENT=inhibitor-released\nPRIORITY=6\n"
+                          "MESSAGE=Inhibitor of idle:lid released by gnome-shell (presentation), pid 77\n"
+                          "WHAT=idle:lid\nWHO=gnome-shell\nWHY=presentation\nPID=77\n\n");
+  g_clear_pointer (&r, g_free);
+
+  pp_log_sleep (FALSE, "mem");
+  pp_log_sleep (TRUE, NULL);
+  r = read_and_clear (st->file);
+  assert_string_equal (r, "MESSAGE_ID=abf7000e4cd24210887305bcc2f052e2\n"
+                          "POWERPOLICY_EVENT=sleep\nPRIORITY=6\n"
+                          "MESSAGE=Preparing for sleep: mem\nSLEEP_STATE=mem\n\n"
+                          "MESSAGE_ID=2c1d5cc6ce654d2b8d8520f5e6efa8a6\n"
+                          "POWERPOLICY_EVENT=resume\nPRIORITY=6\n"
+                          "MESSAGE=Resumed: re-applying the policy\n\n");
+  g_clear_pointer (&r, g_free);
+
+  pp_log_quirks_selected (quirks, "quirk database");
+  pp_log_quirks_selected (NULL, NULL);
+  r = read_and_clear (st->file);
+  assert_string_equal (r, "MESSAGE_ID=33c483caab5d479cbcbb1bfc4a54aea7\n"
+                          "POWERPOLICY_EVENT=quirks-selected\nPRIORITY=6\n"
+                          "MESSAGE=Video quirks: vbe_post dpms_on (quirk database)\n"
+                          "QUIRKS=vbe_post dpms_on\nQUIRKS_SOURCE=quirk database\n\n"
+                          "MESSAGE_ID=33c483caab5d479cbcbb1bfc4a54aea7\n"
+                          "POWERPOLICY_EVENT=quirks-selected\nPRIORITY=6\n"
+                          "MESSAGE=Video quirks: none\nQUIRKS=none\n\n");
+  g_clear_pointer (&r, g_free);
+
+  pp_log_helper_killed ("powerpolicy-video-restore", "suspend", 31337, 10);
+  r = read_and_clear (st->file);
+  assert_string_equal (r, "MESSAGE_ID=4bc76049fcfc4470a2a626079ad464cc\n"
+                          "POWERPOLICY_EVENT=helper-killed\nPRIORITY=4\n"
+                          "MESSAGE=powerpolicy-video-restore (suspend phase, pid 31337) exceeded 10 s: killed\n"
+                          "HELPER=powerpolicy-video-restore\nPHASE=suspend\nPID=31337\nTIMEOUT_SEC=10\n\n");
+}
+
 int
 main (void)
 {
@@ -398,9 +568,11 @@ main (void)
   pp_test_list_add (list, "record", "bounds", test_format_record_bounds, NULL, NULL, NULL);
   pp_test_list_add (list, "target", "journal stream", test_stream_is_journal,
                     setup, teardown, NULL);
+  pp_test_list_add (list, "target", "stderr", test_target, setup, teardown, NULL);
   pp_test_list_add (list, "target", "file stand-in", test_file_stand_in,
                     setup, teardown, NULL);
   pp_test_list_add (list, "target", "file stand-in no symlink",
                     test_file_stand_in_no_follow, setup, teardown, NULL);
+  pp_test_list_add (list, "helpers", "records", test_helpers, setup, teardown, NULL);
   return pp_test_list_run (list, "log");
 }
