@@ -264,7 +264,8 @@ pp_conflicts_unit_runs_powertop_auto_tune (const char *text)
 
       while (g_ascii_isspace (*line))
         line++;
-      if (!g_str_has_prefix (line, "Exec"))
+      /* ExecStart=, ExecStartPre=, ExecStartPost= */
+      if (!g_str_has_prefix (line, "ExecStart"))
         continue;
       eq = strchr (line, '=');
       if (eq == NULL)

@@ -13,8 +13,8 @@
  *    run/laptop-mode-tools/, or etc/laptop-mode/laptop-mode.conf together
  *    with an installed, unmasked laptop-mode.service;
  *  - tuned: tuned.service enabled, or run/tuned/tuned.pid;
- *  - powertop: an enabled .service whose Exec*= line runs powertop with
- *    --auto-tune.
+ *  - powertop: an enabled .service whose ExecStart=, ExecStartPre= or
+ *    ExecStartPost= line runs powertop with --auto-tune.
  *
  * power-profiles-daemon is not a conflict: it writes no device attribute.
  * The scan is bounded (directories, names, files read, bytes per file). */
@@ -43,8 +43,8 @@ const char  *pp_conflicts_default_root  (void);
  * (relative to @root). Never NULL; unreadable directories count as empty. */
 GPtrArray   *pp_conflicts_detect        (const char *root);
 
-/* Whether @text (a unit file) has an Exec*= line that runs powertop with
- * --auto-tune. */
+/* Whether @text (a unit file) has an ExecStart*= line that runs powertop
+ * with --auto-tune. */
 gboolean     pp_conflicts_unit_runs_powertop_auto_tune (const char *text);
 
 /* Log (PP_LOG_CONFLICT_DETECTED, warning) each row of @current whose

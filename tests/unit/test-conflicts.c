@@ -306,6 +306,7 @@ static const PowertopRow powertop_rows[] = {
   { "ExecStartPost", "ExecStartPost=/usr/sbin/powertop --auto-tune", TRUE },
   { "in a shell", "ExecStart=/bin/sh -c \"/usr/sbin/powertop --auto-tune; echo done\"", TRUE },
   { "among lines", "[Unit]\nDescription=x\n[Service]\nExecStart=/usr/sbin/powertop --auto-tune\n", TRUE },
+  { "ExecStop", "ExecStop=/usr/sbin/powertop --auto-tune", FALSE },
   { "no auto-tune", "ExecStart=/usr/sbin/powertop --calibrate", FALSE },
   { "other program", "ExecStart=/usr/local/bin/mypowertop --auto-tune", FALSE },
   { "description only", "Description=powertop --auto-tune", FALSE },
