@@ -177,6 +177,26 @@ scan_wants_dir (Scan *scan, const char *unit_dir, const char *wants)
     }
 }
 
+/* The *.wants and *.requires entries of @path, sorted; at most
+ * PP_CONFLICTS_MAX_DIR_ENTRIES entries of the directory are looked at. */
+static GPtrArray *
+list_dependency_dirs (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+  guint n = 0;
+
+  while (dir != NULL && n++ < PP_CONFLICTS_MAX_DIR_ENTRIES &&
+         (name = g_dir_read_name (dir)) != NULL)
+    {
+      if (g_str_has_suffix (name, ".wants") || g_str_has_suffix (name, ".requires"))
+        g_ptr_array_add (names, g_strdup (name));
+    }
+  g_ptr_array_sort (names, pp_compare_strings);
+  return names;
+}
+
 static void
 scan_enabled_units (Scan *scan)
 {
@@ -187,17 +207,13 @@ scan_enabled_units (Scan *scan)
 
       if (!is_dir_no_follow (path))
         continue;
-      names = pp_list_dir_sorted (path, NULL);
-      for (guint j = 0; names != NULL && j < names->len; j++)
+      names = list_dependency_dirs (path);
+      for (guint j = 0; j < names->len; j++)
         {
-          const char *name = g_ptr_array_index (names, j);
-
-          if (!g_str_has_suffix (name, ".wants") && !g_str_has_suffix (name, ".requires"))
-            continue;
           if (scan->n_dirs >= PP_CONFLICTS_MAX_DIRS)
             return;
           scan->n_dirs++;
-          scan_wants_dir (scan, unit_dirs[i], name);
+          scan_wants_dir (scan, unit_dirs[i], g_ptr_array_index (names, j));
         }
     }
 }

@@ -29,6 +29,7 @@ G_BEGIN_DECLS
 /* Environment variable naming the root to scan instead of "/" (tests). */
 #define PP_CONFLICTS_ROOT_ENV           "POWERPOLICY_CONFLICTS_ROOT"
 
+#define PP_CONFLICTS_MAX_DIR_ENTRIES    16384   /* entries of one unit directory */
 #define PP_CONFLICTS_MAX_DIRS           256     /* *.wants and *.requires dirs */
 #define PP_CONFLICTS_MAX_NAMES          4096    /* enablement links looked at */
 #define PP_CONFLICTS_MAX_UNIT_FILES     512     /* unit files read */
