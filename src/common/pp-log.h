@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Structured logging of the daemon's important events.
+ *
+ * Each event has a fixed MESSAGE_ID (documented in powerpolicyd(8), so
+ * `journalctl MESSAGE_ID=...` finds it) and carries fields such as DEVICE=,
+ * ATTRIBUTE=, VALUE=, ORIGINAL=, POWERPOLICY_CLASS=. Where the event goes:
+ *
+ *  - standard error is the journal (JOURNAL_STREAM names stderr's
+ *    device:inode, as systemd documents): sd_journal_sendv() with MESSAGE,
+ *    PRIORITY, MESSAGE_ID, POWERPOLICY_EVENT, SYSLOG_IDENTIFIER and the
+ *    fields;
+ *  - otherwise one readable line through GLib logging (terminal, --verbose,
+ *    tests);
+ *  - in addition, when POWERPOLICY_LOG_JOURNAL_FILE names a file, the same
+ *    fields are appended to it as journal-export-like records (KEY=VALUE
+ *    lines, a blank line after each record): a stand-in for the journal that
+ *    tests read.
+ *
+ * Every field value and the message are escaped with pp_log_escape() before
+ * they leave: no newline or control character reaches a log line, whatever
+ * a caller sent. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define PP_LOG_JOURNAL_FILE_ENV "POWERPOLICY_LOG_JOURNAL_FILE"
+
+/* Bounds, in bytes, of what one event carries (after escaping). */
+#define PP_LOG_FIELD_MAX    512
+#define PP_LOG_MESSAGE_MAX  2048
+#define PP_LOG_MAX_FIELDS   16
+
+/* The events; the MESSAGE_IDs never change once released. */
+typedef enum {
+  PP_LOG_POLICY_APPLIED,      /* COUNT= writes, FAILED= */
+  PP_LOG_WRITE_FAILED,        /* DEVICE= ATTRIBUTE= VALUE= ERRNO= */
+  PP_LOG_FOREIGN_CHANGE,      /* DEVICE= ATTRIBUTE= VALUE= (ours) FOREIGN_VALUE= COUNT= */
+  PP_LOG_FOREIGN_GIVE_UP,     /* DEVICE= ATTRIBUTE= VALUE= FOREIGN_VALUE= COUNT= */
+  PP_LOG_CONFLICT_DETECTED,   /* TOOL= WHAT= EVIDENCE= */
+  PP_LOG_OVERRIDE_SET,        /* DEVICE= ATTRIBUTE= VALUE= */
+  PP_LOG_OVERRIDE_CLEARED,    /* DEVICE= */
+  PP_LOG_HOLD_TAKEN,          /* DEVICE= WHO= WHY= PID= */
+  PP_LOG_HOLD_RELEASED,       /* DEVICE= WHO= WHY= PID= */
+  PP_LOG_INHIBITOR_TAKEN,     /* WHAT= WHO= WHY= PID= */
+  PP_LOG_INHIBITOR_RELEASED,  /* WHAT= WHO= WHY= PID= */
+  PP_LOG_SLEEP,               /* SLEEP_STATE= */
+  PP_LOG_RESUME,              /* SLEEP_STATE= */
+  PP_LOG_QUIRKS_SELECTED,     /* QUIRKS= QUIRKS_SOURCE= */
+  PP_LOG_HELPER_KILLED,       /* HELPER= PHASE= PID= */
+  PP_LOG_N_EVENTS
+} PpLogEvent;
+
+/* One field: KEY (journal rules: A-Z, 0-9 and _, not starting with _ or a
+ * digit, at most 64 bytes) and its value (NULL: the field is left out). */
+typedef struct {
+  const char *key;
+  const char *value;
+} PpLogField;
+
+/* A NULL-terminated field list as a compound literal:
+ *   PP_LOG_FIELDS ({ "DEVICE", path }, { "ATTRIBUTE", "power/control" }) */
+#define PP_LOG_FIELDS(...) ((const PpLogField[]) { __VA_ARGS__, { NULL, NULL } })
+
+/* Where events go; see the top of this file. */
+typedef enum {
+  PP_LOG_TARGET_GLIB,
+  PP_LOG_TARGET_JOURNAL,
+} PpLogTarget;
+
+/* Log @event at @level (not G_LOG_LEVEL_ERROR) with @fields (NULL or a
+ * NULL-key-terminated array, see PP_LOG_FIELDS) and a printf-style message.
+ * Never fails: an unwritable stand-in file is reported once. */
+void         pp_log_event              (PpLogEvent        event,
+                                        GLogLevelFlags    level,
+                                        const PpLogField *fields,
+                                        const char       *format,
+                                        ...) G_GNUC_PRINTF (4, 5);
+void         pp_log_eventv             (PpLogEvent        event,
+                                        GLogLevelFlags    level,
+                                        const PpLogField *fields,
+                                        const char       *format,
+                                        va_list           args) G_GNUC_PRINTF (4, 0);
+
+/* @text with every newline as "\n", tab as "\t", carriage return as "\r",
+ * every other C0 control character, DEL and byte of invalid UTF-8 as
+ * "\xNN"; cut at a character boundary (never inside an escape) so that the
+ * result including a final "…" is at most @max bytes (@max 0: no limit;
+ * @max below 3 counts as 3). NULL → "". Escaping is idempotent: escaped
+ * text contains no character that is escaped again. */
+char        *pp_log_escape             (const char       *text,
+                                        gsize             max);
+
+/* The 32 hexadecimal digits of @event's MESSAGE_ID, and a short name
+ * ("foreign-change") sent as POWERPOLICY_EVENT=. */
+const char  *pp_log_event_message_id   (PpLogEvent        event);
+const char  *pp_log_event_name         (PpLogEvent        event);
+
+/* The syslog priority of a GLib level ("3".."7"). */
+const char  *pp_log_level_priority     (GLogLevelFlags    level);
+
+/* TRUE when @journal_stream ("DEV:INO", the JOURNAL_STREAM variable)
+ * names the file open on @fd. */
+gboolean     pp_log_stream_is_journal  (const char       *journal_stream,
+                                        int               fd);
+
+/* The target for this process now (stderr against JOURNAL_STREAM). */
+PpLogTarget  pp_log_get_target         (void);
+
+/* One event as a journal-export-like record: "KEY=VALUE\n" per field, in
+ * the order MESSAGE_ID, POWERPOLICY_EVENT, PRIORITY, MESSAGE, then
+ * @fields; values escaped and bounded, invalid keys and NULL values left
+ * out; ends with an empty line. What the stand-in file receives. */
+char        *pp_log_format_record      (PpLogEvent        event,
+                                        GLogLevelFlags    level,
+                                        const PpLogField *fields,
+                                        const char       *message);
+
+/* ---- one call per event: consistent messages and fields ----
+ * Text a caller sent over D-Bus (who, why, what, a device argument) may be
+ * passed as is: it is escaped and cut to PP_LOG_CALLER_TEXT_MAX bytes in
+ * the message. NULL optional arguments leave their field out. */
+
+#define PP_LOG_CALLER_TEXT_MAX 128
+
+/* INFO. COUNT= FAILED= REASON= ("start", "battery", "reload", ...). */
+void         pp_log_policy_applied     (guint             n_written,
+                                        guint             n_failed,
+                                        const char       *reason);
+/* WARNING. DEVICE= ATTRIBUTE= VALUE= ORIGINAL= POWERPOLICY_CLASS= ERROR=. */
+void         pp_log_write_failed       (const char       *device,
+                                        const char       *attribute,
+                                        const char       *value,
+                                        const char       *original,
+                                        const char       *class_name,
+                                        const GError     *error);
+/* WARNING. PP_LOG_FOREIGN_CHANGE, or PP_LOG_FOREIGN_GIVE_UP when @given_up.
+ * DEVICE= ATTRIBUTE= VALUE= (ours) FOREIGN_VALUE= (theirs) COUNT=
+ * POWERPOLICY_CLASS=. */
+void         pp_log_foreign_change     (const char       *device,
+                                        const char       *attribute,
+                                        const char       *ours,
+                                        const char       *theirs,
+                                        guint             count,
+                                        gboolean          given_up,
+                                        const char       *class_name);
+/* INFO. Set: DEVICE= ATTRIBUTE= (the key) VALUE=; cleared (@set FALSE):
+ * DEVICE=. */
+void         pp_log_override           (gboolean          set,
+                                        const char       *device,
+                                        const char       *key,
+                                        const char       *value);
+/* INFO. DEVICE= WHO= WHY= PID=. */
+void         pp_log_hold               (gboolean          taken,
+                                        const char       *device,
+                                        const char       *who,
+                                        const char       *why,
+                                        guint32           pid);
+/* INFO. WHAT= WHO= WHY= PID=. */
+void         pp_log_inhibitor          (gboolean          taken,
+                                        const char       *what,
+                                        const char       *who,
+                                        const char       *why,
+                                        guint32           pid);
+/* INFO. PP_LOG_SLEEP or, with @resume, PP_LOG_RESUME. SLEEP_STATE= ("mem",
+ * "disk", "logind"). */
+void         pp_log_sleep              (gboolean          resume,
+                                        const char       *state);
+/* INFO. QUIRKS= (space-separated, "none" when empty) QUIRKS_SOURCE=. */
+void         pp_log_quirks_selected    (const char * const *quirks,
+                                        const char       *source);
+/* WARNING. HELPER= PHASE= PID= TIMEOUT_SEC=. */
+void         pp_log_helper_killed      (const char       *helper,
+                                        const char       *phase,
+                                        gint64            pid,
+                                        guint             timeout_sec);
+
+G_END_DECLS

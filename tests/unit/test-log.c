@@ -1,0 +1,578 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit tests of the structured event log (pp-log.c): escaping of caller
+ * text, the record format, the journal-stream check and the file stand-in
+ * for the journal. */
+#include "config.h"
+
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pp-test.h"
+#include "pp-log.h"
+
+/* ---- escaping ---- */
+
+typedef struct {
+  const char *name;
+  const char *input;
+  gsize       max;
+  const char *expected;
+} EscapeRow;
+
+#define ELLIPSIS "\xe2\x80\xa6"
+
+static const EscapeRow escape_rows[] = {
+  { "plain",            "usb 1-2",                0,  "usb 1-2" },
+  { "empty",            "",                       0,  "" },
+  { "newline",          "a\nb",                   0,  "a\\nb" },
+  { "forged line",      "ok\nMESSAGE_ID=x",       0,  "ok\\nMESSAGE_ID=x" },
+  { "carriage return",  "a\rb",                   0,  "a\\rb" },
+  { "tab",              "a\tb",                   0,  "a\\tb" },
+  { "escape char",      "\x1b[31mred",            0,  "\\x1b[31mred" },
+  { "bell and DEL",     "\a\x7f",                 0,  "\\x07\\x7f" },
+  { "C0 range end",     "\x1f",                   0,  "\\x1f" },
+  { "space kept",       " ",                      0,  " " },
+  { "backslash kept",   "a\\nb",                  0,  "a\\nb" },
+  { "UTF-8 kept",       "Gr\xc3\xbc\xc3\x9f""e \xe2\x82\xac",   0, "Gr\xc3\xbc\xc3\x9f""e \xe2\x82\xac" },
+  { "4-byte UTF-8",     "\xf0\x9f\x94\x8b",       0,  "\xf0\x9f\x94\x8b" },
+  { "invalid byte",     "a\xff""b",               0,  "a\\xffb" },
+  { "lone continuation", "\x80",                  0,  "\\x80" },
+  { "truncated seq",    "a\xe2\x82",              0,  "a\\xe2\\x82" },
+  { "overlong",         "\xc0\xaf",               0,  "\\xc0\\xaf" },
+  { "C1 control",       "\xc2\x9b""31m",          0,  "\\xc2\\x9b31m" },
+  { "NBSP kept",        "\xc2\xa0",               0,  "\xc2\xa0" },
+  { "fits exactly",     "abcdef",                 6,  "abcdef" },
+  { "cut",              "abcdefg",                6,  "abc" ELLIPSIS },
+  { "cut at escape",    "ab\ncdefgh",             7,  "ab\\n" ELLIPSIS },
+  { "escape not split", "abc\ndefgh",             7,  "abc" ELLIPSIS },
+  { "hex not split",    "a\x01zzzzzz",            7,  "a" ELLIPSIS },
+  { "UTF-8 not split",  "ab\xe2\x82\xac""cdef",   7,  "ab" ELLIPSIS },
+  { "tiny max",         "abcdef",                 1,  ELLIPSIS },
+  { "max 3 exact",      "abc",                    3,  "abc" },
+};
+
+static void
+test_escape (void **state)
+{
+  const EscapeRow *row = *state;
+  g_autofree char *escaped = pp_log_escape (row->input, row->max);
+  g_autofree char *again = pp_log_escape (escaped, 0);
+
+  assert_string_equal (escaped, row->expected);
+  if (row->max != 0)
+    assert_true (strlen (escaped) <= MAX (row->max, 3));
+  assert_true (g_utf8_validate (escaped, -1, NULL));
+  /* idempotent: escaping the escaped text changes nothing */
+  assert_string_equal (again, escaped);
+}
+
+static void
+test_escape_null (void **state)
+{
+  g_autofree char *escaped = pp_log_escape (NULL, 10);
+
+  (void) state;
+  assert_string_equal (escaped, "");
+}
+
+/* Every byte value alone: the result is printable and one line. */
+static void
+test_escape_every_byte (void **state)
+{
+  (void) state;
+  for (guint b = 1; b < 256; b++)
+    {
+      char input[2] = { (char) b, '\0' };
+      g_autofree char *escaped = pp_log_escape (input, 0);
+
+      for (const char *p = escaped; *p; p++)
+        assert_false ((guchar) *p < 0x20 || (guchar) *p == 0x7f);
+      assert_true (g_utf8_validate (escaped, -1, NULL));
+    }
+}
+
+/* ---- events ---- */
+
+static void
+test_message_ids (void **state)
+{
+  g_autoptr(GHashTable) seen_ids = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) seen_names = g_hash_table_new (g_str_hash, g_str_equal);
+
+  (void) state;
+  for (PpLogEvent e = 0; e < PP_LOG_N_EVENTS; e++)
+    {
+      const char *id = pp_log_event_message_id (e);
+      const char *name = pp_log_event_name (e);
+
+      assert_non_null (id);
+      assert_non_null (name);
+      assert_int_equal (strlen (id), 32);
+      for (const char *p = id; *p; p++)
+        assert_true (g_ascii_isxdigit (*p) && !g_ascii_isupper (*p));
+      assert_true (g_hash_table_add (seen_ids, (gpointer) id));
+      assert_true (g_hash_table_add (seen_names, (gpointer) name));
+    }
+  /* released ids are fixed */
+  assert_string_equal (pp_log_event_message_id (PP_LOG_FOREIGN_CHANGE),
+                       "98f4495805b8407391b6d2d2ab0470f9");
+  assert_string_equal (pp_log_event_name (PP_LOG_FOREIGN_CHANGE), "foreign-change");
+}
+
+static void
+test_priorities (void **state)
+{
+  (void) state;
+  assert_string_equal (pp_log_level_priority (G_LOG_LEVEL_CRITICAL), "4");
+  assert_string_equal (pp_log_level_priority (G_LOG_LEVEL_WARNING), "4");
+  assert_string_equal (pp_log_level_priority (G_LOG_LEVEL_MESSAGE), "5");
+  assert_string_equal (pp_log_level_priority (G_LOG_LEVEL_INFO), "6");
+  assert_string_equal (pp_log_level_priority (G_LOG_LEVEL_DEBUG), "7");
+}
+
+static void
+test_format_record (void **state)
+{
+  g_autofree char *record = NULL;
+
+  (void) state;
+  record = pp_log_format_record (PP_LOG_WRITE_FAILED, G_LOG_LEVEL_WARNING,
+                                 PP_LOG_FIELDS ({ "DEVICE", "/sys/devices/pci0000:00/0000:00:14.0" },
+                                                { "ATTRIBUTE", "power/control" },
+                                                { "VALUE", "auto" },
+                                                { "ORIGINAL", NULL },
+                                                { "POWERPOLICY_CLASS", "usb-controller" }),
+                                 "cannot write 'auto' to power/control: Permission denied");
+  assert_string_equal (record,
+                       "MESSAGE_ID=997f4a4bb4194c6cacda2b3246e1ed26\n"
+                       "POWERPOLICY_EVENT=write-failed\n"
+                       "PRIORITY=4\n"
+                       "MESSAGE=cannot write 'auto' to power/control: Permission denied\n"
+                       "DEVICE=/sys/devices/pci0000:00/0000:00:14.0\n"
+                       "ATTRIBUTE=power/control\n"
+                       "VALUE=auto\n"
+                       "POWERPOLICY_CLASS=usb-controller\n"
+                       "\n");
+}
+
+/* Caller text cannot add lines or fields to a record. */
+static void
+test_format_record_escapes (void **state)
+{
+  g_autofree char *record = NULL;
+
+  (void) state;
+  record = pp_log_format_record (PP_LOG_HOLD_TAKEN, G_LOG_LEVEL_INFO,
+                                 PP_LOG_FIELDS ({ "WHO", "evil\nMESSAGE_ID=0" },
+                                                { "WHY", "\x1b]0;title\a" }),
+                                 "hold by evil\nPRIORITY=0");
+  assert_string_equal (record,
+                       "MESSAGE_ID=3ac38327f50c4070a7eb435d6d539652\n"
+                       "POWERPOLICY_EVENT=hold-taken\n"
+                       "PRIORITY=6\n"
+                       "MESSAGE=hold by evil\\nPRIORITY=0\n"
+                       "WHO=evil\\nMESSAGE_ID=0\n"
+                       "WHY=\\x1b]0;title\\x07\n"
+                       "\n");
+}
+
+/* Keys that break journal rules or that the module sets itself are left
+ * out; so are NULL values. */
+static void
+test_format_record_keys (void **state)
+{
+  g_autofree char *record = NULL;
+  g_autofree char *long_key = g_strnfill (65, 'K');
+  g_autofree char *max_key = g_strnfill (64, 'K');
+  g_autofree char *expected = NULL;
+
+  (void) state;
+  record = pp_log_format_record (PP_LOG_SLEEP, G_LOG_LEVEL_INFO,
+                                 PP_LOG_FIELDS ({ "lower", "x" },
+                                                { "_TRUSTED", "x" },
+                                                { "1ST", "x" },
+                                                { "", "x" },
+                                                { "WITH-DASH", "x" },
+                                                { long_key, "x" },
+                                                { "MESSAGE", "x" },
+                                                { "PRIORITY", "0" },
+                                                { "MESSAGE_ID", "x" },
+                                                { "NULL_VALUE", NULL },
+                                                { max_key, "ok" },
+                                                { "SLEEP_STATE", "mem" }),
+                                 "suspending");
+  expected = g_strdup_printf ("MESSAGE_ID=abf7000e4cd24210887305bcc2f052e2\n"
+                              "POWERPOLICY_EVENT=sleep\n"
+                              "PRIORITY=6\n"
+                              "MESSAGE=suspending\n"
+                              "%s=ok\n"
+                              "SLEEP_STATE=mem\n"
+                              "\n", max_key);
+  assert_string_equal (record, expected);
+}
+
+/* Values and message are bounded; so is the number of fields. */
+static void
+test_format_record_bounds (void **state)
+{
+  g_autofree char *huge = g_strnfill (100000, 'x');
+  g_autoptr(GArray) fields = g_array_new (TRUE, TRUE, sizeof (PpLogField));
+  g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *record = NULL;
+  g_auto(GStrv) lines = NULL;
+  guint n_fields = 0;
+
+  (void) state;
+  for (guint i = 0; i < PP_LOG_MAX_FIELDS + 5; i++)
+    {
+      char *key = g_strdup_printf ("F%u", i);
+      PpLogField f = { key, huge };
+
+      g_ptr_array_add (keys, key);
+      g_array_append_val (fields, f);
+    }
+  record = pp_log_format_record (PP_LOG_POLICY_APPLIED, G_LOG_LEVEL_INFO,
+                                 (const PpLogField *) fields->data, huge);
+  lines = g_strsplit (record, "\n", 0);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      if (g_str_has_prefix (lines[i], "MESSAGE="))
+        assert_true (strlen (lines[i]) - strlen ("MESSAGE=") <= PP_LOG_MESSAGE_MAX);
+      else if (lines[i][0] == 'F')
+        {
+          const char *value = strchr (lines[i], '=') + 1;
+          assert_true (strlen (value) <= PP_LOG_FIELD_MAX);
+          assert_true (g_str_has_suffix (value, ELLIPSIS));
+          n_fields++;
+        }
+    }
+  assert_int_equal (n_fields, PP_LOG_MAX_FIELDS);
+}
+
+/* ---- where events go ---- */
+
+typedef struct {
+  char *dir;
+  char *file;
+} State;
+
+static int
+setup (void **state)
+{
+  State *st = g_new0 (State, 1);
+
+  st->dir = g_dir_make_tmp ("pp-test-log-XXXXXX", NULL);
+  assert_non_null (st->dir);
+  st->file = g_build_filename (st->dir, "journal", NULL);
+  g_unsetenv ("JOURNAL_STREAM");
+  g_unsetenv (PP_LOG_JOURNAL_FILE_ENV);
+  *state = st;
+  return 0;
+}
+
+static int
+teardown (void **state)
+{
+  State *st = *state;
+
+  g_unsetenv (PP_LOG_JOURNAL_FILE_ENV);
+  pp_test_remove_tree (st->dir);
+  g_free (st->dir);
+  g_free (st->file);
+  g_free (st);
+  return 0;
+}
+
+static void
+test_stream_is_journal (void **state)
+{
+  State *st = *state;
+  g_autofree char *matching = NULL;
+  g_autofree char *other_ino = NULL;
+  struct stat sb;
+  int fd;
+
+  fd = open (st->file, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  assert_true (fd >= 0);
+  assert_int_equal (fstat (fd, &sb), 0);
+  matching = g_strdup_printf ("%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT,
+                              (guint64) sb.st_dev, (guint64) sb.st_ino);
+  other_ino = g_strdup_printf ("%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT,
+                               (guint64) sb.st_dev, (guint64) sb.st_ino + 1);
+
+  assert_true (pp_log_stream_is_journal (matching, fd));
+  assert_false (pp_log_stream_is_journal (other_ino, fd));
+  assert_false (pp_log_stream_is_journal (NULL, fd));
+  assert_false (pp_log_stream_is_journal ("", fd));
+  assert_false (pp_log_stream_is_journal ("12", fd));
+  assert_false (pp_log_stream_is_journal ("1:2:3", fd));
+  assert_false (pp_log_stream_is_journal ("a:b", fd));
+  assert_false (pp_log_stream_is_journal ("-1:5", fd));
+  assert_false (pp_log_stream_is_journal (matching, -1));
+  close (fd);
+
+  /* without JOURNAL_STREAM events go through GLib */
+  assert_int_equal (pp_log_get_target (), PP_LOG_TARGET_GLIB);
+}
+
+/* JOURNAL_STREAM naming this process's stderr selects the journal; one
+ * naming another file (stderr redirected after systemd set it) does not. */
+static void
+test_target (void **state)
+{
+  State *st = *state;
+  g_autofree char *stderr_id = NULL;
+  struct stat sb;
+
+  (void) st;
+  assert_int_equal (fstat (STDERR_FILENO, &sb), 0);
+  stderr_id = g_strdup_printf ("%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT,
+                               (guint64) sb.st_dev, (guint64) sb.st_ino);
+  g_setenv ("JOURNAL_STREAM", stderr_id, TRUE);
+  assert_int_equal (pp_log_get_target (), PP_LOG_TARGET_JOURNAL);
+  g_setenv ("JOURNAL_STREAM", "1:1", TRUE);
+  assert_int_equal (pp_log_get_target (), PP_LOG_TARGET_GLIB);
+  g_unsetenv ("JOURNAL_STREAM");
+  assert_int_equal (pp_log_get_target (), PP_LOG_TARGET_GLIB);
+}
+
+static void
+test_file_stand_in (void **state)
+{
+  State *st = *state;
+  g_autofree char *contents = NULL;
+  g_autofree char *expected = NULL;
+  struct stat sb;
+
+  g_setenv (PP_LOG_JOURNAL_FILE_ENV, st->file, TRUE);
+  pp_log_event (PP_LOG_OVERRIDE_SET, G_LOG_LEVEL_INFO,
+                PP_LOG_FIELDS ({ "DEVICE", "/sys/devices/usb1/1-2" },
+                               { "ATTRIBUTE", "power/control" },
+                               { "VALUE", "on" }),
+                "override on %s: %s=%s", "/sys/devices/usb1/1-2", "power/control", "on");
+  pp_log_event (PP_LOG_POLICY_APPLIED, G_LOG_LEVEL_DEBUG,
+                PP_LOG_FIELDS ({ "COUNT", "12" }),
+                "policy applied: %d writes", 12);
+  pp_log_event (PP_LOG_RESUME, G_LOG_LEVEL_INFO, NULL, "resumed");
+
+  assert_true (g_file_get_contents (st->file, &contents, NULL, NULL));
+  expected = g_strconcat ("MESSAGE_ID=b2352fd3f8d74d0985962be1423f6079\n"
+                          "POWERPOLICY_EVENT=override-set\n"
+                          "PRIORITY=6\n"
+                          "MESSAGE=override on /sys/devices/usb1/1-2: power/control=on\n"
+                          "DEVICE=/sys/devices/usb1/1-2\n"
+                          "ATTRIBUTE=power/control\n"
+                          "VALUE=on\n"
+                          "\n",
+                          "MESSAGE_ID=ba005311daf1443f94941e4734a9e236\n"
+                          "POWERPOLICY_EVENT=policy-applied\n"
+                          "PRIORITY=7\n"
+                          "MESSAGE=policy applied: 12 writes\n"
+                          "COUNT=12\n"
+                          "\n",
+                          "MESSAGE_ID=2c1d5cc6ce654d2b8d8520f5e6efa8a6\n"
+                          "POWERPOLICY_EVENT=resume\n"
+                          "PRIORITY=6\n"
+                          "MESSAGE=resumed\n"
+                          "\n", NULL);
+  assert_string_equal (contents, expected);
+  /* private to its owner: the records may name what callers sent */
+  assert_int_equal (stat (st->file, &sb), 0);
+  assert_int_equal (sb.st_mode & 0777, 0600);
+}
+
+/* The stand-in never follows a symlink planted at its path. */
+static void
+test_file_stand_in_no_follow (void **state)
+{
+  State *st = *state;
+  g_autofree char *target = g_build_filename (st->dir, "target", NULL);
+  g_autofree char *contents = NULL;
+
+  assert_true (g_file_set_contents (target, "", 0, NULL));
+  assert_int_equal (symlink (target, st->file), 0);
+  g_setenv (PP_LOG_JOURNAL_FILE_ENV, st->file, TRUE);
+  pp_log_event (PP_LOG_SLEEP, G_LOG_LEVEL_INFO, NULL, "suspending");
+  pp_log_event (PP_LOG_SLEEP, G_LOG_LEVEL_INFO, NULL, "suspending again");
+  assert_true (g_file_get_contents (target, &contents, NULL, NULL));
+  assert_string_equal (contents, "");
+}
+
+/* ---- one call per event ---- */
+
+static char *
+read_and_clear (const char *file)
+{
+  g_autofree char *contents = NULL;
+
+  assert_true (g_file_get_contents (file, &contents, NULL, NULL));
+  assert_int_equal (g_unlink (file), 0);
+  return g_steal_pointer (&contents);
+}
+
+static void
+test_helpers (void **state)
+{
+  State *st = *state;
+  g_autoptr(GError) error = g_error_new_literal (G_FILE_ERROR, G_FILE_ERROR_ACCES,
+                                                 "Permission denied");
+  const char *quirks[] = { "vbe_post", "dpms_on", NULL };
+  g_autofree char *r = NULL;
+
+  g_setenv (PP_LOG_JOURNAL_FILE_ENV, st->file, TRUE);
+
+  pp_log_policy_applied (1, 0, "start");
+  r = read_and_clear (st->file);
+  assert_string_equal (r, "MESSAGE_ID=ba005311daf1443f94941e4734a9e236\n"
+                          "POWERPOLICY_EVENT=policy-applied\nPRIORITY=6\n"
+                          "MESSAGE=Policy applied (start): 1 write, 0 failed\n"
+                          "COUNT=1\nFAILED=0\nREASON=start\n\n");
+  g_clear_pointer (&r, g_free);
+
+  pp_log_write_failed ("/sys/devices/pci0000:00/0000:00:1f.2/ata1/host0/scsi_host/host0",
+                       "link_power_management_policy", "med_power_with_dipm", "max_performance",
+                       "sata", error);
+  r = read_and_clear (st->file);
+  assert_string_equal (r, "MESSAGE_ID=997f4a4bb4194c6cacda2b3246e1ed26\n"
+                          "POWERPOLICY_EVENT=write-failed\nPRIORITY=4\n"
+                          "MESSAGE=Cannot write 'med_power_with_dipm' to "
+                          "/sys/devices/pci0000:00/0000:00:1f.2/ata1/host0/scsi_host/host0/"
+                          "link_power_management_policy: Permission denied\n"
+                          "DEVICE=/sys/devices/pci0000:00/0000:00:1f.2/ata1/host0/scsi_host/host0\n"
+                          "ATTRIBUTE=link_power_management_policy\n"
+                          "VALUE=med_power_with_dipm\nORIGINAL=max_performance\n"
+                          "POWERPOLICY_CLASS=sata\nERROR=Permission denied\n\n");
+  g_clear_pointer (&r, g_free);
+
+  pp_log_foreign_change ("/sys/devices/usb1/1-2", "power/control", "auto", "on\x1b", 1, FALSE, NULL);
+  r = read_and_clear (st->file);
+  assert_string_equal (r, "MESSAGE_ID=98f4495805b8407391b6d2d2ab0470f9\n"
+                          "POWERPOLICY_EVENT=foreign-change\nPRIORITY=4\n"
+                          "MESSAGE=/sys/devices/usb1/1-2/power/control changed by another program "
+                          "(ours 'auto', found 'on\\x1b')\n"
+                          "DEVICE=/sys/devices/usb1/1-2\nATTRIBUTE=power/control\n"
+                          "VALUE=auto\nFOREIGN_VALUE=on\\x1b\nCOUNT=1\n\n");
+  g_clear_pointer (&r, g_free);
+
+  pp_log_foreign_change ("/sys/devices/usb1/1-2", "power/control", "auto", "on", 3, TRUE, "usb");
+  r = read_and_clear (st->file);
+  assert_string_equal (r, "MESSAGE_ID=0df4d9c569ac4de1b533afda9607c70f\n"
+                          "POWERPOLICY_EVENT=foreign-give-up\nPRIORITY=4\n"
+                          "MESSAGE=/sys/devices/usb1/1-2/power/control changed by another program "
+                          "3 times (ours 'auto', found 'on'): no longer writing it until Reload\n"
+                          "DEVICE=/sys/devices/usb1/1-2\nATTRIBUTE=power/control\n"
+                          "VALUE=auto\nFOREIGN_VALUE=on\nCOUNT=3\nPOWERPOLICY_CLASS=usb\n\n");
+  g_clear_pointer (&r, g_free);
+
+  pp_log_override (TRUE, "1-2", "Control", "on");
+  pp_log_override (FALSE, "1-2\n", NULL, NULL);
+  r = read_and_clear (st->file);
+  assert_string_equal (r, "MESSAGE_ID=b2352fd3f8d74d0985962be1423f6079\n"
+                          "POWERPOLICY_EVENT=override-set\nPRIORITY=6\n"
+                          "MESSAGE=Override on 1-2: Control=on\n"
+                          "DEVICE=1-2\nATTRIBUTE=Control\nVALUE=on\n\n"
+                          "MESSAGE_ID=1d414b0dc75643abb5be14c1ff730117\n"
+                          "POWERPOLICY_EVENT=override-cleared\nPRIORITY=6\n"
+                          "MESSAGE=Overrides of 1-2\\n cleared\n"
+                          "DEVICE=1-2\\n\n\n");
+  g_clear_pointer (&r, g_free);
+
+  /* a caller's who and why: escaped, cut in the message */
+  {
+    g_autofree char *long_why = g_strnfill (1000, 'w');
+    g_autofree char *expected = NULL;
+    g_autofree char *cut = g_strnfill (PP_LOG_CALLER_TEXT_MAX - 3, 'w');
+    g_autofree char *field_cut = g_strnfill (PP_LOG_FIELD_MAX - 3, 'w');
+
+    pp_log_hold (TRUE, "/sys/devices/usb1/1-2", "evil\nPRIORITY=0", long_why, 4242);
+    r = read_and_clear (st->file);
+    expected = g_strdup_printf ("MESSAGE_ID=3ac38327f50c4070a7eb435d6d539652\n"
+                                "POWERPOLICY_EVENT=hold-taken\nPRIORITY=6\n"
+                                "MESSAGE=Hold on /sys/devices/usb1/1-2 taken by evil\\nPRIORITY=0 "
+                                "(%s" ELLIPSIS "), pid 4242\n"
+                                "DEVICE=/sys/devices/usb1/1-2\nWHO=evil\\nPRIORITY=0\n"
+                                "WHY=%s" ELLIPSIS "\nPID=4242\n\n",
+                                cut, field_cut);
+    assert_string_equal (r, expected);
+    g_clear_pointer (&r, g_free);
+  }
+
+  pp_log_hold (FALSE, "/sys/devices/usb1/1-2", "udisks", "format", 1);
+  r = read_and_clear (st->file);
+  assert_non_null (strstr (r, "MESSAGE_ID=ea18fa59500a459a93d8a3c2be3980a5\n"));
+  assert_non_null (strstr (r, "MESSAGE=Hold on /sys/devices/usb1/1-2 released by udisks (format), pid 1\n"));
+  g_clear_pointer (&r, g_free);
+
+  pp_log_inhibitor (TRUE, "idle:lid", "gnome-shell", "presentation", 77);
+  pp_log_inhibitor (FALSE, "idle:lid", "gnome-shell", "presentation", 77);
+  r = read_and_clear (st->file);
+  assert_string_equal (r, "MESSAGE_ID=64a5b49d06124bc6b07a9f27b498a164\n"
+                          "POWERPOLICY_EVENT=inhibitor-taken\nPRIORITY=6\n"
+                          "MESSAGE=Inhibitor of idle:lid taken by gnome-shell (presentation), pid 77\n"
+                          "WHAT=idle:lid\nWHO=gnome-shell\nWHY=presentation\nPID=77\n\n"
+                          "MESSAGE_ID=e544dca42ee542ad9d5c750c6cc1142b\n"
+                          "POWERPOLICY_EVENT=inhibitor-released\nPRIORITY=6\n"
+                          "MESSAGE=Inhibitor of idle:lid released by gnome-shell (presentation), pid 77\n"
+                          "WHAT=idle:lid\nWHO=gnome-shell\nWHY=presentation\nPID=77\n\n");
+  g_clear_pointer (&r, g_free);
+
+  pp_log_sleep (FALSE, "mem");
+  pp_log_sleep (TRUE, NULL);
+  r = read_and_clear (st->file);
+  assert_string_equal (r, "MESSAGE_ID=abf7000e4cd24210887305bcc2f052e2\n"
+                          "POWERPOLICY_EVENT=sleep\nPRIORITY=6\n"
+                          "MESSAGE=Preparing for sleep: mem\nSLEEP_STATE=mem\n\n"
+                          "MESSAGE_ID=2c1d5cc6ce654d2b8d8520f5e6efa8a6\n"
+                          "POWERPOLICY_EVENT=resume\nPRIORITY=6\n"
+                          "MESSAGE=Resumed: re-applying the policy\n\n");
+  g_clear_pointer (&r, g_free);
+
+  pp_log_quirks_selected (quirks, "quirk database");
+  pp_log_quirks_selected (NULL, NULL);
+  r = read_and_clear (st->file);
+  assert_string_equal (r, "MESSAGE_ID=33c483caab5d479cbcbb1bfc4a54aea7\n"
+                          "POWERPOLICY_EVENT=quirks-selected\nPRIORITY=6\n"
+                          "MESSAGE=Video quirks: vbe_post dpms_on (quirk database)\n"
+                          "QUIRKS=vbe_post dpms_on\nQUIRKS_SOURCE=quirk database\n\n"
+                          "MESSAGE_ID=33c483caab5d479cbcbb1bfc4a54aea7\n"
+                          "POWERPOLICY_EVENT=quirks-selected\nPRIORITY=6\n"
+                          "MESSAGE=Video quirks: none\nQUIRKS=none\n\n");
+  g_clear_pointer (&r, g_free);
+
+  pp_log_helper_killed ("powerpolicy-video-restore", "suspend", 31337, 10);
+  r = read_and_clear (st->file);
+  assert_string_equal (r, "MESSAGE_ID=4bc76049fcfc4470a2a626079ad464cc\n"
+                          "POWERPOLICY_EVENT=helper-killed\nPRIORITY=4\n"
+                          "MESSAGE=powerpolicy-video-restore (suspend phase, pid 31337) exceeded 10 s: killed\n"
+                          "HELPER=powerpolicy-video-restore\nPHASE=suspend\nPID=31337\nTIMEOUT_SEC=10\n\n");
+}
+
+int
+main (void)
+{
+  PpTestList *list = pp_test_list_new ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (escape_rows); i++)
+    pp_test_list_add (list, "escape", escape_rows[i].name, test_escape, NULL, NULL,
+                      &escape_rows[i]);
+  pp_test_list_add (list, "escape", "NULL", test_escape_null, NULL, NULL, NULL);
+  pp_test_list_add (list, "escape", "every byte", test_escape_every_byte, NULL, NULL, NULL);
+  pp_test_list_add (list, "event", "message ids", test_message_ids, NULL, NULL, NULL);
+  pp_test_list_add (list, "event", "priorities", test_priorities, NULL, NULL, NULL);
+  pp_test_list_add (list, "record", "fields", test_format_record, NULL, NULL, NULL);
+  pp_test_list_add (list, "record", "escapes caller text", test_format_record_escapes,
+                    NULL, NULL, NULL);
+  pp_test_list_add (list, "record", "keys", test_format_record_keys, NULL, NULL, NULL);
+  pp_test_list_add (list, "record", "bounds", test_format_record_bounds, NULL, NULL, NULL);
+  pp_test_list_add (list, "target", "journal stream", test_stream_is_journal,
+                    setup, teardown, NULL);
+  pp_test_list_add (list, "target", "stderr", test_target, setup, teardown, NULL);
+  pp_test_list_add (list, "target", "file stand-in", test_file_stand_in,
+                    setup, teardown, NULL);
+  pp_test_list_add (list, "target", "file stand-in no symlink",
+                    test_file_stand_in_no_follow, setup, teardown, NULL);
+  pp_test_list_add (list, "helpers", "records", test_helpers, setup, teardown, NULL);
+  return pp_test_list_run (list, "log");
+}
