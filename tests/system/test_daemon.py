@@ -446,7 +446,7 @@ class TestModes(PowerPolicyTestCase):
         self.assertRegex(out.stdout, r'^powerpolicyd \d+\.\d+')
         out = subprocess.run([exe, '--help'], capture_output=True, text=True)
         for opt in ('--config', '--state-dir', '--runtime-dir', '--no-logind', '--dry-run',
-                    '--oneshot', '--verbose', '--version'):
+                    '--oneshot', '--check-config', '--verbose', '--version'):
             self.assertIn(opt, out.stdout)
         out = subprocess.run([exe, '--bogus'], capture_output=True, text=True)
         self.assertEqual(out.returncode, 2)
@@ -536,6 +536,17 @@ class TestDBus(PowerPolicyTestCase):
         self.assertIn(d.config_path, err.message)
         # still applied what was valid
         self.assertEqual(self.attr(HDA, 'power/control'), 'on')
+
+    def test_reload_vanished_config_keeps_policy(self):
+        d = self.start_daemon(config_text=TEST_CONFIG.replace('[Class pci-audio]\nControl=auto',
+                                                              '[Class pci-audio]\nControl=on'))
+        self.assertEqual(self.attr(HDA, 'power/control'), 'on')
+        os.unlink(d.config_path)
+        err = self.assertDBusError('org.powerpolicy1.Error.InvalidArgument', 'Reload')
+        self.assertIn(d.config_path, err.message)
+        self.assertIn('keeping the configuration in force', err.message)
+        self.assertEqual(self.attr(HDA, 'power/control'), 'on')
+        self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '5000')
 
     def test_sighup_reloads(self):
         d = self.start_daemon()
