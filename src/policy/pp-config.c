@@ -447,13 +447,21 @@ header_name (const char *line)
 }
 
 /* A key name GKeyFile accepts: no '[' or ']', except a trailing
- * "[locale]" (kept as part of the key, reported as unknown later). */
+ * "[locale]" (kept as part of the key, reported as unknown later); and
+ * no control characters. */
 static gboolean
 key_name_is_valid (const char *key)
 {
   const char *open = strchr (key, '[');
   const char *close = strchr (key, ']');
 
+  /* GKeyFile would take them, but no key of ours has them, and they
+   * would reach the log */
+  for (const char *p = key; *p; p++)
+    {
+      if (g_ascii_iscntrl (*p))
+        return FALSE;
+    }
   if (open == NULL)
     return close == NULL;
   if (open == key || close == NULL || close < open || close[1] != '\0' || close == open + 1)

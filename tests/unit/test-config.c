@@ -698,6 +698,8 @@ static const BadCase bad_cases[] = {
     { { "class|usb|base|power/control", "auto" }, { "classes", "1" } } },
   { "key-name-bracket", D "Idle]Timeout=5\nDryRun=true\n", 2, "invalid key name", "'Idle]Timeout'",
     { { "daemon.dryrun", "true" } } },
+  { "key-name-control-char", D "Idle\x1b[2JTimeoutSec=5\nDryRun=true\n", 2, "invalid key name",
+    "'Idle\\x1b[2JTimeoutSec'", { { "daemon.dryrun", "true" } } },
   { "key-name-bad-locale", D "Idle[a b]=5\nDryRun=true\n", 2, "invalid key name", "'Idle[a b]'",
     { { "daemon.dryrun", "true" } } },
   { "encoding-in-first-group", "[Module m]\nEncoding=latin1\np=1\n", 2, "unknown key", "'Encoding'",
