@@ -697,14 +697,34 @@ log_problems (GPtrArray *problems)
     }
 }
 
-static void
-load_config (PpManager *self, GPtrArray *problems)
+/* An explicit --config that cannot be read fails the start; on a reload
+ * the configuration in force stays (reported as a problem). */
+static gboolean
+load_config (PpManager *self, GPtrArray *problems, GError **error)
 {
-  PpConfig *config = pp_config_files_load (self->options.config_path, problems);
+  g_autoptr(GError) local_error = NULL;
+  PpConfig *config = pp_config_files_load (self->options.config_path, problems, &local_error);
 
-  g_clear_pointer (&self->config, pp_config_free);
-  self->config = config;
+  if (config == NULL && self->config == NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  if (config == NULL)
+    {
+      PpConfigProblem *p = g_new0 (PpConfigProblem, 1);
+
+      p->file = g_strdup (self->options.config_path);
+      p->message = g_strdup_printf ("%s; keeping the configuration in force", local_error->message);
+      g_ptr_array_add (problems, p);
+    }
+  else
+    {
+      g_clear_pointer (&self->config, pp_config_free);
+      self->config = config;
+    }
   log_problems (problems);
+  return TRUE;
 }
 
 gboolean
@@ -716,7 +736,8 @@ pp_manager_start (PpManager *self, GError **error)
 
   g_return_val_if_fail (!self->started, FALSE);
 
-  load_config (self, problems);
+  if (!load_config (self, problems, error))
+    return FALSE;
 
   if (!self->options.oneshot)
     restore_leftover (self);
@@ -766,7 +787,7 @@ pp_manager_reload (PpManager *self, GPtrArray **problems_out)
   g_autoptr(GPtrArray) strings = g_ptr_array_new_with_free_func (g_free);
 
   g_info ("Reloading the configuration");
-  load_config (self, problems);
+  load_config (self, problems, NULL);
   apply_all (self);
 
   for (guint i = 0; i < problems->len; i++)

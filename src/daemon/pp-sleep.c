@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pp-config-files.h"
 #include "pp-error.h"
 #include "pp-lid.h"
 #include "pp-logind.h"
@@ -24,8 +25,6 @@
 #define HELPER_NAME           "powerpolicy-video-restore"
 #define LOGIND_NAME           "org.freedesktop.login1"
 #define LKW_FILE_NAME         "video-quirks-last-known-working"
-/* Replaces both quirk database directories (tests, trying a database). */
-#define QUIRKS_DIR_ENV        "POWERPOLICY_VIDEO_QUIRKS_DIR"
 
 static const char * const sys_power_roots[] = { "/sys/power", NULL };
 static const char * const proc_kernel_roots[] = { "/proc/sys/kernel", NULL };
@@ -93,58 +92,12 @@ config (PpSleep *self)
 /* ---- quirks ----------------------------------------------------------- */
 
 static void
-add_quirk_dir (GPtrArray *paths, GHashTable *seen, const char *dir)
-{
-  g_autoptr(GPtrArray) names = pp_list_dir_sorted (dir, ".quirkdb");
-
-  if (names == NULL)
-    return;
-  for (guint i = 0; i < names->len; i++)
-    {
-      const char *n = g_ptr_array_index (names, i);
-      /* a file in /etc replaces the vendor file of the same name */
-      if (g_hash_table_contains (seen, n))
-        continue;
-      g_hash_table_add (seen, g_strdup (n));
-      g_ptr_array_add (paths, g_build_filename (dir, n, NULL));
-    }
-}
-
-static void
 load_database (PpSleep *self, GPtrArray *problem_strings)
 {
-  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(GPtrArray) problems = pp_config_problems_new ();
-  const char *override = g_getenv (QUIRKS_DIR_ENV);
-
-  if (override != NULL && *override != '\0')
-    add_quirk_dir (paths, seen, override);
-  else
-    {
-      add_quirk_dir (paths, seen, PP_SYSCONFDIR "/" PP_CONFIG_DIR_NAME "/video-quirks");
-      add_quirk_dir (paths, seen, PP_DATADIR "/" PP_CONFIG_DIR_NAME "/video-quirks");
-    }
 
   g_clear_pointer (&self->db, pp_quirkdb_free);
-  self->db = pp_quirkdb_new ();
-  for (guint i = 0; i < paths->len; i++)
-    {
-      const char *path = g_ptr_array_index (paths, i);
-      g_autofree char *text = NULL;
-      g_autoptr(GError) error = NULL;
-      gsize len;
-
-      if (!g_file_get_contents (path, &text, &len, &error))
-        {
-          PpConfigProblem *p = g_new0 (PpConfigProblem, 1);
-          p->file = g_strdup (path);
-          p->message = g_strdup (error->message);
-          g_ptr_array_add (problems, p);
-          continue;
-        }
-      pp_quirkdb_add_file (self->db, path, text, len, problems);
-    }
+  self->db = pp_config_files_load_quirkdb (problems);
   g_debug ("Video quirk database: %u files", pp_quirkdb_get_n_files (self->db));
   for (guint i = 0; i < problems->len; i++)
     {

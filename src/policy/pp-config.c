@@ -36,13 +36,21 @@ static const char * const hibernate_modes[] = {
 };
 
 PpSetting *
-pp_setting_new (const char *key, const char *value)
+pp_setting_new_at (const char *key, const char *value, const char *file, guint line)
 {
   PpSetting *s = g_new0 (PpSetting, 1);
 
   s->key = g_strdup (key);
   s->value = g_strdup (value);
+  s->file = g_strdup (file);
+  s->line = line;
   return s;
+}
+
+PpSetting *
+pp_setting_new (const char *key, const char *value)
+{
+  return pp_setting_new_at (key, value, NULL, 0);
 }
 
 void
@@ -52,6 +60,7 @@ pp_setting_free (PpSetting *setting)
     return;
   g_free (setting->key);
   g_free (setting->value);
+  g_free (setting->file);
   g_free (setting);
 }
 
@@ -70,11 +79,13 @@ pp_layered_settings_free (PpLayeredSettings *ls)
 {
   for (guint i = 0; i < PP_N_LAYERS; i++)
     g_ptr_array_unref (ls->layers[i]);
+  g_strfreev (ls->exclude_drivers);
+  g_free (ls->exclude_drivers_file);
   g_free (ls);
 }
 
 static void
-layer_set (GPtrArray *layer, const char *key, const char *value)
+layer_set (GPtrArray *layer, const char *key, const char *value, const char *file, guint line)
 {
   for (guint i = 0; i < layer->len; i++)
     {
@@ -84,10 +95,13 @@ layer_set (GPtrArray *layer, const char *key, const char *value)
         {
           g_free (s->value);
           s->value = g_strdup (value);
+          g_free (s->file);
+          s->file = g_strdup (file);
+          s->line = line;
           return;
         }
     }
-  g_ptr_array_add (layer, pp_setting_new (key, value));
+  g_ptr_array_add (layer, pp_setting_new_at (key, value, file, line));
 }
 
 PpConfig *
@@ -98,6 +112,8 @@ pp_config_new (void)
   config->idle_timeout_sec = PP_DEFAULT_IDLE_TIMEOUT_SEC;
   config->restore_on_exit = TRUE;
   config->dry_run = FALSE;
+  config->max_inhibitors_per_user = PP_DEFAULT_MAX_INHIBITORS_PER_USER;
+  config->max_inhibitors = PP_DEFAULT_MAX_INHIBITORS;
   config->classes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                            (GDestroyNotify) pp_layered_settings_free);
   config->modules = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
@@ -269,12 +285,23 @@ pp_config_parse_wakeup (const char *value, GError **error)
 gboolean
 pp_config_parse_delay_ms (const char *value, gint *delay_ms, GError **error)
 {
+  g_autofree char *text = value ? g_strstrip (g_strdup (value)) : NULL;
+  const char *digits = text;
   gint64 v = 0;
+  gboolean ok;
 
+  if (digits != NULL && *digits == '-')
+    digits++;
+  /* one spelling per number: no '+', no leading zeros, no "-0" */
+  ok = digits != NULL && g_ascii_isdigit (*digits) &&
+       !(digits[0] == '0' && (digits[1] != '\0' || digits != text));
+  for (const char *p = digits; ok && *p; p++)
+    ok = g_ascii_isdigit (*p);
   /* -1 is the kernel's "never autosuspend"; other negatives mean the same
    * to the kernel but are almost certainly a typo. */
-  if (value == NULL ||
-      !g_ascii_string_to_signed (value, 10, -1, G_MAXINT32, &v, NULL))
+  if (ok)
+    ok = g_ascii_string_to_signed (text, 10, -1, G_MAXINT32, &v, NULL);
+  if (!ok)
     {
       g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                    "invalid value '%s' (expected milliseconds, -1 to %d)",
@@ -346,36 +373,237 @@ pp_config_relpath_is_valid (const char *relpath)
   return TRUE;
 }
 
-/* A value as GKeyFile would unescape it: \s \n \t \r \\ */
+/* "'text'" with control characters, backslashes and (in text that is not
+ * UTF-8) every byte outside printable ASCII escaped, cut after @max_chars
+ * characters ("..." marks the cut): safe to log, whatever @text holds. */
 static char *
-unescape_value (const char *raw)
+quote_text (const char *text, gsize length, gsize max_chars)
 {
-  GString *s = g_string_new (NULL);
+  GString *s = g_string_new ("'");
+  gboolean utf8 = g_utf8_validate_len (text, length, NULL);
+  const char *p = text;
+  const char *end = text + length;
+  gsize n = 0;
 
-  for (const char *p = raw; *p; p++)
+  while (p < end && n < max_chars)
     {
-      if (*p == '\\' && p[1] != '\0')
-        {
-          p++;
-          switch (*p)
-            {
-            case 's': g_string_append_c (s, ' '); break;
-            case 'n': g_string_append_c (s, '\n'); break;
-            case 't': g_string_append_c (s, '\t'); break;
-            case 'r': g_string_append_c (s, '\r'); break;
-            case '\\': g_string_append_c (s, '\\'); break;
-            default:
-              g_string_append_c (s, '\\');
-              g_string_append_c (s, *p);
-              break;
-            }
-        }
+      guchar c = (guchar) *p;
+      const char *next = utf8 ? g_utf8_next_char (p) : p + 1;
+
+      if (c == '\\')
+        g_string_append (s, "\\\\");
+      else if (c < 0x20 || c == 0x7f || (!utf8 && c >= 0x80))
+        g_string_append_printf (s, "\\x%02x", c);
       else
-        {
-          g_string_append_c (s, *p);
-        }
+        g_string_append_len (s, p, next - p);
+      p = next;
+      n++;
     }
+  if (p < end)
+    g_string_append (s, "...");
+  g_string_append_c (s, '\'');
   return g_string_free (s, FALSE);
+}
+
+/* ---- the per-line pre-filter ----------------------------------------------- */
+
+typedef struct {
+  const char *file;
+  GPtrArray  *problems;
+  GString    *clean;        /* the text GKeyFile parses */
+  GHashTable *group_lines;  /* group name -> first header line */
+  GHashTable *key_lines;    /* "group\x1fkey" -> line of the last occurrence */
+  char       *group;        /* the current group; NULL before the first */
+  gboolean    dropping;     /* the current header was dropped: so are its keys */
+  gboolean    first_group;  /* the current group is the file's first */
+} Filter;
+
+static char *
+key_id (const char *group, const char *key)
+{
+  return g_strconcat (group, "\x1f", key, NULL);
+}
+
+/* A header line GKeyFile accepts: '[' NAME ']' then nothing but blanks,
+ * NAME not empty, without '[' or control characters. */
+static char *
+header_name (const char *line)
+{
+  const char *close = strchr (line + 1, ']');
+
+  if (line[0] != '[' || close == NULL || close == line + 1)
+    return NULL;
+  for (const char *p = close + 1; *p; p++)
+    {
+      if (*p != ' ' && *p != '\t')
+        return NULL;
+    }
+  for (const char *p = line + 1; p < close; p++)
+    {
+      if (*p == '[' || g_ascii_iscntrl (*p))
+        return NULL;
+    }
+  return g_strndup (line + 1, close - line - 1);
+}
+
+/* A key name GKeyFile accepts: no '[' or ']', except a trailing
+ * "[locale]" (kept as part of the key, reported as unknown later); and
+ * no control characters. */
+static gboolean
+key_name_is_valid (const char *key)
+{
+  const char *open = strchr (key, '[');
+  const char *close = strchr (key, ']');
+
+  /* GKeyFile would take them, but no key of ours has them, and they
+   * would reach the log */
+  for (const char *p = key; *p; p++)
+    {
+      if (g_ascii_iscntrl (*p))
+        return FALSE;
+    }
+  if (open == NULL)
+    return close == NULL;
+  if (open == key || close == NULL || close < open || close[1] != '\0' || close == open + 1)
+    return FALSE;
+  for (const char *p = open + 1; p < close; p++)
+    {
+      if (!g_ascii_isalnum (*p) && strchr ("-_.@", *p) == NULL)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+filter_drop (Filter *f, guint line, const char *raw, gsize raw_len, const char *why)
+{
+  g_autofree char *quoted = quote_text (raw, raw_len, PP_CONFIG_MAX_QUOTE);
+  const char *p = raw;
+
+  while (p < raw + raw_len && (*p == ' ' || *p == '\t'))
+    p++;
+  if (p < raw + raw_len && *p == '[')
+    {
+      /* a dropped header takes its keys with it, rather than leaving them
+       * to the section before */
+      problem_add (f->problems, f->file, line, "%s: %s, ignoring the section", why, quoted);
+      g_clear_pointer (&f->group, g_free);
+      f->dropping = TRUE;
+      return;
+    }
+  problem_add (f->problems, f->file, line, "%s: %s, ignoring the line", why, quoted);
+}
+
+static void
+filter_header (Filter *f, guint line, const char *text, gsize len)
+{
+  g_autofree char *name = header_name (text);
+  gpointer first;
+
+  if (name == NULL)
+    {
+      filter_drop (f, line, text, len, "malformed section header");
+      return;
+    }
+  f->dropping = FALSE;
+  f->first_group = f->group == NULL && g_hash_table_size (f->group_lines) == 0;
+  if (g_hash_table_lookup_extended (f->group_lines, name, NULL, &first))
+    problem_add (f->problems, f->file, line,
+                 "section [%s] appears again (first at line %u): its keys are merged, a key set twice takes the later value",
+                 name, GPOINTER_TO_UINT (first));
+  else
+    g_hash_table_insert (f->group_lines, g_strdup (name), GUINT_TO_POINTER (line));
+  g_string_append_printf (f->clean, "[%s]\n", name);
+  g_free (f->group);
+  f->group = g_steal_pointer (&name);
+}
+
+static void
+filter_key (Filter *f, guint line, char *text, gsize len)
+{
+  char *eq = strchr (text, '=');
+  g_autofree char *id = NULL;
+  char *key;
+  char *value;
+  gpointer previous;
+
+  if (eq == NULL)
+    {
+      filter_drop (f, line, text, len, "malformed line (expected KEY=VALUE)");
+      return;
+    }
+  if (f->dropping)
+    return;   /* its section header was reported */
+  *eq = '\0';
+  key = g_strchomp (text);
+  value = g_strstrip (eq + 1);
+  if (*key == '\0')
+    {
+      problem_add (f->problems, f->file, line, "missing key before '=', ignoring the line");
+      return;
+    }
+  if (!key_name_is_valid (key))
+    {
+      g_autofree char *quoted = quote_text (key, strlen (key), PP_CONFIG_MAX_QUOTE);
+      problem_add (f->problems, f->file, line, "invalid key name %s, ignoring the line", quoted);
+      return;
+    }
+  if (f->group == NULL)
+    {
+      g_autofree char *quoted = quote_text (key, strlen (key), PP_CONFIG_MAX_QUOTE);
+      problem_add (f->problems, f->file, line,
+                   "key %s outside of any section, ignoring it", quoted);
+      return;
+    }
+  if (f->first_group && g_str_equal (key, "Encoding"))
+    {
+      /* GKeyFile rejects the whole file for an Encoding= other than UTF-8
+       * in its first group; no section of ours has this key */
+      problem_add (f->problems, f->file, line,
+                   "unknown key 'Encoding' in [%s], ignoring it", f->group);
+      return;
+    }
+  id = key_id (f->group, key);
+  if (g_hash_table_lookup_extended (f->key_lines, id, NULL, &previous))
+    problem_add (f->problems, f->file, line,
+                 "%s set again in [%s] (before at line %u), the later value wins",
+                 key, f->group, GPOINTER_TO_UINT (previous));
+  g_hash_table_insert (f->key_lines, g_steal_pointer (&id), GUINT_TO_POINTER (line));
+  g_string_append_printf (f->clean, "%s=%s\n", key, value);
+}
+
+static void
+filter_line (Filter *f, guint line, const char *raw, gsize len)
+{
+  g_autofree char *copy = NULL;
+  char *text;
+
+  if (len > 0 && raw[len - 1] == '\r')
+    len--;
+  if (len > PP_CONFIG_MAX_LINE)
+    {
+      g_autofree char *why = g_strdup_printf ("line longer than %u bytes", PP_CONFIG_MAX_LINE);
+      filter_drop (f, line, raw, len, why);
+      return;
+    }
+  if (memchr (raw, '\0', len) != NULL)
+    {
+      filter_drop (f, line, raw, len, "line contains a NUL byte");
+      return;
+    }
+  if (!g_utf8_validate_len (raw, len, NULL))
+    {
+      filter_drop (f, line, raw, len, "line is not valid UTF-8");
+      return;
+    }
+  copy = g_strndup (raw, len);
+  text = g_strstrip (copy);
+  if (*text == '\0' || *text == '#')
+    return;
+  if (*text == '[')
+    filter_header (f, line, text, strlen (text));
+  else
+    filter_key (f, line, text, strlen (text));
 }
 
 typedef enum {
@@ -393,7 +621,9 @@ typedef struct {
   const char  *file;
   GPtrArray   *problems;
   SectionKind  kind;
-  GPtrArray   *layer;      /* for SECTION_CLASS / SECTION_MODULE */
+  PpLayeredSettings *ls;   /* for SECTION_CLASS / SECTION_MODULE */
+  PpLayer      layer_index;
+  GPtrArray   *layer;      /* ls->layers[layer_index] */
 } ParseState;
 
 static void
@@ -406,6 +636,8 @@ parse_group (ParseState *st, const char *name, guint line)
   PpLayeredSettings *ls;
 
   st->layer = NULL;
+  st->ls = NULL;
+  st->layer_index = PP_LAYER_BASE;
   if (g_str_equal (name, "Daemon"))
     {
       st->kind = SECTION_DAEMON;
@@ -476,14 +708,18 @@ parse_group (ParseState *st, const char *name, guint line)
       ls = pp_layered_settings_new ();
       g_hash_table_insert (table, g_strdup (base), ls);
     }
+  st->ls = ls;
+  st->layer_index = layer;
   st->layer = ls->layers[layer];
 }
 
 static void
 bad_value (ParseState *st, guint line, const char *key, const char *value, const char *expected)
 {
+  g_autofree char *quoted = quote_text (value, strlen (value), G_MAXSIZE);
+
   problem_add (st->problems, st->file, line,
-               "invalid value '%s' for %s (expected %s), ignoring it", value, key, expected);
+               "invalid value %s for %s (expected %s), ignoring it", quoted, key, expected);
 }
 
 static void
@@ -505,6 +741,17 @@ parse_daemon_key (ParseState *st, guint line, const char *key, const char *value
     {
       if (!parse_bool (value, &c->dry_run))
         bad_value (st, line, key, value, "true|false");
+    }
+  else if (g_str_equal (key, "MaxInhibitorsPerUser") || g_str_equal (key, "MaxInhibitors"))
+    {
+      guint *target = g_str_equal (key, "MaxInhibitors") ? &c->max_inhibitors
+                                                         : &c->max_inhibitors_per_user;
+      guint n = 0;
+
+      if (parse_uint (value, PP_MAX_INHIBITORS_LIMIT, &n) && n > 0)
+        *target = n;
+      else
+        bad_value (st, line, key, value, "a number from 1 to 65536");
     }
   else
     {
@@ -632,6 +879,47 @@ parse_sleep_key (ParseState *st, guint line, const char *key, const char *value)
 }
 
 static void
+parse_exclude_drivers (ParseState *st, guint line, const char *value)
+{
+  g_auto(GStrv) parts = g_strsplit_set (value, " \t", -1);
+  g_autoptr(GPtrArray) list = g_ptr_array_new_with_free_func (g_free);
+  PpLayeredSettings *ls = st->ls;
+  gboolean bad = FALSE;
+
+  if (st->layer_index != PP_LAYER_BASE)
+    {
+      problem_add (st->problems, st->file, line,
+                   "ExcludeDrivers= applies to a whole class: put it in the base section [Class NAME], not in a :%s section; ignoring it",
+                   st->layer_index == PP_LAYER_BATTERY ? "battery" : "idle");
+      return;
+    }
+  for (guint i = 0; parts[i]; i++)
+    {
+      if (*parts[i] == '\0')
+        continue;
+      if (!name_is_valid (parts[i]))
+        {
+          bad_value (st, line, "ExcludeDrivers", parts[i], "space-separated driver names");
+          bad = TRUE;
+          continue;
+        }
+      if (!g_ptr_array_find_with_equal_func (list, parts[i], g_str_equal, NULL))
+        g_ptr_array_add (list, g_strdup (parts[i]));
+    }
+  if (bad && list->len == 0)
+    return;   /* every name was reported: keep what was there */
+  g_clear_pointer (&ls->exclude_drivers, g_strfreev);
+  if (list->len > 0)
+    {
+      g_ptr_array_add (list, NULL);
+      ls->exclude_drivers = (char **) g_ptr_array_free (g_steal_pointer (&list), FALSE);
+    }
+  g_free (ls->exclude_drivers_file);
+  ls->exclude_drivers_file = g_strdup (st->file);
+  ls->exclude_drivers_line = line;
+}
+
+static void
 parse_class_key (ParseState *st, guint line, const char *key, const char *value)
 {
   g_autoptr(GError) error = NULL;
@@ -641,21 +929,28 @@ parse_class_key (ParseState *st, guint line, const char *key, const char *value)
       if (!pp_config_parse_control (value, &error))
         bad_value (st, line, key, value, "on|auto");
       else
-        layer_set (st->layer, PP_ATTR_CONTROL, value);
+        layer_set (st->layer, PP_ATTR_CONTROL, value, st->file, line);
     }
   else if (g_str_equal (key, "AutosuspendDelayMs"))
     {
-      if (!pp_config_parse_delay_ms (value, NULL, &error))
-        bad_value (st, line, key, value, "milliseconds, -1 or more");
+      gint delay = 0;
+
+      if (!pp_config_parse_delay_ms (value, &delay, &error))
+        bad_value (st, line, key, value, "milliseconds: -1, 0 or a decimal number without leading zeros");
       else
-        layer_set (st->layer, PP_ATTR_DELAY, value);
+        {
+          char canonical[16];
+
+          g_snprintf (canonical, sizeof canonical, "%d", delay);
+          layer_set (st->layer, PP_ATTR_DELAY, canonical, st->file, line);
+        }
     }
   else if (g_str_equal (key, "Wakeup"))
     {
       if (!pp_config_parse_wakeup (value, &error))
         bad_value (st, line, key, value, "enabled|disabled");
       else
-        layer_set (st->layer, PP_ATTR_WAKEUP, value);
+        layer_set (st->layer, PP_ATTR_WAKEUP, value, st->file, line);
     }
   else if (g_str_equal (key, "LinkPowerPolicy"))
     {
@@ -663,7 +958,11 @@ parse_class_key (ParseState *st, guint line, const char *key, const char *value)
       if (!str_in (value, link_policies))
         bad_value (st, line, key, value, expected);
       else
-        layer_set (st->layer, PP_ATTR_LINK_POLICY, value);
+        layer_set (st->layer, PP_ATTR_LINK_POLICY, value, st->file, line);
+    }
+  else if (g_str_equal (key, "ExcludeDrivers"))
+    {
+      parse_exclude_drivers (st, line, value);
     }
   else if (g_str_has_prefix (key, "Attr."))
     {
@@ -674,12 +973,12 @@ parse_class_key (ParseState *st, guint line, const char *key, const char *value)
                      "invalid attribute path '%s' (a relative path inside the device directory, no '..'), ignoring it",
                      relpath);
       else
-        layer_set (st->layer, relpath, value);
+        layer_set (st->layer, relpath, value, st->file, line);
     }
   else
     {
       problem_add (st->problems, st->file, line,
-                   "unknown key '%s' in a [Class] section (expected Control, AutosuspendDelayMs, Wakeup, LinkPowerPolicy or Attr.<path>), ignoring it",
+                   "unknown key '%s' in a [Class] section (expected Control, AutosuspendDelayMs, Wakeup, LinkPowerPolicy, ExcludeDrivers or Attr.<path>), ignoring it",
                    key);
     }
 }
@@ -693,81 +992,81 @@ parse_module_key (ParseState *st, guint line, const char *key, const char *value
                    "invalid module parameter name '%s', ignoring it", key);
       return;
     }
-  layer_set (st->layer, key, value);
+  layer_set (st->layer, key, value, st->file, line);
+}
+
+/* ---- applying what GKeyFile parsed ------------------------------------------ */
+
+static guint
+key_line (Filter *f, const char *group, const char *key)
+{
+  g_autofree char *id = key_id (group, key);
+
+  return GPOINTER_TO_UINT (g_hash_table_lookup (f->key_lines, id));
 }
 
 static void
-parse_line (ParseState *st, char *text, guint line)
+apply_group (ParseState *st, Filter *f, GKeyFile *kf, const char *group)
 {
-  char *eq;
-  g_autofree char *value = NULL;
-  char *key;
+  g_auto(GStrv) keys = g_key_file_get_keys (kf, group, NULL, NULL);
+  g_autoptr(GHashTable) done = g_hash_table_new (g_str_hash, g_str_equal);
 
-  g_strchug (text);
-  /* GKeyFile keeps trailing whitespace of values only when escaped; we
-   * strip it like it does. */
-  if (*text == '\0' || *text == '#')
-    return;
-
-  if (*text == '[')
+  parse_group (st, group, GPOINTER_TO_UINT (g_hash_table_lookup (f->group_lines, group)));
+  if (st->kind == SECTION_UNKNOWN || keys == NULL)
+    return;   /* the section was reported */
+  for (guint i = 0; keys[i]; i++)
     {
-      char *end = strrchr (text, ']');
-      g_strchomp (text);
-      if (end == NULL || end[1] != '\0' || end == text + 1)
+      const char *key = keys[i];
+      guint line = key_line (f, group, key);
+      g_autofree char *value = NULL;
+      g_autoptr(GError) error = NULL;
+
+      /* GKeyFile lists a key set twice twice, with the later value */
+      if (!g_hash_table_add (done, (gpointer) key))
+        continue;
+      value = g_key_file_get_string (kf, group, key, &error);
+      if (error != NULL)
         {
-          st->kind = SECTION_UNKNOWN;
+          g_autofree char *raw = g_key_file_get_value (kf, group, key, NULL);
+          g_autofree char *quoted = quote_text (raw ? raw : "", raw ? strlen (raw) : 0, G_MAXSIZE);
+
           problem_add (st->problems, st->file, line,
-                       "malformed section header '%s', ignoring the section", text);
-          return;
+                       "invalid escape sequence in the value %s of %s (valid: \\s \\n \\t \\r \\\\), ignoring it",
+                       quoted, key);
+          continue;
         }
-      *end = '\0';
-      parse_group (st, text + 1, line);
-      return;
+      switch (st->kind)
+        {
+        case SECTION_DAEMON:
+          parse_daemon_key (st, line, key, value);
+          break;
+        case SECTION_LID:
+          parse_lid_key (st, line, key, value);
+          break;
+        case SECTION_SLEEP:
+          parse_sleep_key (st, line, key, value);
+          break;
+        case SECTION_CLASS:
+          parse_class_key (st, line, key, value);
+          break;
+        case SECTION_MODULE:
+          parse_module_key (st, line, key, value);
+          break;
+        case SECTION_NONE:
+        case SECTION_UNKNOWN:
+        default:
+          g_assert_not_reached ();
+        }
     }
+}
 
-  eq = strchr (text, '=');
-  if (eq == NULL)
-    {
-      problem_add (st->problems, st->file, line,
-                   "malformed line '%s' (expected KEY=VALUE), ignoring it", g_strchomp (text));
-      return;
-    }
-  *eq = '\0';
-  key = g_strchomp (text);
-  value = unescape_value (g_strstrip (eq + 1));
+static gint
+compare_problem_lines (gconstpointer a, gconstpointer b)
+{
+  const PpConfigProblem *pa = *(PpConfigProblem * const *) a;
+  const PpConfigProblem *pb = *(PpConfigProblem * const *) b;
 
-  if (*key == '\0')
-    {
-      problem_add (st->problems, st->file, line, "missing key before '=', ignoring the line");
-      return;
-    }
-
-  switch (st->kind)
-    {
-    case SECTION_NONE:
-      problem_add (st->problems, st->file, line,
-                   "key '%s' outside of any section, ignoring it", key);
-      return;
-    case SECTION_UNKNOWN:
-      return;   /* the section was reported once */
-    case SECTION_DAEMON:
-      parse_daemon_key (st, line, key, value);
-      return;
-    case SECTION_LID:
-      parse_lid_key (st, line, key, value);
-      return;
-    case SECTION_SLEEP:
-      parse_sleep_key (st, line, key, value);
-      return;
-    case SECTION_CLASS:
-      parse_class_key (st, line, key, value);
-      return;
-    case SECTION_MODULE:
-      parse_module_key (st, line, key, value);
-      return;
-    default:
-      g_assert_not_reached ();
-    }
+  return (pa->line > pb->line) - (pa->line < pb->line);
 }
 
 void
@@ -777,9 +1076,17 @@ pp_config_load_data (PpConfig   *config,
                      gsize       length,
                      GPtrArray  *problems)
 {
-  ParseState st = { config, file_name, problems, SECTION_NONE, NULL };
-  g_autofree char *copy = NULL;
-  char *cursor;
+  g_autoptr(GPtrArray) found = pp_config_problems_new ();
+  g_autoptr(GHashTable) group_lines = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) key_lines = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GString) clean = g_string_new (NULL);
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) groups = NULL;
+  Filter f = { file_name, found, clean, group_lines, key_lines, NULL, FALSE, FALSE };
+  ParseState st = { config, file_name, found, SECTION_NONE, NULL, PP_LAYER_BASE, NULL };
+  const char *p = text;
+  const char *end = text + length;
   guint line = 0;
 
   g_return_if_fail (config != NULL);
@@ -787,29 +1094,32 @@ pp_config_load_data (PpConfig   *config,
 
   if (text == NULL)
     return;
-  if (memchr (text, '\0', length) != NULL)
+  while (p < end)
     {
-      problem_add (problems, file_name, 0, "contains a NUL byte, ignoring the file");
-      return;
+      const char *nl = memchr (p, '\n', end - p);
+      const char *eol = nl ? nl : end;
+
+      filter_line (&f, ++line, p, eol - p);
+      p = nl ? nl + 1 : end;
     }
-  if (!g_utf8_validate_len (text, length, NULL))
+  g_free (f.group);
+
+  if (!g_key_file_load_from_data (kf, clean->str, clean->len, G_KEY_FILE_KEEP_TRANSLATIONS, &error))
     {
-      problem_add (problems, file_name, 0, "is not valid UTF-8, ignoring the file");
-      return;
+      /* the pre-filter lets through only what GKeyFile accepts */
+      problem_add (found, file_name, 0, "cannot be parsed (%s), ignoring the file", error->message);
+    }
+  else
+    {
+      groups = g_key_file_get_groups (kf, NULL);
+      for (guint i = 0; groups[i]; i++)
+        apply_group (&st, &f, kf, groups[i]);
     }
 
-  copy = g_strndup (text, length);
-  cursor = copy;
-  while (cursor != NULL && *cursor != '\0')
+  g_ptr_array_sort (found, compare_problem_lines);
+  for (guint i = 0; i < found->len; i++)
     {
-      char *nl = strchr (cursor, '\n');
-
-      line++;
-      if (nl != NULL)
-        *nl = '\0';
-      if (nl != NULL && nl > cursor && nl[-1] == '\r')
-        nl[-1] = '\0';
-      parse_line (&st, cursor, line);
-      cursor = nl ? nl + 1 : NULL;
+      if (problems != NULL)
+        g_ptr_array_add (problems, g_steal_pointer (&g_ptr_array_index (found, i)));
     }
 }

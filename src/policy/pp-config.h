@@ -1,6 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The configuration model and its parser (SPEC §4). Pure: takes text,
- * reads no files. */
+ * reads no files.
+ *
+ * Parsing: a per-line pre-filter drops, with a FILE:LINE problem, every
+ * line GKeyFile would reject the whole file for (a NUL byte, invalid
+ * UTF-8, longer than PP_CONFIG_MAX_LINE bytes, no '=' outside a section
+ * header/comment/blank line, a key before any section, a malformed
+ * header or key name); the keys under a dropped header are dropped with
+ * it. It also reports duplicate sections and keys (the later value
+ * wins). GKeyFile parses what is left; the values are then validated key
+ * by key. */
 #pragma once
 
 #include <glib.h>
@@ -17,15 +26,32 @@ typedef enum {
 
 /* One attribute setting. For classes @key is a path relative to the
  * device directory ("power/control"); for modules the parameter name. */
+/* Lines longer than this many bytes (without the newline) are dropped. */
+#define PP_CONFIG_MAX_LINE 4096
+
+/* At most this many characters of a dropped line are quoted in its report. */
+#define PP_CONFIG_MAX_QUOTE 80
+
+/* @file/@line: the configuration line that set it (for drop-ins the
+ * drop-in); NULL/0 when it does not come from a configuration file. */
 typedef struct {
-  char *key;
-  char *value;
+  char  *key;
+  char  *value;
+  char  *file;
+  guint  line;
 } PpSetting;
 
 /* The layers of one [Class NAME] or [Module NAME]: per layer an ordered
- * list of settings, each key at most once per layer. */
+ * list of settings, each key at most once per layer.
+ * @exclude_drivers: [Class NAME] ExcludeDrivers= (base section only):
+ * devices of the class bound to one of these drivers are left alone;
+ * NULL when unset or empty. @exclude_drivers_file/_line: its origin.
+ * Always NULL/0 for modules. */
 typedef struct {
   GPtrArray *layers[PP_N_LAYERS];   /* of PpSetting* */
+  char     **exclude_drivers;
+  char      *exclude_drivers_file;
+  guint      exclude_drivers_line;
 } PpLayeredSettings;
 
 typedef enum {
@@ -58,6 +84,8 @@ typedef struct {
   guint          idle_timeout_sec;
   gboolean       restore_on_exit;
   gboolean       dry_run;
+  guint          max_inhibitors_per_user;  /* holds + inhibitors per uid, 1..65536 */
+  guint          max_inhibitors;           /* holds + inhibitors in total, 1..65536 */
 
   GHashTable    *classes;        /* class name -> PpLayeredSettings* */
   GHashTable    *modules;        /* module name -> PpLayeredSettings* */
@@ -72,6 +100,17 @@ typedef struct {
   guint line;                   /* 0: the whole file */
   char *message;
 } PpConfigProblem;
+
+#define PP_DEFAULT_MAX_INHIBITORS_PER_USER  64
+#define PP_DEFAULT_MAX_INHIBITORS           4096
+#define PP_MAX_INHIBITORS_LIMIT             65536
+
+/* A setting with its origin (pp_setting_new(), in pp-policy.h, is this
+ * with no origin); free with pp_setting_free(). */
+PpSetting        *pp_setting_new_at           (const char   *key,
+                                               const char   *value,
+                                               const char   *file,
+                                               guint         line);
 
 PpConfig         *pp_config_new               (void);
 void              pp_config_free              (PpConfig     *config);
@@ -102,7 +141,10 @@ const char       *pp_lid_action_to_string     (PpLidAction  action);
 gboolean          pp_lid_action_from_string   (const char  *str,
                                                PpLidAction *action);
 
-/* Validation of single values, shared with D-Bus overrides. */
+/* Validation of single values, shared with D-Bus overrides.
+ * AutosuspendDelayMs: surrounding ASCII whitespace ignored, then an
+ * optional '-' and decimal digits, no '+', no leading zeros ("0" itself
+ * excepted), from -1 (never autosuspend) to 2147483647. */
 gboolean          pp_config_parse_control     (const char *value,
                                                GError    **error);
 gboolean          pp_config_parse_delay_ms    (const char *value,

@@ -248,8 +248,12 @@ class Daemon:
     """A powerpolicyd process inside @laptop's testbed."""
 
     def __init__(self, laptop, config_text=TEST_CONFIG, args=(), bus_address=None,
-                 workdir=None, config_path=None):
+                 workdir=None, config_path=None, default_config=False, env_extra=None):
+        """default_config: pass no --config (the daemon's default path);
+        env_extra: variables added to the daemon's environment."""
         self.laptop = laptop
+        self.default_config = default_config
+        self.env_extra = dict(env_extra or {})
         self.workdir = workdir or tempfile.mkdtemp(prefix='pp-test-')
         self.config_path = config_path or os.path.join(self.workdir, 'powerpolicy.conf')
         if config_text is not None:
@@ -282,11 +286,12 @@ class Daemon:
         else:
             # a bus that cannot exist: --oneshot must not need one
             env['DBUS_SYSTEM_BUS_ADDRESS'] = 'unix:path=/nonexistent/pp-no-bus'
+        env.update(self.env_extra)
         return env
 
     def command(self):
-        return [os.path.join(BUILDDIR, 'src', 'powerpolicyd'),
-                '--config', self.config_path,
+        config = [] if self.default_config else ['--config', self.config_path]
+        return [os.path.join(BUILDDIR, 'src', 'powerpolicyd')] + config + [
                 '--runtime-dir', self.runtime_dir,
                 '--state-dir', self.state_dir,
                 '--verbose'] + self.args

@@ -3,16 +3,20 @@
 """System tests: the real powerpolicyd on a simulated laptop (issue 2)."""
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from ppharness import (  # noqa: E402
     AC, AHCI, BAT, HDA, HUB, MOUSE, POWER_SAVE, ROOTHUB, SCSI_HOST, STORAGE, XHCI,
-    Daemon, NotInTestbed, PowerPolicyTestCase, TEST_CONFIG, main, wait_until,
+    BUILDDIR, Daemon, NotInTestbed, PowerPolicyTestCase, TEST_CONFIG, main, wait_until,
 )
+
+SRCDIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
 
 
 class TestColdplug(PowerPolicyTestCase):
@@ -198,14 +202,14 @@ class TestBadInput(PowerPolicyTestCase):
 
     def test_broken_config_line_reported_rest_applies(self):
         config = TEST_CONFIG.replace('[Class usb-hid]\n',
-                                     '[Class usb-hid]\nthis line is broken\nControl=sometimes\n')
+                                     '[Class usb-hid]\nthis line is broken\nWakeup=sometimes\n')
         d = self.start_daemon(config_text=config)
         log = d.read_log()
         self.assertIn("%s:" % d.config_path, log)
         lines = config.splitlines()
         broken = lines.index('this line is broken') + 1
         self.assertIn('%s:%d: malformed line' % (d.config_path, broken), log)
-        self.assertIn("%s:%d: invalid value 'sometimes' for Control" % (d.config_path, broken + 1), log)
+        self.assertIn("%s:%d: invalid value 'sometimes' for Wakeup" % (d.config_path, broken + 1), log)
         self.assertEqual(self.attr(STORAGE, 'power/control'), 'auto')
         self.assertEqual(self.attr(HDA, 'power/control'), 'auto')
 
@@ -223,9 +227,24 @@ class TestBadInput(PowerPolicyTestCase):
         self.assertEqual(self.attr(STORAGE, 'power/control'), 'auto')
         self.assertIn('20-b.conf:3: unknown section [Bogus]', d.read_log())
 
+    def default_config_paths(self):
+        """The files the daemon reads without --config, from the build's config.h."""
+        defs = {}
+        with open(os.path.join(BUILDDIR, 'config.h')) as f:
+            for line in f:
+                parts = line.split(None, 2)
+                if len(parts) == 3 and parts[0] == '#define':
+                    defs[parts[1]] = parts[2].strip().strip('"')
+        etc = os.path.join(defs['PP_SYSCONFDIR'], 'powerpolicy', 'powerpolicy.conf')
+        vendor = os.path.join(defs['PP_DATADIR'], 'powerpolicy', 'powerpolicy.conf')
+        return [etc, etc + '.d', vendor]
+
     def test_missing_config_uses_builtin_defaults(self):
+        present = [p for p in self.default_config_paths() if os.path.exists(p)]
+        if present:
+            self.skipTest('an installed configuration exists: %s' % ', '.join(present))
         self.laptop.write(MOUSE + '/power/control', 'auto')
-        d = self.new_daemon(config_text=None)
+        d = self.new_daemon(config_text=None, default_config=True)
         d.start()
         self.wait_for_name()
         self.assertIn('built-in defaults', d.read_log())
@@ -233,6 +252,37 @@ class TestBadInput(PowerPolicyTestCase):
         # storage stick autosuspend
         self.assertEqual(self.attr(MOUSE, 'power/control'), 'on')
         self.assertEqual(self.attr(STORAGE, 'power/control'), 'auto')
+
+    def test_explicit_missing_config_fails(self):
+        before = self.attr(HDA, 'power/control')
+        d = self.new_daemon(config_text=None)
+        rc, log = d.run()
+        self.assertEqual(rc, 1, log)
+        self.assertIn('cannot read the configuration', log)
+        self.assertIn(d.config_path, log)
+        self.assertNotIn('built-in defaults', log)
+        self.assertEqual(self.attr(HDA, 'power/control'), before)
+
+    def test_bad_lines_dropped_rest_applies(self):
+        # a NUL byte, invalid UTF-8 and a duplicate section: each reported
+        # with its line, the rest of the file applies
+        config = TEST_CONFIG.replace('[Class usb-hid]\n',
+                                     '[Class usb-hid]\nbad\x00line\nAttr.x=caf\xe9\n', 1)
+        config += '[Class usb-hid]\nControl=on\n'
+        d = self.new_daemon(config_text=None)
+        with open(d.config_path, 'w', encoding='latin-1') as f:
+            f.write(config)
+        d.start()
+        self.wait_for_name()
+        log = d.read_log()
+        lines = config.splitlines()
+        bad = lines.index('bad\x00line') + 1
+        self.assertIn('%s:%d: line contains a NUL byte' % (d.config_path, bad), log)
+        self.assertIn('%s:%d: line is not valid UTF-8' % (d.config_path, bad + 1), log)
+        self.assertIn('%s:%d: section [Class usb-hid] appears again' % (d.config_path, len(lines) - 1),
+                      log)
+        self.assertEqual(self.attr(STORAGE, 'power/control'), 'auto')
+        self.assertEqual(self.attr(HDA, 'power/control'), 'auto')
 
     def test_failing_attribute_reported_rest_applies(self):
         target = self.laptop.path(STORAGE + '/power/control')
@@ -266,6 +316,77 @@ class TestBadInput(PowerPolicyTestCase):
         d = self.start_daemon()
         self.assertIn('POWERPOLICY_AUTOSUSPEND_DELAY_MS=soon', d.read_log())
         self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '5000')
+
+
+class TestCheckConfig(PowerPolicyTestCase):
+    """powerpolicyd --check-config: every problem as FILE:LINE, exit 1 if any."""
+
+    def check(self, config_text=None, config_path=None, quirks=None):
+        """Run --check-config with @quirks ({name: text}) as the quirk database."""
+        qdir = tempfile.mkdtemp(prefix='pp-quirks-')
+        self.addCleanup(shutil.rmtree, qdir, True)
+        for name, text in (quirks or {}).items():
+            with open(os.path.join(qdir, name), 'w') as f:
+                f.write(text)
+        d = self.new_daemon(config_text=config_text, config_path=config_path,
+                            args=['--check-config'], bus_address='unix:path=/nonexistent/bus',
+                            env_extra={'POWERPOLICY_VIDEO_QUIRKS_DIR': qdir})
+        before = self.laptop_snapshot()
+        rc, log = d.run()
+        # writes nothing: no state directories, no attribute changed
+        self.assertFalse(os.path.exists(d.runtime_dir))
+        self.assertFalse(os.path.exists(d.state_dir))
+        self.assertEqual(self.laptop_snapshot(), before)
+        return d, qdir, rc, log
+
+    def laptop_snapshot(self):
+        return {(dev, a): self.attr(dev, a) for dev, a in (
+            (HDA, 'power/control'), (STORAGE, 'power/control'),
+            (STORAGE, 'power/autosuspend_delay_ms'), (SCSI_HOST, 'link_power_management_policy'))}
+
+    def test_shipped_config_ok(self):
+        shipped = os.path.abspath(os.path.join(SRCDIR, 'data', 'powerpolicy.conf'))
+        good_db = 'match system.hardware.vendor regex Foo\naddquirk --quirk-s3-bios\nendmatch\n'
+        d, _, rc, log = self.check(config_path=shipped, quirks={'10-good.quirkdb': good_db})
+        self.assertEqual(rc, 0, log)
+        self.assertIn('configuration OK', log)
+        # the shipped file with the driver exclusions and :idle sections
+        with open(shipped) as f:
+            text = f.read()
+        self.assertIn('[Class pci]\n', text)
+        text = text.replace('[Class pci]\n', '[Class pci]\nExcludeDrivers=mei_me nouveau radeon\n', 1)
+        text += '\n[Class pci:idle]\nControl=auto\n[Class usb:idle]\nAutosuspendDelayMs=200\n'
+        d, _, rc, log = self.check(config_text=text)
+        self.assertEqual(rc, 0, log)
+
+    def test_problems_reported_exit_1(self):
+        config = '[Daemon]\nIdleTimeoutSec\nMaxInhibitors=0\n[Class usb]\nControl=auto\n'
+        bad_db = 'match system.hardware.vendor regex Foo\nfrobnicate\nendmatch\n'
+        d, qdir, rc, log = self.check(config_text=config, quirks={'10-bad.quirkdb': bad_db})
+        self.assertEqual(rc, 1, log)
+        self.assertIn('%s:2: malformed line' % d.config_path, log)
+        self.assertIn("%s:3: invalid value '0' for MaxInhibitors" % d.config_path, log)
+        self.assertIn("%s:2: unknown directive 'frobnicate'" % os.path.join(qdir, '10-bad.quirkdb'),
+                      log)
+        self.assertIn('3 problems found', log)
+
+    def test_dropins_checked(self):
+        d = self.new_daemon(args=['--check-config'], bus_address='unix:path=/nonexistent/bus',
+                            config_text='[Class usb]\nControl=auto\n')
+        os.makedirs(d.config_path + '.d')
+        dropin = d.config_path + '.d/50-local.conf'
+        with open(dropin, 'w') as f:
+            f.write('[Class usb-hid]\nControl=on\nControl=auto\n')
+        rc, log = d.run()
+        self.assertEqual(rc, 1, log)
+        self.assertIn('%s:3: Control set again in [Class usb-hid] (before at line 2), '
+                      'the later value wins' % dropin, log)
+
+    def test_missing_file(self):
+        d, _, rc, log = self.check(config_text=None)
+        self.assertEqual(rc, 1, log)
+        self.assertIn(d.config_path, log)
+        self.assertNotIn('configuration OK', log)
 
 
 class TestModes(PowerPolicyTestCase):
@@ -325,7 +446,7 @@ class TestModes(PowerPolicyTestCase):
         self.assertRegex(out.stdout, r'^powerpolicyd \d+\.\d+')
         out = subprocess.run([exe, '--help'], capture_output=True, text=True)
         for opt in ('--config', '--state-dir', '--runtime-dir', '--no-logind', '--dry-run',
-                    '--oneshot', '--verbose', '--version'):
+                    '--oneshot', '--check-config', '--verbose', '--version'):
             self.assertIn(opt, out.stdout)
         out = subprocess.run([exe, '--bogus'], capture_output=True, text=True)
         self.assertEqual(out.returncode, 2)
@@ -415,6 +536,17 @@ class TestDBus(PowerPolicyTestCase):
         self.assertIn(d.config_path, err.message)
         # still applied what was valid
         self.assertEqual(self.attr(HDA, 'power/control'), 'on')
+
+    def test_reload_vanished_config_keeps_policy(self):
+        d = self.start_daemon(config_text=TEST_CONFIG.replace('[Class pci-audio]\nControl=auto',
+                                                              '[Class pci-audio]\nControl=on'))
+        self.assertEqual(self.attr(HDA, 'power/control'), 'on')
+        os.unlink(d.config_path)
+        err = self.assertDBusError('org.powerpolicy1.Error.InvalidArgument', 'Reload')
+        self.assertIn(d.config_path, err.message)
+        self.assertIn('keeping the configuration in force', err.message)
+        self.assertEqual(self.attr(HDA, 'power/control'), 'on')
+        self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '5000')
 
     def test_sighup_reloads(self):
         d = self.start_daemon()
