@@ -169,6 +169,30 @@ report_bus_error (const GError *error, const char *detail, const char *what)
     }
 }
 
+/* A message from the other end on one line: control characters (a
+ * newline, an escape sequence) and the blanks around them become one
+ * blank. */
+static void
+flatten_message (char *text)
+{
+  char *out = text;
+  gboolean blank = FALSE;
+
+  for (const char *p = text; *p; p++)
+    {
+      if ((guchar) *p <= 0x20 || *p == 0x7f)
+        {
+          blank = out != text;
+          continue;
+        }
+      if (blank)
+        *out++ = ' ';
+      blank = FALSE;
+      *out++ = *p;
+    }
+  *out = '\0';
+}
+
 void
 pmctl_report_error (const GError *error, const char *what, const char *device)
 {
@@ -176,6 +200,7 @@ pmctl_report_error (const GError *error, const char *what, const char *device)
   g_autoptr(GError) copy = g_error_copy (error);
 
   g_dbus_error_strip_remote_error (copy);
+  flatten_message (copy->message);
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
     pmctl_fail ("powerpolicyd did not answer in time (trying to %s)", what);
