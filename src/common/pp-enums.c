@@ -53,59 +53,29 @@ lookup_name (const char * const *names, guint n_names, const char *text, guint *
   return FALSE;
 }
 
-const char *
-pp_runtime_status_to_string (PpRuntimeStatus status)
-{
-  g_return_val_if_fail (status <= PP_RUNTIME_STATUS_LAST, NULL);
-  return runtime_status_names[status];
-}
+/* prefix_to_string() and prefix_from_string() of an enum over @names */
+#define PP_DEFINE_ENUM_NAMES(Type, prefix, names)                              \
+  const char *                                                                 \
+  prefix##_to_string (Type value)                                              \
+  {                                                                            \
+    g_return_val_if_fail ((guint) value < G_N_ELEMENTS (names), NULL);         \
+    return names[value];                                                       \
+  }                                                                            \
+                                                                               \
+  gboolean                                                                     \
+  prefix##_from_string (const char *text, Type *value)                         \
+  {                                                                            \
+    guint i;                                                                   \
+                                                                               \
+    if (!lookup_name (names, G_N_ELEMENTS (names), text, &i))                  \
+      return FALSE;                                                            \
+    *value = (Type) i;                                                         \
+    return TRUE;                                                               \
+  }
 
-gboolean
-pp_runtime_status_from_string (const char *text, PpRuntimeStatus *status)
-{
-  guint value;
-
-  if (!lookup_name (runtime_status_names, G_N_ELEMENTS (runtime_status_names), text, &value))
-    return FALSE;
-  *status = value;
-  return TRUE;
-}
-
-const char *
-pp_power_result_to_string (PpPowerResult result)
-{
-  g_return_val_if_fail (result <= PP_POWER_RESULT_LAST, NULL);
-  return power_result_names[result];
-}
-
-gboolean
-pp_power_result_from_string (const char *text, PpPowerResult *result)
-{
-  guint value;
-
-  if (!lookup_name (power_result_names, G_N_ELEMENTS (power_result_names), text, &value))
-    return FALSE;
-  *result = value;
-  return TRUE;
-}
-
-const char *
-pp_power_down_mode_to_string (PpPowerDownMode mode)
-{
-  g_return_val_if_fail (mode <= PP_POWER_DOWN_MODE_LAST, NULL);
-  return power_down_mode_names[mode];
-}
-
-gboolean
-pp_power_down_mode_from_string (const char *text, PpPowerDownMode *mode)
-{
-  guint value;
-
-  if (!lookup_name (power_down_mode_names, G_N_ELEMENTS (power_down_mode_names), text, &value))
-    return FALSE;
-  *mode = value;
-  return TRUE;
-}
+PP_DEFINE_ENUM_NAMES (PpRuntimeStatus, pp_runtime_status, runtime_status_names)
+PP_DEFINE_ENUM_NAMES (PpPowerResult, pp_power_result, power_result_names)
+PP_DEFINE_ENUM_NAMES (PpPowerDownMode, pp_power_down_mode, power_down_mode_names)
 
 char *
 pp_inhibit_flags_to_string (PpInhibitFlags flags)

@@ -88,6 +88,15 @@ pmctl_connect (Pmctl *ctl, GDBusProxyFlags flags)
   return TRUE;
 }
 
+gboolean
+pmctl_connect_to_change (Pmctl *ctl)
+{
+  if (!pmctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES))
+    return FALSE;
+  pmctl_set_timeout (ctl, PMCTL_AUTH_TIMEOUT_MS);
+  return TRUE;
+}
+
 void
 pmctl_set_timeout (Pmctl *ctl, int timeout_ms)
 {

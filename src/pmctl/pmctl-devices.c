@@ -87,8 +87,7 @@ run_list (Pmctl *ctl, char **args, char **command_argv)
                                format_field (d, "control"), format_delay (d),
                                format_field (d, "runtime_status"), format_field (d, "held"));
         }
-      if (pmctl_table_n_rows (t) > 0)
-        pmctl_table_print (t, ctl, header);
+      pmctl_table_print (t, ctl, header);
     }
   return pmctl_finish_output (PMCTL_EXIT_OK);
 }

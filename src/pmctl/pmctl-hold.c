@@ -159,31 +159,48 @@ run_command_argv (char **command_argv)
   return WEXITSTATUS (wstatus);
 }
 
-/* After Hold or Inhibit: keep the descriptor while COMMAND runs, then
- * close it. */
+/* pp_dbus_manager_call_hold_sync() or pp_dbus_manager_call_inhibit_sync() */
+typedef gboolean (*HoldingCall) (PpDbusManager  *proxy,
+                                 const char     *device_or_what,
+                                 const char     *who,
+                                 const char     *why,
+                                 GUnixFDList    *fd_list,
+                                 GVariant      **out_fd,
+                                 GUnixFDList   **out_fd_list,
+                                 GCancellable   *cancellable,
+                                 GError        **error);
+
+/* Hold or Inhibit, keep the descriptor while COMMAND runs, then close
+ * it. */
 static int
-run_holding_fd (gboolean ok, GVariant *handle, GUnixFDList **fds, const GError *call_error,
-                const char *what, const char *device, char **command_argv)
+run_holding (Pmctl *ctl, HoldingCall call, const char *argument, const char *what,
+             const char *device, char **command_argv)
 {
+  g_autofree char *why = opt_why ? g_strdup (opt_why) : default_why (command_argv);
   g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) handle = NULL;
+  g_autoptr(GUnixFDList) fds = NULL;
   gint32 index;
   int fd;
   int status;
 
-  if (!ok)
+  if (!pmctl_connect_to_change (ctl))
+    return PMCTL_EXIT_FAILURE;
+  if (!call (ctl->manager, argument, opt_who ? opt_who : "pmctl", why, NULL, &handle, &fds,
+             NULL, &error))
     {
-      pmctl_report_error (call_error, what, device);
+      pmctl_report_error (error, what, device);
       return PMCTL_EXIT_FAILURE;
     }
   index = g_variant_get_handle (handle);
-  if (*fds == NULL || index < 0 || index >= g_unix_fd_list_get_length (*fds))
+  if (fds == NULL || index < 0 || index >= g_unix_fd_list_get_length (fds))
     {
       pmctl_fail ("cannot %s: powerpolicyd sent no file descriptor", what);
       return PMCTL_EXIT_FAILURE;
     }
   /* a close-on-exec duplicate; the list's own copies close with it */
-  fd = g_unix_fd_list_get (*fds, index, &error);
-  g_clear_object (fds);
+  fd = g_unix_fd_list_get (fds, index, &error);
+  g_clear_object (&fds);
   if (fd < 0)
     {
       pmctl_fail ("cannot %s: %s", what, error->message);
@@ -204,20 +221,9 @@ run_holding_fd (gboolean ok, GVariant *handle, GUnixFDList **fds, const GError *
 static int
 run_hold (Pmctl *ctl, char **args, char **command_argv)
 {
-  const char *device = args[0];
-  g_autofree char *why = opt_why ? g_strdup (opt_why) : default_why (command_argv);
-  g_autofree char *what = g_strdup_printf ("hold %s", device);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) handle = NULL;
-  g_autoptr(GUnixFDList) fds = NULL;
-  gboolean ok;
+  g_autofree char *what = g_strdup_printf ("hold %s", args[0]);
 
-  if (!pmctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES))
-    return PMCTL_EXIT_FAILURE;
-  pmctl_set_timeout (ctl, PMCTL_AUTH_TIMEOUT_MS);
-  ok = pp_dbus_manager_call_hold_sync (ctl->manager, device, opt_who ? opt_who : "pmctl", why,
-                                       NULL, &handle, &fds, NULL, &error);
-  return run_holding_fd (ok, handle, &fds, error, what, device, command_argv);
+  return run_holding (ctl, pp_dbus_manager_call_hold_sync, args[0], what, args[0], command_argv);
 }
 
 static int
@@ -225,19 +231,10 @@ run_inhibit (Pmctl *ctl, char **args, char **command_argv)
 {
   g_autofree char *inhibit_what = opt_what ? g_strdup (opt_what)
                                            : pp_inhibit_flags_to_string (PP_INHIBIT_IDLE);
-  g_autofree char *why = opt_why ? g_strdup (opt_why) : default_why (command_argv);
   g_autofree char *what = g_strdup_printf ("inhibit %s", inhibit_what);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) handle = NULL;
-  g_autoptr(GUnixFDList) fds = NULL;
-  gboolean ok;
 
-  if (!pmctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES))
-    return PMCTL_EXIT_FAILURE;
-  pmctl_set_timeout (ctl, PMCTL_AUTH_TIMEOUT_MS);
-  ok = pp_dbus_manager_call_inhibit_sync (ctl->manager, inhibit_what, opt_who ? opt_who : "pmctl",
-                                          why, NULL, &handle, &fds, NULL, &error);
-  return run_holding_fd (ok, handle, &fds, error, what, NULL, command_argv);
+  return run_holding (ctl, pp_dbus_manager_call_inhibit_sync, inhibit_what, what, NULL,
+                      command_argv);
 }
 
 const PmctlCommand pmctl_command_hold = {
@@ -327,8 +324,7 @@ run_inhibitors (Pmctl *ctl, char **args, char **command_argv)
         pmctl_table_add_row (t, g_strdup (what), g_strdup (*who ? who : "-"),
                              g_strdup (*why ? why : "-"), g_strdup (*device ? device : "-"),
                              g_strdup_printf ("%" G_GUINT32_FORMAT, pid));
-      if (pmctl_table_n_rows (t) > 0)
-        pmctl_table_print (t, ctl, header);
+      pmctl_table_print (t, ctl, header);
     }
   return pmctl_finish_output (PMCTL_EXIT_OK);
 }

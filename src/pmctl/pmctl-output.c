@@ -335,6 +335,9 @@ pmctl_table_print (PmctlTable *t, Pmctl *ctl, const char * const *header)
   g_autofree Cell *header_row = g_new0 (Cell, t->n_columns);
   guint columns;
 
+  /* nothing to list: no header either */
+  if (t->rows->len == 0)
+    return;
   if (!ctl->tty)
     {
       for (guint r = 0; r < t->rows->len; r++)

@@ -49,7 +49,8 @@ void        pmctl_table_colour   (PmctlTable *t,
                                   guint       column,
                                   gsize       from,
                                   const char *sgr);
-/* On a terminal: @header and aligned columns, the widest ellipsized to
+/* Nothing for a table without rows. On a terminal: @header and aligned
+ * columns, the widest ellipsized to
  * fit the terminal's width (unless --full); else tab-separated rows. */
 void        pmctl_table_print    (PmctlTable         *t,
                                   Pmctl              *ctl,

@@ -23,9 +23,8 @@ run_set (Pmctl *ctl, char **args, char **command_argv)
   g_autofree char *what = g_strdup_printf ("set %s of %s", key, device);
   g_autoptr(GError) error = NULL;
 
-  if (!pmctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES))
+  if (!pmctl_connect_to_change (ctl))
     return PMCTL_EXIT_FAILURE;
-  pmctl_set_timeout (ctl, PMCTL_AUTH_TIMEOUT_MS);
   if (!pp_dbus_manager_call_set_override_sync (ctl->manager, device, key, value, NULL, &error))
     {
       pmctl_report_error (error, what, device);
@@ -41,9 +40,8 @@ run_reset (Pmctl *ctl, char **args, char **command_argv)
   g_autofree char *what = g_strdup_printf ("reset %s", device);
   g_autoptr(GError) error = NULL;
 
-  if (!pmctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES))
+  if (!pmctl_connect_to_change (ctl))
     return PMCTL_EXIT_FAILURE;
-  pmctl_set_timeout (ctl, PMCTL_AUTH_TIMEOUT_MS);
   if (!pp_dbus_manager_call_clear_overrides_sync (ctl->manager, device, NULL, &error))
     {
       pmctl_report_error (error, what, device);
@@ -129,9 +127,8 @@ run_reload (Pmctl *ctl, char **args, char **command_argv)
   g_autoptr(GError) error = NULL;
   g_auto(GStrv) problems = NULL;
 
-  if (!pmctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES))
+  if (!pmctl_connect_to_change (ctl))
     return PMCTL_EXIT_FAILURE;
-  pmctl_set_timeout (ctl, PMCTL_AUTH_TIMEOUT_MS);
   if (pp_dbus_manager_call_reload_sync (ctl->manager, NULL, &error))
     {
       if (ctl->json)

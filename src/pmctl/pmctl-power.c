@@ -67,18 +67,32 @@ print_power_results (Pmctl *ctl, GVariant *rows)
 
   if (ctl->json)
     pmctl_json_print_builder (ctl, b);
-  else if (pmctl_table_n_rows (t) > 0)
+  else
     pmctl_table_print (t, ctl, header);
   return failed;
 }
 
-/* After the call: the rows, and exit status 1 if any device failed. */
+/* PowerDown (@down) or PowerUp of @device; exit status 1 if any device
+ * failed. */
 static int
-finish_power (Pmctl *ctl, gboolean ok, GVariant *rows, const GError *error,
-              const char *what, const char *device)
+run_power (Pmctl *ctl, const char *device, gboolean down)
 {
+  PpPowerDownMode mode = opt_off ? PP_POWER_DOWN_MODE_OFF : PP_POWER_DOWN_MODE_AUTO;
+  g_autofree char *what = g_strdup_printf ("%s %s", down ? "power down" : "power up", device);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) rows = NULL;
+  gboolean ok;
   guint failed;
 
+  if (!pmctl_connect_to_change (ctl))
+    return PMCTL_EXIT_FAILURE;
+  if (down)
+    ok = pp_dbus_manager_call_power_down_sync (ctl->manager, device, opt_subtree,
+                                               pp_power_down_mode_to_string (mode),
+                                               &rows, NULL, &error);
+  else
+    ok = pp_dbus_manager_call_power_up_sync (ctl->manager, device, opt_subtree, &rows,
+                                             NULL, &error);
   if (!ok)
     {
       pmctl_report_error (error, what, device);
@@ -97,36 +111,13 @@ finish_power (Pmctl *ctl, gboolean ok, GVariant *rows, const GError *error,
 static int
 run_power_down (Pmctl *ctl, char **args, char **command_argv)
 {
-  const char *device = args[0];
-  PpPowerDownMode mode = opt_off ? PP_POWER_DOWN_MODE_OFF : PP_POWER_DOWN_MODE_AUTO;
-  g_autofree char *what = g_strdup_printf ("power down %s", device);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) rows = NULL;
-  gboolean ok;
-
-  if (!pmctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES))
-    return PMCTL_EXIT_FAILURE;
-  pmctl_set_timeout (ctl, PMCTL_AUTH_TIMEOUT_MS);
-  ok = pp_dbus_manager_call_power_down_sync (ctl->manager, device, opt_subtree,
-                                             pp_power_down_mode_to_string (mode),
-                                             &rows, NULL, &error);
-  return finish_power (ctl, ok, rows, error, what, device);
+  return run_power (ctl, args[0], TRUE);
 }
 
 static int
 run_power_up (Pmctl *ctl, char **args, char **command_argv)
 {
-  const char *device = args[0];
-  g_autofree char *what = g_strdup_printf ("power up %s", device);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) rows = NULL;
-  gboolean ok;
-
-  if (!pmctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES))
-    return PMCTL_EXIT_FAILURE;
-  pmctl_set_timeout (ctl, PMCTL_AUTH_TIMEOUT_MS);
-  ok = pp_dbus_manager_call_power_up_sync (ctl->manager, device, opt_subtree, &rows, NULL, &error);
-  return finish_power (ctl, ok, rows, error, what, device);
+  return run_power (ctl, args[0], FALSE);
 }
 
 const PmctlCommand pmctl_command_power_down = {

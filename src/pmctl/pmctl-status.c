@@ -52,8 +52,7 @@ count_runtime_statuses (GVariant *devices, GHashTable *counts)
       g_variant_unref (dict);
     }
   g_ptr_array_sort (extra, pp_compare_strings);
-  for (guint i = 0; i < extra->len; i++)
-    g_ptr_array_add (order, g_ptr_array_index (extra, i));
+  g_ptr_array_extend (order, extra, NULL, NULL);
   return order;
 }
 

@@ -378,8 +378,7 @@ run_tree (Pmctl *ctl, char **args, char **command_argv)
           if (!node->visited)
             tree_add_rows (ctl, &tree, t, node, "", TRUE, TRUE);
         }
-      if (pmctl_table_n_rows (t) > 0)
-        pmctl_table_print (t, ctl, header);
+      pmctl_table_print (t, ctl, header);
     }
   tree_clear (&tree);
   return pmctl_finish_output (PMCTL_EXIT_OK);

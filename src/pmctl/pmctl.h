@@ -79,6 +79,9 @@ gboolean  pmctl_connect          (Pmctl            *ctl,
 void      pmctl_report_error     (const GError     *error,
                                   const char       *what,
                                   const char       *device);
+/* pmctl_connect() for a call that changes state: no properties, and
+ * time for a polkit agent to ask the user. */
+gboolean  pmctl_connect_to_change (Pmctl           *ctl);
 /* Set the timeout of the calls that follow. */
 void      pmctl_set_timeout      (Pmctl            *ctl,
                                   int               timeout_ms);
