@@ -13,7 +13,7 @@
 static char *opt_class;
 
 static const GOptionEntry list_entries[] = {
-  { "class", 0, 0, G_OPTION_ARG_STRING, &opt_class, "only the devices of CLASS", "CLASS" },
+  { "class", 0, 0, G_OPTION_ARG_FILENAME, &opt_class, "only the devices of CLASS", "CLASS" },
   { NULL }
 };
 

@@ -24,15 +24,15 @@ static char *opt_why;
 static char *opt_what;
 
 static const GOptionEntry hold_entries[] = {
-  { "who", 0, 0, G_OPTION_ARG_STRING, &opt_who, "who holds it (default: pmctl)", "WHO" },
-  { "why", 0, 0, G_OPTION_ARG_STRING, &opt_why, "why (default: the command line)", "WHY" },
+  { "who", 0, 0, G_OPTION_ARG_FILENAME, &opt_who, "who holds it (default: pmctl)", "WHO" },
+  { "why", 0, 0, G_OPTION_ARG_FILENAME, &opt_why, "why (default: the command line)", "WHY" },
   { NULL }
 };
 
 static const GOptionEntry inhibit_entries[] = {
-  { "what", 0, 0, G_OPTION_ARG_STRING, &opt_what, "idle, lid or idle:lid (default idle)", "WHAT" },
-  { "who", 0, 0, G_OPTION_ARG_STRING, &opt_who, "who holds it (default: pmctl)", "WHO" },
-  { "why", 0, 0, G_OPTION_ARG_STRING, &opt_why, "why (default: the command line)", "WHY" },
+  { "what", 0, 0, G_OPTION_ARG_FILENAME, &opt_what, "idle, lid or idle:lid (default idle)", "WHAT" },
+  { "who", 0, 0, G_OPTION_ARG_FILENAME, &opt_who, "who holds it (default: pmctl)", "WHO" },
+  { "why", 0, 0, G_OPTION_ARG_FILENAME, &opt_why, "why (default: the command line)", "WHY" },
   { NULL }
 };
 
@@ -84,6 +84,12 @@ default_why (char **command_argv)
           g_autofree char *quoted = g_shell_quote (arg);
           g_string_append (s, quoted);
         }
+    }
+  /* D-Bus strings are UTF-8; a file name need not be */
+  if (!g_utf8_validate (s->str, s->len, NULL))
+    {
+      g_autofree char *valid = g_utf8_make_valid (s->str, s->len);
+      g_string_assign (s, valid);
     }
   if (s->len > HOLD_TEXT_MAX)
     {

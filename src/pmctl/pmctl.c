@@ -452,6 +452,13 @@ dispatch (Pmctl *ctl, const PmctlCommand *command, GPtrArray *words)
   else
     g_ptr_array_extend_and_steal (own, g_ptr_array_ref (words));
 
+  /* what goes to the daemon travels as D-Bus strings: UTF-8 */
+  for (guint i = 0; i < own->len; i++)
+    {
+      const char *word = g_ptr_array_index (own, i);
+      if (word != NULL && !g_utf8_validate (word, -1, NULL))
+        return pmctl_usage_error ("argument %u of '%s' is not valid UTF-8", i + 1, command->name);
+    }
   status = parse_command_options (command, own, &args);
   if (status >= 0)
     return status;

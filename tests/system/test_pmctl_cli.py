@@ -190,6 +190,15 @@ class TestCommandNames(PmctlTestCase):
             self.assertEqual(err, "pmctl: unknown command '%s'\nTry 'pmctl --help'.\n" % word)
 
 
+    def test_argument_not_utf8(self):
+        # D-Bus strings are UTF-8: a clean usage error, before any call
+        for args in (['show', b'1-\xff'], ['set', '1-1', 'Control', b'o\xffn'],
+                     ['list', '--class', b'\xff']):
+            rc, out, err = self.pmctl(*args)
+            self.assertEqual((rc, out), (2, ''), args)
+            self.assertRegex(err, r"^pmctl: argument \d of '\w+' is not valid UTF-8\n")
+
+
 class TestBusOrDaemon(PmctlTestCase):
 
     def test_no_bus_is_not_no_daemon(self):
