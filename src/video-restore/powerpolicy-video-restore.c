@@ -22,6 +22,8 @@
 
 #include <glib.h>
 
+#include "pp-enums.h"
+
 #define DEFAULT_STATE_DIR PP_RUNTIMEDIR "/video-restore"
 #define CHVT_TARGET       "63"
 
@@ -402,11 +404,6 @@ phase_resume (void)
 int
 main (int argc, char **argv)
 {
-  static const char * const known[] = {
-    "s3_bios", "s3_mode", "dpms_on", "dpms_suspend", "vbe_post",
-    "vbestate_restore", "vbemode_restore", "vga_mode_3", "radeon_off",
-    "reset_brightness", "save_pci", "no_fb", "no_chvt", "none", NULL,
-  };
   const char *phase;
 
   if (argc < 2 || (!g_str_equal (argv[1], "suspend") && !g_str_equal (argv[1], "resume")))
@@ -418,7 +415,7 @@ main (int argc, char **argv)
   quirks = g_hash_table_new (g_str_hash, g_str_equal);
   for (int i = 2; i < argc; i++)
     {
-      if (!g_strv_contains (known, argv[i]))
+      if (!pp_video_quirk_is_known (argv[i]))
         {
           say ("unknown quirk '%s', ignoring it", argv[i]);
           continue;

@@ -74,8 +74,11 @@ class TestNotRunning(PmctlTestCase):
             self.assertEqual(err, NOT_RUNNING, args)
 
     def test_no_bus_socket(self):
+        # no bus at all: said so, not "not running" (issue 10)
         rc, out, err = self.pmctl('status', bus='unix:path=/nonexistent/pp-bus')
-        self.assertEqual((rc, out, err), (1, '', NOT_RUNNING))
+        self.assertEqual((rc, out), (1, ''))
+        self.assertTrue(err.startswith('pmctl: cannot connect to the system bus: '), err)
+        self.assertEqual(err.count('\n'), 1, err)
 
 
 class TestUsage(PmctlTestCase):
@@ -239,10 +242,12 @@ class TestReload(PmctlTestCase):
         lines = err.splitlines()
         self.assertEqual(lines[0], 'pmctl: the configuration was reloaded with 3 problems '
                          '(the valid settings are applied):')
-        self.assertEqual(len(lines), 4, err)
+        self.assertEqual(len(lines), 5, err)
         n = TEST_CONFIG.count('\n')
-        for i, line in enumerate(lines[1:]):
+        for i, line in enumerate(lines[1:4]):
             self.assertTrue(line.startswith('  %s:%d: ' % (d.config_path, n + 2 + i)), line)
+        # and where to check before the next reload (issue 10)
+        self.assertRegex(lines[4], r"^Check the configuration .*'/\S*/powerpolicyd --check-config'\.$")
 
     def test_reload_not_authorized(self):
         self.start_daemon()

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* pmctl monitor: device and property changes as they happen, and the
+ * daemon coming and going, until SIGINT or SIGTERM. */
+#define G_LOG_DOMAIN "pmctl"
+
+#include "config.h"
+
+#include <signal.h>
+#include <stdio.h>
+
+#include <glib-unix.h>
+
+#include "pmctl.h"
+#include "pmctl-output.h"
+#include "pp-names.h"
+
+#define DBUS_PROPERTIES_IFACE "org.freedesktop.DBus.Properties"
+
+typedef struct {
+  Pmctl      *ctl;
+  GMainLoop  *loop;
+  int         status;
+  gboolean    daemon_running;
+} Monitor;
+
+/* " key=value key=value", keys in the signal's order; numbers as they
+ * are (a delay of -1 is -1) */
+static char *
+format_changes (GVariant *changed)
+{
+  g_autoptr(GString) s = g_string_new (NULL);
+  GVariantIter iter;
+  const char *key;
+  GVariant *value;
+
+  g_variant_iter_init (&iter, changed);
+  while (g_variant_iter_next (&iter, "{&sv}", &key, &value))
+    {
+      g_autofree char *text = pmctl_format_value (value, ",");
+      g_string_append_printf (s, " %s=%s", key, text);
+      g_variant_unref (value);
+    }
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+static void
+on_device_changed (PpDbusManager *manager,
+                   const char    *path,
+                   GVariant      *changed,
+                   gpointer       user_data)
+{
+  Monitor *m = user_data;
+
+  if (m->ctl->json)
+    {
+      g_autoptr(JsonBuilder) b = json_builder_new ();
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "signal");
+      json_builder_add_string_value (b, "DeviceChanged");
+      json_builder_set_member_name (b, "path");
+      json_builder_add_string_value (b, path);
+      json_builder_set_member_name (b, "changed");
+      json_builder_add_value (b, json_gvariant_serialize (changed));
+      json_builder_end_object (b);
+      pmctl_json_print_line (b);
+    }
+  else
+    {
+      g_autofree char *text = format_changes (changed);
+      printf ("DeviceChanged %s%s\n", path, text);
+      fflush (stdout);
+    }
+}
+
+/* PropertiesChanged as the daemon sends it: a proxy that follows the
+ * daemon would add changes of its own when the daemon comes and goes. */
+static void
+on_properties_changed (GDBusConnection *connection,
+                       const char      *sender,
+                       const char      *object_path,
+                       const char      *interface_name,
+                       const char      *signal_name,
+                       GVariant        *parameters,
+                       gpointer         user_data)
+{
+  Monitor *m = user_data;
+  g_autoptr(GVariant) changed = NULL;
+  g_autofree const char **invalidated = NULL;
+  const char *iface;
+
+  if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(sa{sv}as)")))
+    return;
+  g_variant_get (parameters, "(&s@a{sv}^a&s)", &iface, &changed, &invalidated);
+  if (!g_str_equal (iface, PP_DBUS_INTERFACE))
+    return;
+
+  if (m->ctl->json)
+    {
+      g_autoptr(JsonBuilder) b = json_builder_new ();
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "signal");
+      json_builder_add_string_value (b, "PropertiesChanged");
+      json_builder_set_member_name (b, "changed");
+      json_builder_add_value (b, json_gvariant_serialize (changed));
+      json_builder_set_member_name (b, "invalidated");
+      json_builder_begin_array (b);
+      for (guint i = 0; invalidated[i]; i++)
+        json_builder_add_string_value (b, invalidated[i]);
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+      pmctl_json_print_line (b);
+    }
+  else
+    {
+      g_autofree char *text = format_changes (changed);
+      g_autoptr(GString) line = g_string_new ("PropertiesChanged");
+
+      g_string_append (line, text);
+      for (guint i = 0; invalidated[i]; i++)
+        g_string_append_printf (line, " %s=?", invalidated[i]);
+      printf ("%s\n", line->str);
+      fflush (stdout);
+    }
+}
+
+static void
+on_name_owner (GObject *proxy, GParamSpec *pspec, gpointer user_data)
+{
+  Monitor *m = user_data;
+  g_autofree char *owner = g_dbus_proxy_get_name_owner (G_DBUS_PROXY (proxy));
+  gboolean running = owner != NULL;
+
+  if (running == m->daemon_running)
+    return;
+  m->daemon_running = running;
+  if (m->ctl->json)
+    {
+      g_autoptr(JsonBuilder) b = json_builder_new ();
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "signal");
+      json_builder_add_string_value (b, running ? "DaemonStarted" : "DaemonStopped");
+      json_builder_end_object (b);
+      pmctl_json_print_line (b);
+    }
+  else
+    {
+      printf ("%s\n", running ? "DaemonStarted" : "DaemonStopped");
+      fflush (stdout);
+    }
+}
+
+static gboolean
+on_quit_signal (gpointer user_data)
+{
+  Monitor *m = user_data;
+
+  g_main_loop_quit (m->loop);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+on_bus_closed (GDBusConnection *connection, gboolean remote_peer_vanished,
+               GError *error, gpointer user_data)
+{
+  Monitor *m = user_data;
+
+  pmctl_fail ("lost the connection to the system bus%s%s",
+              error ? ": " : "", error ? error->message : "");
+  m->status = PMCTL_EXIT_FAILURE;
+  g_main_loop_quit (m->loop);
+}
+
+static int
+run_monitor (Pmctl *ctl, char **args, char **command_argv)
+{
+  g_autofree char *owner = NULL;
+  Monitor m = { ctl, NULL, PMCTL_EXIT_OK, TRUE };
+  guint props_id, sigint_id, sigterm_id;
+
+  if (!pmctl_connect_bus (ctl))
+    return PMCTL_EXIT_FAILURE;
+  /* subscribe first, then let the proxy ask for the owner: the bus
+   * handles our messages in order, so once it knows, nothing is missed */
+  props_id = g_dbus_connection_signal_subscribe (ctl->bus, PP_DBUS_NAME, DBUS_PROPERTIES_IFACE,
+                                                 "PropertiesChanged", PP_DBUS_PATH,
+                                                 PP_DBUS_INTERFACE, G_DBUS_SIGNAL_FLAGS_NONE,
+                                                 on_properties_changed, &m, NULL);
+  /* monitor watches; it does not start the daemon */
+  if (!pmctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES |
+                           G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START))
+    {
+      g_dbus_connection_signal_unsubscribe (ctl->bus, props_id);
+      return PMCTL_EXIT_FAILURE;
+    }
+  owner = g_dbus_proxy_get_name_owner (G_DBUS_PROXY (ctl->manager));
+  if (owner == NULL)
+    {
+      g_dbus_connection_signal_unsubscribe (ctl->bus, props_id);
+      pmctl_fail ("%s", pmctl_not_running_message ());
+      return PMCTL_EXIT_FAILURE;
+    }
+
+  m.loop = g_main_loop_new (NULL, FALSE);
+  g_signal_connect (ctl->manager, "device-changed", G_CALLBACK (on_device_changed), &m);
+  g_signal_connect (ctl->manager, "notify::g-name-owner", G_CALLBACK (on_name_owner), &m);
+  g_signal_connect (ctl->bus, "closed", G_CALLBACK (on_bus_closed), &m);
+  sigint_id = g_unix_signal_add (SIGINT, on_quit_signal, &m);
+  sigterm_id = g_unix_signal_add (SIGTERM, on_quit_signal, &m);
+
+  /* on stderr, so it does not mix with the events; tells a script that
+   * the subscription is in place */
+  fprintf (stderr, "pmctl: monitoring %s, press Ctrl+C to stop\n", PP_DBUS_NAME);
+
+  g_main_loop_run (m.loop);
+
+  g_source_remove (sigint_id);
+  g_source_remove (sigterm_id);
+  g_signal_handlers_disconnect_by_data (ctl->manager, &m);
+  g_signal_handlers_disconnect_by_data (ctl->bus, &m);
+  g_dbus_connection_signal_unsubscribe (ctl->bus, props_id);
+  g_main_loop_unref (m.loop);
+  return pmctl_finish_output (m.status);
+}
+
+const PmctlCommand pmctl_command_monitor = {
+  "monitor", "monitor",
+  "Print changes as they happen, until interrupted",
+  "Print every device change and every change of the daemon's properties\n"
+  "as it happens, one line each, until SIGINT (Ctrl+C) or SIGTERM. With\n"
+  "--json each line is one JSON object.",
+  NULL, 0, 0, FALSE, run_monitor,
+};

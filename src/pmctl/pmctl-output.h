@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* pmctl's output: messages, tables, key/value fields, colours, JSON.
+ *
+ * Text output is for people: aligned columns on a terminal, fitted to its
+ * width; tab-separated values without a header when piped (so that
+ * `cut -f` works). --json is for programs. */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "pmctl.h"
+
+G_BEGIN_DECLS
+
+#define PMCTL_SGR_BOLD_RED  "1;31"
+#define PMCTL_SGR_YELLOW    "33"
+
+/* "pmctl: MESSAGE" on stderr. */
+void        pmctl_fail           (const char *format,
+                                  ...) G_GNUC_PRINTF (1, 2);
+/* pmctl_fail() and the hint to --help; returns PMCTL_EXIT_USAGE. */
+int         pmctl_usage_error    (const char *format,
+                                  ...) G_GNUC_PRINTF (1, 2);
+
+/* The text form of one value: "-" for an empty string or list, yes/no
+ * for booleans, numbers as they are (-1 too), lists joined with
+ * @separator; NULL (no such field) is "-". */
+char       *pmctl_format_value   (GVariant   *value,
+                                  const char *separator);
+/* The string field @key of a{sv} @dict, "" when absent. */
+const char *pmctl_dict_get_string (GVariant  *dict,
+                                   const char *key);
+
+typedef struct _PmctlTable PmctlTable;
+
+PmctlTable *pmctl_table_new      (guint       n_columns);
+void        pmctl_table_free     (PmctlTable *t);
+guint       pmctl_table_n_rows   (PmctlTable *t);
+/* One row of n_columns cells (char *), taken over; control characters
+ * become blanks so that a cell can neither break the tab-separated form
+ * nor reach the terminal as an escape sequence. */
+void        pmctl_table_add_row  (PmctlTable *t,
+                                  ...);
+/* Colour the cell @column of the last row from byte @from on with the
+ * SGR sequence @sgr, when ctl->color. */
+void        pmctl_table_colour   (PmctlTable *t,
+                                  Pmctl      *ctl,
+                                  guint       column,
+                                  gsize       from,
+                                  const char *sgr);
+/* Nothing for a table without rows. On a terminal: @header and aligned
+ * columns, the widest ellipsized to
+ * fit the terminal's width (unless --full); else tab-separated rows. */
+void        pmctl_table_print    (PmctlTable         *t,
+                                  Pmctl              *ctl,
+                                  const char * const *header);
+/* Two-column tables as "Key: value" on a terminal, "Key<TAB>value" when
+ * piped. */
+void        pmctl_fields_print   (PmctlTable *t,
+                                  Pmctl      *ctl);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PmctlTable, pmctl_table_free)
+
+/* The terminal's width: $COLUMNS when it is a number, else what the
+ * terminal on stdout says; 0 when unknown. */
+guint       pmctl_terminal_columns (void);
+
+/* @node as JSON on stdout: pretty on a terminal, one line when piped. */
+void        pmctl_json_print     (Pmctl      *ctl,
+                                  JsonNode   *node);
+/* pmctl_json_print() of @b's root. */
+void        pmctl_json_print_builder (Pmctl       *ctl,
+                                      JsonBuilder *b);
+/* @b's root as one line of JSON on stdout, flushed (monitor). */
+void        pmctl_json_print_line (JsonBuilder *b);
+/* Flush stdout; a write error (full disk, closed pipe) is a failure
+ * rather than silently truncated output. */
+int         pmctl_finish_output  (int         status);
+
+G_END_DECLS
