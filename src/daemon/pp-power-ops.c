@@ -140,12 +140,6 @@ build_tree (PpPowerOps *self)
           pp_tree_get_n_nodes (self->tree), pp_tree_get_n_links (self->tree));
 }
 
-PpTree *
-pp_power_ops_get_tree (PpPowerOps *self)
-{
-  return self->tree;
-}
-
 /* ---- device facts ----------------------------------------------------- */
 
 static gboolean
@@ -859,18 +853,6 @@ pp_power_ops_add_holds (PpPowerOps *self, GVariantBuilder *builder)
       g_variant_builder_add (builder, "(ssssu)", "hold", hold->who, hold->why,
                              hold->device, hold->pid);
     }
-}
-
-guint
-pp_power_ops_get_n_holds (PpPowerOps *self)
-{
-  return self->holds->len;
-}
-
-void
-pp_power_ops_release_all (PpPowerOps *self)
-{
-  g_ptr_array_set_size (self->holds, 0);
 }
 
 /* ---- PowerDown / PowerUp over D-Bus ------------------------------------ */
