@@ -80,10 +80,8 @@ originals_to_string (GPtrArray *originals)
 static char *
 load_to_string (PpRestore *restore)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) loaded = pp_restore_load (restore, &error);
+  g_autoptr(GPtrArray) loaded = pp_restore_load (restore);
 
-  assert_null (error);
   assert_non_null (loaded);
   return originals_to_string (loaded);
 }
@@ -285,7 +283,7 @@ test_values_round_trip (void **state)
     }
   assert_true (pp_restore_record (st->restore, batch, NULL));
   next_run = pp_restore_new (st->runtime_dir);
-  loaded = pp_restore_load (next_run, NULL);
+  loaded = pp_restore_load (next_run);
   assert_int_equal (loaded->len, G_N_ELEMENTS (values));
   for (guint i = 0; i < G_N_ELEMENTS (values); i++)
     {
