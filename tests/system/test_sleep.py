@@ -14,6 +14,7 @@ touched: the harness refuses to run the daemon without UMOCKDEV_DIR.
 
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -469,6 +470,22 @@ class TestLid(SleepTestCase):
         self.wait_attr(bl, 'bl_power', '0')
         self.assertEqual(self.suspend_calls(), [])
 
+
+    def test_power_off_display_restored_after_crash(self):
+        self.start_logind()
+        bl = self.add_backlight()
+        config = SLEEP_CONFIG.replace('OnCloseExternalPower=suspend',
+                                      'OnCloseExternalPower=power-off-display')
+        d = self.start(config=config)
+        self.close_lid()
+        self.wait_attr(bl, 'bl_power', '4')
+        d.stop(signal.SIGKILL)
+        self.assertEqual(self.attr(bl, 'bl_power'), '4')
+        # the lid opened while no daemon ran: the next run puts the panel back
+        self.lid.set_switch(SW_LID, 0)
+        d2 = self.start(config=config, workdir=d.workdir)
+        self.assertIn('did not exit cleanly', d2.read_log())
+        self.assertEqual(self.attr(bl, 'bl_power'), '0')
 
     def logind_calls(self):
         return {m: [c[1] for c in self.logind.GetMethodCalls(m)] for m in LOGIND_ACTIONS}
