@@ -492,6 +492,21 @@ report_write_failure (PpManager *self, PlannedWrite *w, int errnum, const GError
              errnum ? g_strerror (errnum) : "refused", error->message);
 }
 
+/* Keep the journal to what can still be restored, in a bounded number of
+ * files; a failure (a full directory) leaves the older files, which hold
+ * the same originals, and is tried again next time. */
+static void
+compact_journal (PpManager *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (dry_run (self) || self->options.oneshot || !pp_restore_needs_compaction (self->restore))
+    return;
+  if (!pp_restore_compact (self->restore, &error))
+    g_debug ("Cannot compact the journal of original values (the older files stay): %s",
+             error->message);
+}
+
 static gboolean
 is_setting (PlannedWrite *w)
 {
@@ -567,6 +582,7 @@ execute_plan (PpManager *self, GPtrArray *plan, GError **first_error)
                                       "cannot record original values: ");
           return FALSE;
         }
+      compact_journal (self);
     }
 
   done = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
@@ -725,16 +741,8 @@ update_power_source (PpManager *self, gboolean apply)
 static void
 forget_originals (PpManager *self, const char *dir)
 {
-  g_autoptr(GError) error = NULL;
-
-  if (pp_restore_forget_under (self->restore, dir) == 0 &&
-      !pp_restore_needs_compaction (self->restore))
-    return;
-  if (dry_run (self) || !pp_restore_needs_compaction (self->restore))
-    return;
-  if (!pp_restore_compact (self->restore, &error))
-    g_debug ("Cannot compact the journal of original values (the older files stay): %s",
-             error->message);
+  pp_restore_forget_under (self->restore, dir);
+  compact_journal (self);
 }
 
 static void
@@ -1102,11 +1110,15 @@ pp_manager_write_attribute (PpManager           *self,
     return TRUE;
 
   w = g_new0 (PlannedWrite, 1);
-  w->dev = dev;
   w->path = g_strdup (path);
+  /* DeviceChanged names the device's own attributes only (a port switch
+   * lies under the hub, not under the device behind it) */
   if (dev != NULL && g_str_has_prefix (path, dev->info->syspath) &&
       path[strlen (dev->info->syspath)] == '/')
-    w->relpath = g_strdup (path + strlen (dev->info->syspath) + 1);
+    {
+      w->dev = dev;
+      w->relpath = g_strdup (path + strlen (dev->info->syspath) + 1);
+    }
   else
     w->relpath = g_strdup (path);
   w->value = g_strdup (value);
