@@ -576,6 +576,9 @@ execute_plan (PpManager *self, GPtrArray *plan, GError **first_error)
           if (!self->journal_failed)
             g_warning ("Cannot record original values, not applying %u changes "
                        "(trying again at the next change): %s", plan->len, error->message);
+          else
+            g_debug ("Still cannot record original values, not applying %u changes: %s",
+                     plan->len, error->message);
           self->journal_failed = TRUE;
           self->n_write_failures += plan->len;
           g_propagate_prefixed_error (first_error, g_steal_pointer (&error),
@@ -1227,6 +1230,7 @@ pp_manager_set_override (PpManager   *self,
       return FALSE;
     }
 
+  retry_unjournalled (self);
   current = pp_overrides_lookup (self->overrides, dev->info->syspath);
   if (current != NULL)
     previous = pp_override_copy (current);
@@ -1256,6 +1260,7 @@ pp_manager_clear_overrides (PpManager  *self,
 {
   g_autoptr(GError) apply_error = NULL;
 
+  retry_unjournalled (self);
   if (!pp_overrides_clear (self->overrides, dev->info->syspath, error))
     return FALSE;
   if (!apply_device (self, dev, &apply_error))

@@ -264,8 +264,6 @@ write_kernel_flags (PpSleep *self)
   if (!pp_manager_write_attribute (self->manager, NULL, ACPI_VIDEO_FLAGS, value,
                                    PP_MANAGER_WRITE_SETTING, &error))
     g_warning ("%s", error->message);
-  else
-    g_debug ("Wrote %s to %s", value, ACPI_VIDEO_FLAGS);
 }
 
 static void
