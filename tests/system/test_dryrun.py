@@ -15,7 +15,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from ppharness import AC, HUB, POWER_SAVE, STORAGE, main, wait_until  # noqa: E402
+from ppharness import (  # noqa: E402
+    AC, HUB, POWER_SAVE, STORAGE, TEST_CONFIG, XHCI, main, wait_until,
+)
 from ppevdev import KEYBOARD, LID, SW_LID  # noqa: E402
 from test_sleep import INSPIRON_1501, SLEEP_CONFIG, SleepTestCase  # noqa: E402
 from test_tree import STORAGE_PORT  # noqa: E402
@@ -142,6 +144,33 @@ class TestDryRun(SleepTestCase):
                      'would run the video restore helper for suspend',
                      'would run the video restore helper for resume'):
             self.assertIn('dry-run: ' + text, log)
+
+    def test_reload_switches_dry_run(self):
+        d = self.start_daemon(config_text=TEST_CONFIG)
+        self.daemon = d
+        self.assertEqual(self.attr(STORAGE, 'power/control'), 'auto')
+        # DryRun=true by Reload: from now on nothing is written
+        with open(d.config_path, 'w') as f:
+            f.write(TEST_CONFIG.replace('[Daemon]\n', '[Daemon]\nDryRun=true\n', 1))
+        self.call('Reload')
+        self.wait_log('Dry run: nothing will be written')
+        before = snapshot(self.laptop.root, skip=(AC,))
+        self.laptop.set_ac(False)
+        self.wait_property('OnBattery', True)
+        self.barrier()
+        self.assertSnapshotUnchanged(before, 'a battery switch after Reload with DryRun=true')
+        self.assertIn("dry-run: would write 'auto' to %s/power/control" % XHCI, d.read_log())
+        # and off again: the battery layer is written at once
+        with open(d.config_path, 'w') as f:
+            f.write(TEST_CONFIG)
+        self.call('Reload')
+        self.wait_attr(XHCI, 'power/control', 'auto')
+        self.assertEqual(self.laptop.read(POWER_SAVE), '1')
+        # what was written is journalled and put back
+        self.assertEqual(d.stop(), 0)
+        self.assertEqual(self.attr(XHCI, 'power/control'), 'on')
+        self.assertEqual(self.attr(STORAGE, 'power/control'), 'on')
+        self.assertEqual(self.laptop.read(POWER_SAVE), '0')
 
 
 if __name__ == '__main__':
