@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """System tests: the real powerpolicyd on a simulated laptop (issue 2)."""
 
+import errno
 import os
 import signal
 import subprocess
@@ -130,6 +131,21 @@ class TestPowerSource(PowerPolicyTestCase):
         self.assertEqual(self.attr(XHCI, 'power/control'), 'auto')
 
 
+class SmallRuntimeDirDaemon(Daemon):
+    """The daemon in a private mount namespace where its runtime directory
+    is a tiny tmpfs: the journal can be made to fail with a real ENOSPC.
+    The test reaches that tmpfs through /proc/PID/root (the daemon's own
+    mount namespace); it goes away with the daemon."""
+
+    def command(self):
+        return ['unshare', '--mount', '--propagation', 'private', '--',
+                'sh', '-ec', 'mount -t tmpfs -o size=64k,mode=0700 pp-test-run "$0"; exec "$@"',
+                self.runtime_dir] + super().command()
+
+    def in_namespace(self, path):
+        return '/proc/%d/root%s' % (self.proc.pid, path)
+
+
 class TestRestore(PowerPolicyTestCase):
 
     ORIGINALS = [
@@ -234,6 +250,42 @@ class TestRestore(PowerPolicyTestCase):
         self.assertEqual(self.attr(HDA, 'power/control'), 'auto')
         self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '5000')
         # and all of it is journalled: stopping puts every original back
+        self.assertEqual(d.stop(signal.SIGTERM), 0)
+        self.assert_originals()
+        self.assertEqual(self.attr(dev, 'power/control'), 'on')
+        self.assertEqual(self.attr(dev, 'power/autosuspend_delay_ms'), '100')
+
+    def test_journal_full_retried(self):
+        d = SmallRuntimeDirDaemon(self.laptop, bus_address=self.bus_address)
+        self.daemons.append(d)
+        os.makedirs(d.runtime_dir)
+        d.start()
+        try:
+            self.wait_for_name()
+        except AssertionError:
+            if 'mount' in d.read_log() or 'unshare' in d.read_log():
+                self.skipTest('cannot mount a private tmpfs here: ' + d.read_log()[-200:])
+            raise
+        self.assertEqual(self.attr(HDA, 'power/control'), 'auto')
+        # fill the runtime directory: the next record fails with ENOSPC
+        filler = d.in_namespace(os.path.join(d.runtime_dir, 'filler'))
+        fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            while True:
+                os.write(fd, b'\0' * 4096)
+        except OSError as e:
+            self.assertEqual(e.errno, errno.ENOSPC)
+        finally:
+            os.close(fd)
+        dev = self.laptop.add_usb(HUB, '1-1.3', 'usb-storage', control='on', delay='100')
+        self.laptop.tb.uevent(dev, 'add')
+        wait_until(lambda: 'No space left on device' in d.read_log(), 5, 'the record to fail')
+        self.assertEqual(self.attr(dev, 'power/control'), 'on')
+        # space returns: the next event applies the device plugged in meanwhile
+        os.unlink(filler)
+        self.laptop.tb.uevent(HDA, 'change')
+        self.wait_attr(dev, 'power/control', 'auto')
+        self.assertEqual(self.attr(dev, 'power/autosuspend_delay_ms'), '5000')
         self.assertEqual(d.stop(signal.SIGTERM), 0)
         self.assert_originals()
         self.assertEqual(self.attr(dev, 'power/control'), 'on')
