@@ -1534,7 +1534,6 @@ pp_manager_new (const PpManagerOptions *options)
   self->options.state_dir = g_strdup (options->state_dir ? options->state_dir : PP_STATEDIR);
   self->options.runtime_dir = g_strdup (options->runtime_dir ? options->runtime_dir : PP_RUNTIMEDIR);
   self->options.dry_run = options->dry_run;
-  self->dry_run = options->dry_run;
   self->options.oneshot = options->oneshot;
   self->options.no_logind = options->no_logind;
   self->restore = pp_restore_new (self->options.runtime_dir);

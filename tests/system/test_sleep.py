@@ -558,6 +558,12 @@ class TestKernelSleep(SleepTestCase):
         self.assertEqual(self.helper_lines(), [['suspend'] + INSPIRON_1501_QUIRKS,
                                                ['resume'] + INSPIRON_1501_QUIRKS])
         self.assertEqual(self.suspend_calls(), [])
+        # settings, journalled: put back on exit (the chosen mem_sleep, not
+        # the list); /sys/power/state is an action and stays as written
+        self.assertEqual(self.daemon.stop(), 0)
+        self.assertEqual(self.read_file(self.mem_sleep), 'deep')
+        self.assertEqual(self.read_file(self.flags), '0')
+        self.assertEqual(self.read_file(self.power_state), 'mem')
 
     def test_no_logind_hibernate_writes_disk(self):
         self.add_machine(INSPIRON_1501)
@@ -567,6 +573,8 @@ class TestKernelSleep(SleepTestCase):
         self.call('Hibernate', (False,), '(b)', timeout=10000)
         self.assertEqual(self.read_file(self.power_state), 'disk')
         self.assertEqual(self.read_file(self.power_disk), 'shutdown')
+        self.assertEqual(self.daemon.stop(), 0)
+        self.assertEqual(self.read_file(self.power_disk), 'platform')
 
     def test_state_missing_is_not_supported(self):
         self.make_file('/sys/power/state', 'freeze mem\n')
