@@ -73,23 +73,14 @@ typedef struct {
 
 static gboolean on_inhibit_retry (gpointer user_data);
 
+/* Keep the fd logind handed out, retry or give up. */
 static void
-on_inhibit_reply (GObject *source, GAsyncResult *res, gpointer user_data)
+inhibit_reply_handle (Inhibitor *inh, GVariant *reply, GUnixFDList *fds, const GError *error)
 {
-  InhibitCall *call = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GUnixFDList) fds = NULL;
-  g_autoptr(GVariant) reply = NULL;
-  Inhibitor *inh = call->inh;
+  g_autoptr(GError) fd_error = NULL;
   gint32 idx;
   int fd;
 
-  reply = g_dbus_connection_call_with_unix_fd_list_finish (G_DBUS_CONNECTION (source), &fds, res, &error);
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    {
-      g_free (call);
-      return;
-    }
   inh->pending = FALSE;
   if (reply == NULL)
     {
@@ -101,26 +92,39 @@ on_inhibit_reply (GObject *source, GAsyncResult *res, gpointer user_data)
         }
       else
         g_warning ("Cannot take logind's %s %s inhibitor: %s", inh->what, inh->mode, error->message);
-      goto done;
+      return;
     }
   g_variant_get (reply, "(h)", &idx);
-  fd = fds ? g_unix_fd_list_get (fds, idx, &error) : -1;
+  fd = fds ? g_unix_fd_list_get (fds, idx, &fd_error) : -1;
   if (fd < 0)
     {
       g_warning ("logind returned no fd for the %s inhibitor", inh->what);
-      goto done;
+      return;
     }
   if (!inh->wanted)
     {
       close (fd);
-      goto done;
+      return;
     }
   inh->fd = fd;
   inh->failures = 0;
   g_debug ("Took logind's %s %s inhibitor (fd %d)", inh->what, inh->mode, fd);
-done:
+}
+
+static void
+on_inhibit_reply (GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autofree InhibitCall *call = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GUnixFDList) fds = NULL;
+  g_autoptr(GVariant) reply = NULL;
+
+  reply = g_dbus_connection_call_with_unix_fd_list_finish (G_DBUS_CONNECTION (source), &fds, res, &error);
+  /* cancelled: @call->self is being finalized, its inhibitors with it */
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  inhibit_reply_handle (call->inh, reply, fds, error);
   g_object_unref (call->self);
-  g_free (call);
 }
 
 static void
@@ -180,12 +184,6 @@ pp_logind_release_sleep_delay (PpLogind *self)
   inhibitor_release (&self->sleep_delay);
 }
 
-gboolean
-pp_logind_has_sleep_delay (PpLogind *self)
-{
-  return self->sleep_delay.fd >= 0;
-}
-
 void
 pp_logind_set_lid_block (PpLogind *self, gboolean block)
 {
@@ -193,12 +191,6 @@ pp_logind_set_lid_block (PpLogind *self, gboolean block)
     inhibitor_take (self, &self->lid_block, "powerpolicy handles the lid switch");
   else
     inhibitor_release (&self->lid_block);
-}
-
-gboolean
-pp_logind_has_lid_block (PpLogind *self)
-{
-  return self->lid_block.fd >= 0;
 }
 
 static void

@@ -23,12 +23,10 @@ PpLogind   *pp_logind_new_present         (GDBusConnection *bus);
 void        pp_logind_take_sleep_delay    (PpLogind     *self);
 /* Close the delay fd: logind may go on with the sleep. */
 void        pp_logind_release_sleep_delay (PpLogind     *self);
-gboolean    pp_logind_has_sleep_delay     (PpLogind     *self);
 
 /* Hold (or drop) the "handle-lid-switch" block inhibitor. */
 void        pp_logind_set_lid_block       (PpLogind     *self,
                                            gboolean      block);
-gboolean    pp_logind_has_lid_block       (PpLogind     *self);
 
 /* Call Suspend, Hibernate, HybridSleep, SuspendThenHibernate (with
  * @interactive) or LockSessions. */

@@ -21,6 +21,8 @@ struct _PpRestore {
   GHashTable *recorded;     /* path -> original value (this run) */
   GPtrArray  *order;        /* PpOriginal*, recording order */
   guint       next_serial;
+  guint       n_files;      /* record files this run wrote since the last compaction */
+  gboolean    stale;        /* the files hold records forgotten since */
 };
 
 PpOriginal *
@@ -85,7 +87,7 @@ pp_restore_has_leftover (PpRestore *restore)
 }
 
 GPtrArray *
-pp_restore_load (PpRestore *restore, GError **error)
+pp_restore_load (PpRestore *restore)
 {
   g_autoptr(GPtrArray) files = list_record_files (restore);
   g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -128,8 +130,29 @@ pp_restore_load (PpRestore *restore, GError **error)
           g_ptr_array_add (out, pp_original_new (path, value));
         }
     }
-  (void) error;
   return out;
+}
+
+/* One field of a record line: C escapes (g_strescape) for control
+ * characters, tabs, newlines and backslashes, and a leading '#' as \043
+ * so that no record reads back as a comment. */
+static char *
+encode_field (const char *text)
+{
+  g_autofree char *escaped = g_strescape (text, NULL);
+
+  if (escaped[0] == '#')
+    return g_strconcat ("\\043", escaped + 1, NULL);
+  return g_steal_pointer (&escaped);
+}
+
+static void
+append_record (GString *text, const char *path, const char *value)
+{
+  g_autofree char *p = encode_field (path);
+  g_autofree char *v = encode_field (value);
+
+  g_string_append_printf (text, "%s\t%s\n", p, v);
 }
 
 gboolean
@@ -138,29 +161,13 @@ pp_restore_contains (PpRestore *restore, const char *path)
   return g_hash_table_contains (restore->recorded, path);
 }
 
-gboolean
-pp_restore_record (PpRestore *restore, GPtrArray *originals, GError **error)
+/* A new file (temp file, fsync, rename): the record never has to be
+ * rewritten in place, and a crash leaves either the whole batch or none
+ * of it. Its path in @out_file. */
+static gboolean
+write_record_file (PpRestore *restore, GString *text, char **out_file, GError **error)
 {
-  g_autoptr(GString) text = g_string_new (RECORD_HEADER);
   g_autofree char *file = NULL;
-  g_autofree char *name = NULL;
-  guint added = 0;
-
-  for (guint i = 0; i < originals->len; i++)
-    {
-      PpOriginal *o = g_ptr_array_index (originals, i);
-      g_autofree char *p = NULL;
-      g_autofree char *v = NULL;
-
-      if (g_hash_table_contains (restore->recorded, o->path))
-        continue;
-      p = g_strescape (o->path, NULL);
-      v = g_strescape (o->value, NULL);
-      g_string_append_printf (text, "%s\t%s\n", p, v);
-      added++;
-    }
-  if (added == 0)
-    return TRUE;
 
   if (g_mkdir_with_parents (restore->dir, 0700) < 0)
     {
@@ -169,12 +176,10 @@ pp_restore_record (PpRestore *restore, GPtrArray *originals, GError **error)
                    "cannot create %s: %s", restore->dir, g_strerror (saved));
       return FALSE;
     }
-
-  /* A new file per batch: the record never has to be rewritten, and a
-   * crash leaves either the whole batch or none of it. */
   do
     {
-      g_free (name);
+      g_autofree char *name = NULL;
+
       g_free (file);
       /* names sort by age, across runs too */
       name = g_strdup_printf ("%016" G_GINT64_FORMAT "-%06u-%d%s", g_get_real_time (),
@@ -186,6 +191,32 @@ pp_restore_record (PpRestore *restore, GPtrArray *originals, GError **error)
   if (!g_file_set_contents_full (file, text->str, (gssize) text->len,
                                  G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
                                  0600, error))
+    return FALSE;
+  restore->n_files++;
+  if (out_file)
+    *out_file = g_steal_pointer (&file);
+  return TRUE;
+}
+
+gboolean
+pp_restore_record (PpRestore *restore, GPtrArray *originals, GError **error)
+{
+  g_autoptr(GString) text = g_string_new (RECORD_HEADER);
+  guint added = 0;
+
+  for (guint i = 0; i < originals->len; i++)
+    {
+      PpOriginal *o = g_ptr_array_index (originals, i);
+
+      if (g_hash_table_contains (restore->recorded, o->path))
+        continue;
+      append_record (text, o->path, o->value);
+      added++;
+    }
+  if (added == 0)
+    return TRUE;
+
+  if (!write_record_file (restore, text, NULL, error))
     return FALSE;
 
   for (guint i = 0; i < originals->len; i++)
@@ -227,4 +258,64 @@ pp_restore_clear (PpRestore *restore)
     }
   g_hash_table_remove_all (restore->recorded);
   g_ptr_array_set_size (restore->order, 0);
+  restore->n_files = 0;
+  restore->stale = FALSE;
+}
+
+guint
+pp_restore_forget_under (PpRestore *restore, const char *dir)
+{
+  guint forgotten = 0;
+
+  for (guint i = restore->order->len; i > 0; i--)
+    {
+      PpOriginal *o = g_ptr_array_index (restore->order, i - 1);
+      gsize n = strlen (dir);
+
+      if (strncmp (o->path, dir, n) != 0 || o->path[n] != '/')
+        continue;
+      g_hash_table_remove (restore->recorded, o->path);
+      g_ptr_array_remove_index (restore->order, i - 1);
+      forgotten++;
+    }
+  if (forgotten > 0)
+    restore->stale = TRUE;
+  return forgotten;
+}
+
+gboolean
+pp_restore_needs_compaction (PpRestore *restore)
+{
+  return restore->stale || restore->n_files > PP_RESTORE_MAX_FILES;
+}
+
+gboolean
+pp_restore_compact (PpRestore *restore, GError **error)
+{
+  g_autoptr(GPtrArray) files = list_record_files (restore);
+  g_autoptr(GString) text = g_string_new (RECORD_HEADER);
+  g_autofree char *kept = NULL;
+
+  if (restore->order->len > 0)
+    {
+      for (guint i = 0; i < restore->order->len; i++)
+        {
+          PpOriginal *o = g_ptr_array_index (restore->order, i);
+          append_record (text, o->path, o->value);
+        }
+      /* the new file first: a crash in between leaves duplicates of the
+       * same originals, never fewer */
+      if (!write_record_file (restore, text, &kept, error))
+        return FALSE;
+    }
+  for (guint i = 0; i < files->len; i++)
+    {
+      const char *file = g_ptr_array_index (files, i);
+
+      if (g_unlink (file) < 0 && errno != ENOENT)
+        g_warning ("Cannot remove %s: %s", file, g_strerror (errno));
+    }
+  restore->n_files = kept != NULL ? 1 : 0;
+  restore->stale = FALSE;
+  return TRUE;
 }

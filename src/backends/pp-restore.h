@@ -20,9 +20,10 @@ void        pp_restore_free          (PpRestore   *restore);
 /* TRUE if an earlier run left a record behind (it did not exit cleanly). */
 gboolean    pp_restore_has_leftover  (PpRestore   *restore);
 
-/* Originals recorded on disk, oldest record first, each path once. */
-GPtrArray  *pp_restore_load          (PpRestore   *restore,
-                                      GError     **error);
+/* Originals recorded on disk, oldest record first, each path once. A
+ * file that cannot be read or a malformed line is logged and skipped:
+ * whatever can be restored is. */
+GPtrArray  *pp_restore_load          (PpRestore   *restore);
 
 /* Whether this run already recorded an original for @path. */
 gboolean    pp_restore_contains      (PpRestore   *restore,
@@ -44,6 +45,25 @@ GPtrArray  *pp_restore_get_recorded  (PpRestore   *restore);
 
 /* Forget everything: remove the record files. */
 void        pp_restore_clear         (PpRestore   *restore);
+
+/* Forget the originals of every path under @dir (a device that went
+ * away: nothing of it can be restored). Returns how many; the files still
+ * hold them until pp_restore_compact(). */
+guint       pp_restore_forget_under  (PpRestore   *restore,
+                                      const char  *dir);
+
+/* More than this many record files written since the last compaction
+ * make pp_restore_needs_compaction() TRUE. */
+#define PP_RESTORE_MAX_FILES 64
+
+/* TRUE when the files hold forgotten records, or too many files. */
+gboolean    pp_restore_needs_compaction (PpRestore *restore);
+
+/* Rewrite the record as one file holding exactly the originals this run
+ * still keeps (none: no file), then remove the older files. On failure
+ * (the directory is full) nothing is removed and FALSE is returned. */
+gboolean    pp_restore_compact       (PpRestore   *restore,
+                                      GError     **error);
 
 PpOriginal *pp_original_new          (const char  *path,
                                       const char  *value);

@@ -18,3 +18,6 @@
 /* Where sysfs writes may land (besides /sys/power, used only for sleep). */
 #define PP_SYSFS_DEVICES        "/sys/devices"
 #define PP_SYSFS_MODULE         "/sys/module"
+/* The sleep settings and action (SPEC §4 [Sleep], §7). */
+#define PP_SYSFS_POWER          "/sys/power"
+#define PP_PROC_ACPI_VIDEO_FLAGS "/proc/sys/kernel/acpi_video_flags"

@@ -374,12 +374,6 @@ pp_activity_get_lid_closed (PpActivity *self)
 }
 
 gboolean
-pp_activity_get_has_lid (PpActivity *self)
-{
-  return self->has_lid;
-}
-
-gboolean
 pp_activity_get_docked (PpActivity *self)
 {
   return self->docked;

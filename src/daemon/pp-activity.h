@@ -30,7 +30,6 @@ PpActivity  *pp_activity_new                (PpManager             *manager);
 gboolean     pp_activity_get_user_idle      (PpActivity            *self);
 guint        pp_activity_get_idle_timeout_sec (PpActivity          *self);
 gboolean     pp_activity_get_lid_closed     (PpActivity            *self);
-gboolean     pp_activity_get_has_lid        (PpActivity            *self);
 gboolean     pp_activity_get_docked         (PpActivity            *self);
 gboolean     pp_activity_get_lid_inhibited  (PpActivity            *self);
 

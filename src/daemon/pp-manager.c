@@ -50,11 +50,18 @@ struct _PpManager {
 
   GHashTable       *failed_writes;  /* path -> errno, to log each failure once */
   guint             n_write_failures;
+
+  /* --dry-run or DryRun=true: computed in one place (load_config) */
+  gboolean          dry_run;
+  /* a pass could not journal its originals and changed nothing: the
+   * next pass or event tries everything again */
+  gboolean          journal_failed;
 };
 
 enum {
   PROP_0,
   PROP_ON_BATTERY,
+  PROP_DRY_RUN,
   N_PROPS,
 };
 static GParamSpec *props[N_PROPS];
@@ -221,16 +228,20 @@ pp_manager_list_devices (PpManager *self)
 /* ---- applying --------------------------------------------------------- */
 
 typedef struct {
-  PpDevice *dev;          /* NULL for module parameters */
+  PpDevice *dev;          /* the device DeviceChanged names; NULL: none */
+  char     *dir;          /* canonical directory @relpath is under (a layer's
+                           * write); NULL: check all of @path (an extra write) */
   char     *path;
   char     *relpath;
   char     *value;
   char     *current;
+  PpManagerWriteFlags flags;
 } PlannedWrite;
 
 static void
 planned_write_free (PlannedWrite *w)
 {
+  g_free (w->dir);
   g_free (w->path);
   g_free (w->relpath);
   g_free (w->value);
@@ -241,7 +252,48 @@ planned_write_free (PlannedWrite *w)
 static gboolean
 dry_run (PpManager *self)
 {
-  return self->options.dry_run || self->config->dry_run;
+  return self->dry_run;
+}
+
+static const char * const sys_power_roots[] = { PP_SYSFS_POWER, NULL };
+static const char * const proc_kernel_roots[] = { "/proc/sys/kernel", NULL };
+
+/* Where a write to @path may land: device and module attributes under
+ * the policy roots; of /sys/power and /proc/sys only the sleep settings
+ * the daemon knows. NULL: nowhere. The one answer for writing and for
+ * restoring a journal. */
+static const char * const *
+roots_for_path (const char *path)
+{
+  static const char * const sleep_settings[] = {
+    PP_SYSFS_POWER "/state", PP_SYSFS_POWER "/mem_sleep", PP_SYSFS_POWER "/disk", NULL,
+  };
+
+  if (pp_sysfs_path_is_under (path, PP_SYSFS_DEVICES) ||
+      pp_sysfs_path_is_under (path, PP_SYSFS_MODULE))
+    return pp_sysfs_policy_roots;
+  if (g_strv_contains (sleep_settings, path))
+    return sys_power_roots;
+  if (g_str_equal (path, PP_PROC_ACPI_VIDEO_FLAGS))
+    return proc_kernel_roots;
+  return NULL;
+}
+
+/* What @path holds now; for a list of choices ("s2idle [deep]") the
+ * chosen one. NULL with @error as pp_sysfs_read(). */
+static char *
+read_current (const char *path, PpManagerWriteFlags flags, GError **error)
+{
+  g_autofree char *text = pp_sysfs_read (path, error);
+  const char *open, *close;
+
+  if (text == NULL || !(flags & PP_MANAGER_WRITE_CHOICE))
+    return g_steal_pointer (&text);
+  open = strchr (text, '[');
+  close = open ? strchr (open, ']') : NULL;
+  if (close == NULL)
+    return g_steal_pointer (&text);
+  return g_strndup (open + 1, close - open - 1);
 }
 
 /* Queue a write unless the attribute is missing or already has @value. */
@@ -278,6 +330,7 @@ plan_write (PpManager  *self,
 
   w = g_new0 (PlannedWrite, 1);
   w->dev = dev;
+  w->dir = g_strdup (dir);
   w->path = g_steal_pointer (&path);
   w->relpath = g_strdup (relpath);
   w->value = g_strdup (value);
@@ -325,15 +378,17 @@ plan_reverts (PpManager  *self,
     }
 }
 
-static void
-plan_device (PpManager *self, GPtrArray *plan, PpDevice *dev)
+/* @power_up: PowerUp's pass, power/control=on above every layer (for
+ * this pass only: the next one is the policy's again). */
+static GPtrArray *
+plan_device_full (PpManager *self, GPtrArray *plan, PpDevice *dev, gboolean power_up)
 {
   g_autoptr(GPtrArray) settings = NULL;
   const PpOverride *override;
   PpOverride powered_down = { (char *) "auto", 0, NULL };
 
   if (dev->props.ignore || is_device_link (dev))
-    return;
+    return NULL;
   override = pp_overrides_lookup (self->overrides, dev->info->syspath);
   /* PowerDown(auto) stays in force until PowerUp: it is the caller's
    * latest word, above their overrides (holds still win) */
@@ -344,6 +399,7 @@ plan_device (PpManager *self, GPtrArray *plan, PpDevice *dev)
     }
   settings = pp_policy_device_settings (self->config, &dev->props, &self->situation,
                                         override,
+                                        power_up ||
                                         g_hash_table_contains (self->held, dev->info->syspath));
   for (guint i = 0; i < settings->len; i++)
     {
@@ -351,6 +407,13 @@ plan_device (PpManager *self, GPtrArray *plan, PpDevice *dev)
       plan_write (self, plan, dev, dev->info->syspath, s->key, s->value);
     }
   plan_reverts (self, plan, dev, dev->info->syspath, settings);
+  return g_steal_pointer (&settings);
+}
+
+static void
+plan_device (PpManager *self, GPtrArray *plan, PpDevice *dev)
+{
+  g_autoptr(GPtrArray) settings = plan_device_full (self, plan, dev, FALSE);
 }
 
 static void
@@ -369,7 +432,7 @@ plan_modules (PpManager *self, GPtrArray *plan)
 static void
 mark_touched (PpManager *self, PlannedWrite *w)
 {
-  const char *dir = w->dev ? w->dev->info->syspath : PP_SYSFS_MODULE;
+  const char *dir = w->dir;
   GHashTable *set = g_hash_table_lookup (self->touched, dir);
 
   if (set == NULL)
@@ -385,7 +448,10 @@ static void
 emit_device_changed (PpManager *self, PpDevice *dev, GPtrArray *writes)
 {
   g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
+  g_autoptr(GVariant) changed = NULL;
 
+  if (!g_signal_has_handler_pending (self, signals[SIGNAL_DEVICE_CHANGED], 0, FALSE))
+    return;
   for (guint i = 0; i < writes->len; i++)
     {
       PlannedWrite *w = g_ptr_array_index (writes, i);
@@ -400,14 +466,16 @@ emit_device_changed (PpManager *self, PpDevice *dev, GPtrArray *writes)
       else
         g_variant_builder_add (&b, "{sv}", w->relpath, g_variant_new_string (w->value));
     }
-  g_signal_emit (self, signals[SIGNAL_DEVICE_CHANGED], 0,
-                 dev->info->syspath, g_variant_builder_end (&b));
+  /* sunk: with no handler connected yet (at start-up) nothing else
+   * would ever take the floating reference */
+  changed = g_variant_ref_sink (g_variant_builder_end (&b));
+  g_signal_emit (self, signals[SIGNAL_DEVICE_CHANGED], 0, dev->info->syspath, changed);
 }
 
 static void
 report_write_failure (PpManager *self, PlannedWrite *w, int errnum, const GError *error)
 {
-  const char *device = w->dev ? w->dev->info->syspath : PP_SYSFS_MODULE;
+  const char *device = w->dev ? w->dev->info->syspath : w->dir ? w->dir : w->path;
   gpointer old;
 
   self->n_write_failures++;
@@ -424,8 +492,49 @@ report_write_failure (PpManager *self, PlannedWrite *w, int errnum, const GError
              errnum ? g_strerror (errnum) : "refused", error->message);
 }
 
-/* Record the originals of everything in @plan, then write it. FALSE
- * when a write failed; @error describes the first failure. */
+/* Keep the journal to what can still be restored, in a bounded number of
+ * files; a failure (a full directory) leaves the older files, which hold
+ * the same originals, and is tried again next time. */
+static void
+compact_journal (PpManager *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (dry_run (self) || self->options.oneshot || !pp_restore_needs_compaction (self->restore))
+    return;
+  if (!pp_restore_compact (self->restore, &error))
+    g_debug ("Cannot compact the journal of original values (the older files stay): %s",
+             error->message);
+}
+
+static gboolean
+is_setting (PlannedWrite *w)
+{
+  return !(w->flags & PP_MANAGER_WRITE_ACTION);
+}
+
+static gboolean
+write_planned (PlannedWrite *w, int *errnum, GError **error)
+{
+  const char * const *roots;
+
+  if (w->dir != NULL)
+    return pp_sysfs_write_at (w->dir, w->relpath, w->value, pp_sysfs_policy_roots, errnum, error);
+  roots = roots_for_path (w->path);
+  if (roots == NULL)
+    {
+      *errnum = EPERM;
+      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
+                   "refusing to write %s: not an attribute powerpolicyd manages", w->path);
+      return FALSE;
+    }
+  return pp_sysfs_write (w->path, w->value, roots, errnum, error);
+}
+
+/* The one place that writes: under dry-run, log each write and do none;
+ * else record the originals of the settings in @plan (an action such as
+ * /sys/power/state has none), then write them. FALSE when a write
+ * failed; @first_error describes the first failure. */
 static gboolean
 execute_plan (PpManager *self, GPtrArray *plan, GError **first_error)
 {
@@ -442,7 +551,10 @@ execute_plan (PpManager *self, GPtrArray *plan, GError **first_error)
       for (guint i = 0; i < plan->len; i++)
         {
           PlannedWrite *w = g_ptr_array_index (plan, i);
-          g_message ("dry-run: would write '%s' to %s (now '%s')", w->value, w->path, w->current);
+          if (is_setting (w))
+            g_message ("dry-run: would write '%s' to %s (now '%s')", w->value, w->path, w->current);
+          else
+            g_message ("dry-run: would write '%s' to %s", w->value, w->path);
         }
       return TRUE;
     }
@@ -454,19 +566,26 @@ execute_plan (PpManager *self, GPtrArray *plan, GError **first_error)
       for (guint i = 0; i < plan->len; i++)
         {
           PlannedWrite *w = g_ptr_array_index (plan, i);
-          if (!pp_restore_contains (self->restore, w->path))
+          if (is_setting (w) && !pp_restore_contains (self->restore, w->path))
             g_ptr_array_add (originals, pp_original_new (w->path, w->current));
         }
       if (!pp_restore_record (self->restore, originals, &error))
         {
-          /* without a record a crash could not be undone: change nothing */
-          g_warning ("Cannot record original values, not applying %u changes: %s",
+          /* without a record a crash could not be undone: change nothing
+           * now, and try again at the next pass or event */
+          if (!self->journal_failed)
+            g_warning ("Cannot record original values, not applying %u changes "
+                       "(trying again at the next change): %s", plan->len, error->message);
+          else
+            g_debug ("Still cannot record original values, not applying %u changes: %s",
                      plan->len, error->message);
+          self->journal_failed = TRUE;
           self->n_write_failures += plan->len;
           g_propagate_prefixed_error (first_error, g_steal_pointer (&error),
                                       "cannot record original values: ");
           return FALSE;
         }
+      compact_journal (self);
     }
 
   done = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
@@ -477,8 +596,9 @@ execute_plan (PpManager *self, GPtrArray *plan, GError **first_error)
       g_autoptr(GError) werror = NULL;
       int errnum = 0;
 
-      if (!pp_sysfs_write_at (w->dev ? w->dev->info->syspath : PP_SYSFS_MODULE, w->relpath,
-                              w->value, pp_sysfs_policy_roots, &errnum, &werror))
+      if (!is_setting (w))
+        g_info ("Writing %s to %s", w->value, w->path);
+      if (!write_planned (w, &errnum, &werror))
         {
           /* a device that went away mid-apply is not an error */
           if (w->dev != NULL && (errnum == ENOENT || errnum == ENODEV) &&
@@ -494,7 +614,8 @@ execute_plan (PpManager *self, GPtrArray *plan, GError **first_error)
           continue;
         }
       g_hash_table_remove (self->failed_writes, w->path);
-      if (!self->options.oneshot)
+      /* only a layer's writes: leaving the layer reverts them */
+      if (!self->options.oneshot && w->dir != NULL)
         mark_touched (self, w);
       g_debug ("%s = %s (was %s)", w->path, w->value, w->current);
       if (w->dev != NULL)
@@ -521,8 +642,29 @@ execute_plan (PpManager *self, GPtrArray *plan, GError **first_error)
   return ok;
 }
 
+static void apply_all_pass (PpManager *self);
+
 static void
 apply_all (PpManager *self)
+{
+  /* a full pass: whatever could not be journalled before is in it */
+  self->journal_failed = FALSE;
+  apply_all_pass (self);
+}
+
+/* A pass that could not journal (the runtime directory full) changed
+ * nothing: the next pass or event applies everything again. */
+static void
+retry_unjournalled (PpManager *self)
+{
+  if (!self->journal_failed || !self->started)
+    return;
+  g_info ("Trying again to apply what could not be journalled");
+  apply_all (self);
+}
+
+static void
+apply_all_pass (PpManager *self)
 {
   g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
   GPtrArray *devices = pp_manager_list_devices (self);
@@ -597,9 +739,25 @@ update_power_source (PpManager *self, gboolean apply)
 
 /* ---- uevents ---------------------------------------------------------- */
 
+/* A device (or module) went: its originals cannot be put back any more,
+ * and the journal need not keep them. */
+static void
+forget_originals (PpManager *self, const char *dir)
+{
+  pp_restore_forget_under (self->restore, dir);
+  compact_journal (self);
+}
+
 static void
 on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self)
 {
+  retry_unjournalled (self);
+  if (g_str_equal (info->subsystem, "module") && g_str_equal (action, "remove"))
+    {
+      g_autofree char *dir = g_build_filename (PP_SYSFS_MODULE, info->sysname, NULL);
+      forget_originals (self, dir);
+      return;
+    }
   if (g_str_equal (info->subsystem, "module") && g_str_equal (action, "add"))
     {
       /* a module was loaded: its parameters now exist */
@@ -618,6 +776,7 @@ on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self
       device_table_remove (self, info->syspath);
       g_hash_table_remove (self->touched, info->syspath);
       g_hash_table_remove (self->powered_down, info->syspath);
+      forget_originals (self, info->syspath);
       g_signal_emit (self, signals[SIGNAL_DEVICE_REMOVED], 0, info->syspath);
       if (was_supply)
         update_power_source (self, TRUE);
@@ -649,10 +808,17 @@ restore_originals (PpManager *self, GPtrArray *originals, const char *why)
   for (guint i = 0; i < originals->len; i++)
     {
       PpOriginal *o = g_ptr_array_index (originals, i);
+      const char * const *roots = roots_for_path (o->path);
       g_autoptr(GError) error = NULL;
       int errnum = 0;
 
-      if (pp_sysfs_write (o->path, o->value, pp_sysfs_policy_roots, &errnum, &error))
+      if (roots == NULL)
+        {
+          failed++;
+          g_warning ("Not restoring %s: not an attribute powerpolicyd manages", o->path);
+          continue;
+        }
+      if (pp_sysfs_write (o->path, o->value, roots, &errnum, &error))
         {
           ok++;
           continue;
@@ -671,13 +837,12 @@ restore_originals (PpManager *self, GPtrArray *originals, const char *why)
 static void
 restore_leftover (PpManager *self)
 {
-  g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) originals = NULL;
 
   if (!pp_restore_has_leftover (self->restore))
     return;
   g_message ("Found original values left by a previous run that did not exit cleanly, restoring them");
-  originals = pp_restore_load (self->restore, &error);
+  originals = pp_restore_load (self->restore);
   if (dry_run (self))
     {
       g_message ("dry-run: would restore %u original values", originals->len);
@@ -704,6 +869,7 @@ load_config (PpManager *self, GPtrArray *problems, GError **error)
 {
   g_autoptr(GError) local_error = NULL;
   PpConfig *config = pp_config_files_load (self->options.config_path, problems, &local_error);
+  gboolean was_dry_run;
 
   if (config == NULL && self->config == NULL)
     {
@@ -717,13 +883,24 @@ load_config (PpManager *self, GPtrArray *problems, GError **error)
       p->file = g_strdup (self->options.config_path);
       p->message = g_strdup_printf ("%s; keeping the configuration in force", local_error->message);
       g_ptr_array_add (problems, p);
+      log_problems (problems);
+      return TRUE;
     }
-  else
-    {
-      g_clear_pointer (&self->config, pp_config_free);
-      self->config = config;
-    }
+
+  was_dry_run = self->dry_run;
+  g_clear_pointer (&self->config, pp_config_free);
+  self->config = config;
   log_problems (problems);
+
+  /* the one dry-run switch: every writer asks pp_manager_get_dry_run() */
+  self->dry_run = self->options.dry_run || config->dry_run;
+  pp_overrides_set_persist (self->overrides, !self->dry_run);
+  if (self->dry_run != was_dry_run)
+    {
+      if (self->dry_run)
+        g_message ("Dry run: nothing will be written, no helper run; each write is logged");
+      g_object_notify_by_pspec (G_OBJECT (self), props[PROP_DRY_RUN]);
+    }
   return TRUE;
 }
 
@@ -742,7 +919,7 @@ pp_manager_start (PpManager *self, GError **error)
   if (!self->options.oneshot)
     restore_leftover (self);
 
-  if (!pp_overrides_load (self->overrides, &local_error) || local_error != NULL)
+  if (!pp_overrides_load (self->overrides, &local_error))
     {
       g_warning ("%s", local_error->message);
       g_clear_error (&local_error);
@@ -818,6 +995,12 @@ pp_manager_reapply (PpManager *self)
   apply_all (self);
 }
 
+gboolean
+pp_manager_get_dry_run (PpManager *self)
+{
+  return self->dry_run;
+}
+
 void
 pp_manager_set_user_idle (PpManager *self, gboolean user_idle)
 {
@@ -843,6 +1026,7 @@ pp_manager_set_held (PpManager   *self,
 {
   g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
 
+  retry_unjournalled (self);
   for (guint i = 0; i < syspaths->len; i++)
     {
       const char *path = g_ptr_array_index (syspaths, i);
@@ -870,6 +1054,7 @@ pp_manager_set_powered_down (PpManager  *self,
                              gboolean    down,
                              GError    **error)
 {
+  retry_unjournalled (self);
   if (down)
     g_hash_table_add (self->powered_down, g_strdup (dev->info->syspath));
   else
@@ -878,56 +1063,116 @@ pp_manager_set_powered_down (PpManager  *self,
 }
 
 gboolean
-pp_manager_write_recorded (PpManager   *self,
-                           const char  *path,
-                           const char  *value,
-                           int         *out_errno,
-                           GError     **error)
+pp_manager_power_up_device (PpManager   *self,
+                            PpDevice    *dev,
+                            GPtrArray  **out_decided,
+                            GError     **error)
 {
-  g_autoptr(GError) read_error = NULL;
-  g_autofree char *current = pp_sysfs_read (path, &read_error);
+  g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
+  g_autoptr(GPtrArray) settings = NULL;
+  GPtrArray *decided = g_ptr_array_new_with_free_func (g_free);
 
-  if (out_errno)
-    *out_errno = 0;
+  retry_unjournalled (self);
+  g_hash_table_remove (self->powered_down, dev->info->syspath);
+  settings = plan_device_full (self, plan, dev, TRUE);
+  /* what the pass decides: the layers' settings, and the originals
+   * that the attributes no layer mentions go back to */
+  for (guint i = 0; settings != NULL && i < settings->len; i++)
+    {
+      PpSetting *s = g_ptr_array_index (settings, i);
+      g_autofree char *path = g_build_filename (dev->info->syspath, s->key, NULL);
+
+      if (g_file_test (path, G_FILE_TEST_EXISTS))
+        g_ptr_array_add (decided, g_strdup_printf ("%s=%s", s->key, s->value));
+    }
+  for (guint i = 0; i < plan->len; i++)
+    {
+      PlannedWrite *w = g_ptr_array_index (plan, i);
+      g_autofree char *entry = g_strdup_printf ("%s=", w->relpath);
+      gboolean listed = FALSE;
+
+      for (guint j = 0; j < decided->len && !listed; j++)
+        listed = g_str_has_prefix (g_ptr_array_index (decided, j), entry);
+      if (!listed)
+        g_ptr_array_add (decided, g_strdup_printf ("%s=%s", w->relpath, w->value));
+    }
+  if (out_decided)
+    *out_decided = decided;
+  else
+    g_ptr_array_unref (decided);
+  return execute_plan (self, plan, error);
+}
+
+gboolean
+pp_manager_write_attribute (PpManager           *self,
+                            PpDevice            *dev,
+                            const char          *path,
+                            const char          *value,
+                            PpManagerWriteFlags  flags,
+                            GError             **error)
+{
+  g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
+  g_autoptr(GError) read_error = NULL;
+  g_autofree char *current = NULL;
+  PlannedWrite *w;
+
+  retry_unjournalled (self);
+  if (roots_for_path (path) == NULL)
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
+                   "refusing to write %s: not an attribute powerpolicyd manages", path);
+      return FALSE;
+    }
+  current = read_current (path, flags, &read_error);
   if (current == NULL)
     {
       int errnum = g_error_matches (read_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ? ENOENT : EIO;
-
-      if (out_errno)
-        *out_errno = errnum;
       return pp_error_set_from_errno (error, errnum, "cannot read %s", path);
     }
-  if (g_str_equal (current, value))
+  /* a setting already in place needs no write; an action always does */
+  if (!(flags & PP_MANAGER_WRITE_ACTION) && g_str_equal (current, value))
     return TRUE;
-  if (dry_run (self))
-    {
-      g_message ("dry-run: would write '%s' to %s (now '%s')", value, path, current);
-      return TRUE;
-    }
-  if (!self->options.oneshot && !pp_restore_contains (self->restore, path))
-    {
-      g_autoptr(GPtrArray) originals = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_original_free);
 
-      g_ptr_array_add (originals, pp_original_new (path, current));
-      if (!pp_restore_record (self->restore, originals, error))
-        {
-          g_prefix_error (error, "cannot record the original value of %s: ", path);
-          return FALSE;
-        }
+  w = g_new0 (PlannedWrite, 1);
+  w->path = g_strdup (path);
+  /* DeviceChanged names the device's own attributes only (a port switch
+   * lies under the hub, not under the device behind it) */
+  if (dev != NULL && g_str_has_prefix (path, dev->info->syspath) &&
+      path[strlen (dev->info->syspath)] == '/')
+    {
+      w->dev = dev;
+      w->relpath = g_strdup (path + strlen (dev->info->syspath) + 1);
     }
-  return pp_sysfs_write (path, value, pp_sysfs_policy_roots, out_errno, error);
+  else
+    w->relpath = g_strdup (path);
+  w->value = g_strdup (value);
+  w->current = g_steal_pointer (&current);
+  w->flags = flags;
+  g_ptr_array_add (plan, w);
+  return execute_plan (self, plan, error);
+}
+
+char *
+pp_manager_get_decided_value (PpManager *self, PpDevice *dev, const char *relpath)
+{
+  const PpOverride *override = pp_overrides_lookup (self->overrides, dev->info->syspath);
+  g_autoptr(GPtrArray) settings =
+    pp_policy_device_settings (self->config, &dev->props, &self->situation, override,
+                               g_hash_table_contains (self->held, dev->info->syspath));
+
+  for (guint i = 0; i < settings->len; i++)
+    {
+      PpSetting *s = g_ptr_array_index (settings, i);
+      if (g_str_equal (s->key, relpath))
+        return g_strdup (s->value);
+    }
+  return NULL;
 }
 
 gboolean
 pp_manager_is_held (PpManager *self, const char *syspath)
 {
   return g_hash_table_contains (self->held, syspath);
-}
-
-gboolean
-pp_manager_apply_device (PpManager *self, PpDevice *dev, GError **error)
-{
-  return apply_device (self, dev, error);
 }
 
 guint
@@ -1006,6 +1251,7 @@ pp_manager_set_override (PpManager   *self,
       return FALSE;
     }
 
+  retry_unjournalled (self);
   current = pp_overrides_lookup (self->overrides, dev->info->syspath);
   if (current != NULL)
     previous = pp_override_copy (current);
@@ -1035,6 +1281,7 @@ pp_manager_clear_overrides (PpManager  *self,
 {
   g_autoptr(GError) apply_error = NULL;
 
+  retry_unjournalled (self);
   if (!pp_overrides_clear (self->overrides, dev->info->syspath, error))
     return FALSE;
   if (!apply_device (self, dev, &apply_error))
@@ -1220,6 +1467,9 @@ pp_manager_get_property (GObject *object, guint prop_id, GValue *value, GParamSp
     case PROP_ON_BATTERY:
       g_value_set_boolean (value, self->situation.on_battery);
       break;
+    case PROP_DRY_RUN:
+      g_value_set_boolean (value, self->dry_run);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -1260,6 +1510,10 @@ pp_manager_class_init (PpManagerClass *klass)
 
   props[PROP_ON_BATTERY] =
     g_param_spec_boolean ("on-battery", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  /* --dry-run, or DryRun=true in the configuration (follows Reload) */
+  props[PROP_DRY_RUN] =
+    g_param_spec_boolean ("dry-run", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, props);
 

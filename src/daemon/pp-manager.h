@@ -61,6 +61,11 @@ gboolean       pp_manager_set_held            (PpManager   *self,
                                                GPtrArray   *syspaths,
                                                gboolean     held,
                                                GError     **error);
+/* The value the layers (overrides and holds included, PowerDown not)
+ * decide for @relpath of @device now, or NULL when none sets it. */
+char          *pp_manager_get_decided_value   (PpManager   *self,
+                                               PpDevice    *device,
+                                               const char  *relpath);
 gboolean       pp_manager_is_held             (PpManager   *self,
                                                const char  *syspath);
 /* PowerDown(auto) in force (@down) until PowerUp: power/control=auto and
@@ -69,18 +74,45 @@ gboolean       pp_manager_set_powered_down    (PpManager   *self,
                                                PpDevice    *device,
                                                gboolean     down,
                                                GError     **error);
-/* Write one attribute outside the policy (a port's disable switch,
- * PowerUp's control=on), its original value recorded first so that exit
- * and crash recovery put it back; honours dry-run. */
-gboolean       pp_manager_write_recorded      (PpManager   *self,
-                                               const char  *path,
-                                               const char  *value,
-                                               int         *out_errno,
-                                               GError     **error);
-/* Apply the policy to one device now. */
-gboolean       pp_manager_apply_device        (PpManager   *self,
+/* PowerUp of one device: PowerDown's layer goes and the device's policy
+ * (overrides included) is applied at once with power/control=on above
+ * every layer for this pass; an attribute no layer sets goes back to its
+ * original. @out_decided (optional): "relpath=value" strings of what the
+ * pass decided, for the caller's report. */
+gboolean       pp_manager_power_up_device     (PpManager   *self,
                                                PpDevice    *device,
+                                               GPtrArray  **out_decided,
                                                GError     **error);
+
+typedef enum {
+  /* a setting: its original journalled before the first write, put
+   * back on exit and after a crash; not written when already in place */
+  PP_MANAGER_WRITE_SETTING = 0,
+  /* an action (/sys/power/state): not journalled, always written */
+  PP_MANAGER_WRITE_ACTION  = 1 << 0,
+  /* the attribute lists choices with the current one in [brackets]
+   * (/sys/power/mem_sleep, /sys/power/disk): the chosen one is compared
+   * and journalled */
+  PP_MANAGER_WRITE_CHOICE  = 1 << 1,
+} PpManagerWriteFlags;
+
+/* Write one attribute outside the policy layers (a port's disable
+ * switch, bl_power, acpi_video_flags, /sys/power/...) through the same
+ * plan/execute as the layers: dry-run gate, journal, checked writer.
+ * Only device and module attributes and the sleep settings the daemon
+ * knows are accepted (else Refused). @device: named in DeviceChanged,
+ * or NULL. */
+gboolean       pp_manager_write_attribute     (PpManager           *self,
+                                               PpDevice            *device,
+                                               const char          *path,
+                                               const char          *value,
+                                               PpManagerWriteFlags  flags,
+                                               GError             **error);
+
+/* The one dry-run switch (--dry-run or DryRun=true, re-read on Reload;
+ * also the GObject property "dry-run"): nothing is written, no helper
+ * runs, each would-be action is logged. */
+gboolean       pp_manager_get_dry_run         (PpManager   *self);
 
 guint          pp_manager_get_n_write_failures (PpManager  *self);
 gboolean       pp_manager_get_on_battery      (PpManager   *self);

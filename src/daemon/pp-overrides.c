@@ -16,11 +16,16 @@
 #define KEY_CONTROL    "Control"
 #define KEY_DELAY      "AutosuspendDelayMs"
 #define KEY_WAKEUP     "Wakeup"
+/* A group name GKeyFile cannot hold ('[', ']', control characters) is
+ * written as this prefix and the path %-escaped; other groups are the
+ * path itself, as the files of earlier versions have them. */
+#define ESCAPED_PREFIX "escaped:"
 
 struct _PpOverrides {
   char       *state_dir;
   char       *path;
   GHashTable *by_device;   /* syspath -> PpOverride* */
+  gboolean    persist;     /* FALSE under dry-run: kept in memory only */
 };
 
 
@@ -66,6 +71,7 @@ pp_overrides_new (const char *state_dir)
   PpOverrides *self = g_new0 (PpOverrides, 1);
 
   self->state_dir = g_strdup (state_dir);
+  self->persist = TRUE;
   self->path = g_build_filename (state_dir, OVERRIDES_FILE, NULL);
   self->by_device = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                            (GDestroyNotify) pp_override_free);
@@ -135,6 +141,68 @@ invalid:
   return FALSE;
 }
 
+void
+pp_overrides_set_persist (PpOverrides *self, gboolean persist)
+{
+  self->persist = persist;
+}
+
+static gboolean
+needs_escape (guchar c)
+{
+  return c == '%' || c == '[' || c == ']' || c <= 0x20 || c >= 0x7f;
+}
+
+/* The group name of a device path (see ESCAPED_PREFIX). */
+static char *
+group_from_path (const char *path)
+{
+  GString *group;
+  gboolean plain = TRUE;
+
+  for (const char *p = path; *p && plain; p++)
+    plain = !needs_escape ((guchar) *p) || *p == '%';
+  if (plain)
+    return g_strdup (path);
+  group = g_string_new (ESCAPED_PREFIX);
+  for (const char *p = path; *p; p++)
+    {
+      if (needs_escape ((guchar) *p))
+        g_string_append_printf (group, "%%%02X", (guchar) *p);
+      else
+        g_string_append_c (group, *p);
+    }
+  return g_string_free (group, FALSE);
+}
+
+/* The device path of a group name; NULL if the escaping is malformed. */
+static char *
+path_from_group (const char *group)
+{
+  g_autoptr(GString) path = NULL;
+
+  if (!g_str_has_prefix (group, ESCAPED_PREFIX))
+    return g_strdup (group);
+  path = g_string_new (NULL);
+  for (const char *p = group + strlen (ESCAPED_PREFIX); *p; p++)
+    {
+      int hi, lo;
+
+      if (*p != '%')
+        {
+          g_string_append_c (path, *p);
+          continue;
+        }
+      hi = g_ascii_xdigit_value (p[1]);
+      lo = hi < 0 ? -1 : g_ascii_xdigit_value (p[2]);
+      if (lo < 0 || (hi == 0 && lo == 0))
+        return NULL;
+      g_string_append_c (path, (char) (hi * 16 + lo));
+      p += 2;
+    }
+  return g_string_free (g_steal_pointer (&path), FALSE);
+}
+
 static gboolean
 save (PpOverrides *self, GHashTable *table, GError **error)
 {
@@ -156,15 +224,22 @@ save (PpOverrides *self, GHashTable *table, GError **error)
     {
       const char *path = g_ptr_array_index (paths, i);
       const PpOverride *o = g_hash_table_lookup (table, path);
+      g_autofree char *group = group_from_path (path);
 
       if (o->control)
-        g_key_file_set_string (kf, path, KEY_CONTROL, o->control);
+        g_key_file_set_string (kf, group, KEY_CONTROL, o->control);
       if (o->delay_ms != PP_DELAY_UNSET)
-        g_key_file_set_integer (kf, path, KEY_DELAY, o->delay_ms);
+        g_key_file_set_integer (kf, group, KEY_DELAY, o->delay_ms);
       if (o->wakeup)
-        g_key_file_set_string (kf, path, KEY_WAKEUP, o->wakeup);
+        g_key_file_set_string (kf, group, KEY_WAKEUP, o->wakeup);
     }
   data = g_key_file_to_data (kf, &length, NULL);
+
+  if (!self->persist)
+    {
+      g_message ("dry-run: would save the overrides to %s", self->path);
+      return TRUE;
+    }
 
   if (g_mkdir_with_parents (self->state_dir, 0755) < 0)
     return pp_error_set_from_errno (error, errno, "cannot create %s", self->state_dir);
@@ -192,6 +267,13 @@ move_aside (PpOverrides *self, const char *why, GError **error)
   g_autofree char *stamp = g_date_time_format (now, "%Y%m%dT%H%M%SZ");
   g_autofree char *aside = g_strdup_printf ("%s.corrupt-%s", self->path, stamp);
 
+  if (!self->persist)
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_FAILED,
+                   "%s is corrupt (%s); dry-run: leaving it in place, starting without overrides",
+                   self->path, why);
+      return;
+    }
   if (g_rename (self->path, aside) < 0)
     g_set_error (error, PP_ERROR, PP_ERROR_FAILED,
                  "%s is corrupt (%s) and cannot be moved aside: %s; ignoring it",
@@ -218,11 +300,11 @@ pp_overrides_load (PpOverrides *self, GError **error)
       if (local_error->domain == G_KEY_FILE_ERROR)
         {
           move_aside (self, local_error->message, error);
-          return TRUE;
+          return FALSE;
         }
       g_set_error (error, PP_ERROR, PP_ERROR_FAILED, "cannot read %s: %s",
                    self->path, local_error->message);
-      return TRUE;
+      return FALSE;
     }
 
   table = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) pp_override_free);
@@ -230,16 +312,17 @@ pp_overrides_load (PpOverrides *self, GError **error)
   for (guint i = 0; groups[i]; i++)
     {
       g_auto(GStrv) keys = g_key_file_get_keys (kf, groups[i], NULL, NULL);
+      g_autofree char *path = path_from_group (groups[i]);
       PpOverride *o;
 
-      if (!g_str_has_prefix (groups[i], "/sys/devices/"))
+      if (path == NULL || !g_str_has_prefix (path, "/sys/devices/"))
         {
           g_autofree char *why = g_strdup_printf ("'%s' is not a device path", groups[i]);
           move_aside (self, why, error);
-          return TRUE;
+          return FALSE;
         }
       o = override_new ();
-      g_hash_table_insert (table, g_strdup (groups[i]), o);
+      g_hash_table_insert (table, g_strdup (path), o);
       for (guint j = 0; keys && keys[j]; j++)
         {
           g_autofree char *value = g_key_file_get_string (kf, groups[i], keys[j], NULL);
@@ -250,7 +333,7 @@ pp_overrides_load (PpOverrides *self, GError **error)
               g_autofree char *why = g_strdup_printf ("[%s] %s", groups[i],
                                                       key_error ? key_error->message : keys[j]);
               move_aside (self, why, error);
-              return TRUE;
+              return FALSE;
             }
         }
     }

@@ -13,11 +13,16 @@ typedef struct _PpOverrides PpOverrides;
 PpOverrides      *pp_overrides_new     (const char   *state_dir);
 void              pp_overrides_free    (PpOverrides  *overrides);
 
-/* Read the state file. A missing file is no overrides; a corrupt one is
- * reported in @error, moved aside (its new name in the message) and
- * treated as empty: the function then still returns TRUE. */
+/* Read the state file. A missing file is no overrides (TRUE). A corrupt
+ * one is moved aside (its new name in the message) and an unreadable one
+ * ignored: FALSE with @error, and no overrides. Device paths GKeyFile
+ * cannot hold as a group name are stored escaped. */
 gboolean          pp_overrides_load    (PpOverrides  *overrides,
                                         GError      **error);
+
+/* FALSE (dry-run): changes stay in memory, nothing is saved. */
+void              pp_overrides_set_persist (PpOverrides *overrides,
+                                            gboolean     persist);
 
 /* The override of a device, or NULL. */
 const PpOverride *pp_overrides_lookup  (PpOverrides  *overrides,

@@ -43,7 +43,6 @@ struct _PpPowerOps {
   PpManager  *manager;
   PpTree     *tree;
   GPtrArray  *holds;         /* Hold* */
-  GHashTable *saved_delays;  /* syspath -> autosuspend_delay_ms before PowerDown */
   GHashTable *off;           /* syspath -> OffSwitch* */
 };
 
@@ -140,12 +139,6 @@ build_tree (PpPowerOps *self)
           pp_tree_get_n_nodes (self->tree), pp_tree_get_n_links (self->tree));
 }
 
-PpTree *
-pp_power_ops_get_tree (PpPowerOps *self)
-{
-  return self->tree;
-}
-
 /* ---- device facts ----------------------------------------------------- */
 
 static gboolean
@@ -173,27 +166,6 @@ is_input_device (PpDevice *dev)
          g_str_equal (klass, "hid") || g_str_has_suffix (klass, "-hid");
 }
 
-/* The policy's value of @relpath for @dev in the current situation. */
-static char *
-policy_value (PpPowerOps *self, PpDevice *dev, const char *relpath)
-{
-  PpSituation situation = {
-    pp_manager_get_on_battery (self->manager),
-    pp_manager_get_user_idle (self->manager),
-  };
-  g_autoptr(GPtrArray) settings =
-    pp_policy_device_settings (pp_manager_get_config (self->manager), &dev->props, &situation,
-                               NULL, pp_manager_is_held (self->manager, dev->info->syspath));
-
-  for (guint i = 0; i < settings->len; i++)
-    {
-      PpSetting *s = g_ptr_array_index (settings, i);
-      if (g_str_equal (s->key, relpath))
-        return g_strdup (s->value);
-    }
-  return NULL;
-}
-
 /* Why @dev must stay up, or NULL. */
 static const char *
 stay_up_reason (PpPowerOps *self, PpDevice *dev)
@@ -206,7 +178,7 @@ stay_up_reason (PpPowerOps *self, PpDevice *dev)
     return "POWERPOLICY_AUTOSUSPEND=0";
   if (is_input_device (dev))
     {
-      g_autofree char *control = policy_value (self, dev, PP_ATTR_CONTROL);
+      g_autofree char *control = pp_manager_get_decided_value (self->manager, dev, PP_ATTR_CONTROL);
       if (g_strcmp0 (control, "on") == 0)
         return "input device the policy keeps on";
     }
@@ -246,8 +218,10 @@ add_row (Results *r, const char *path, const char *status, const char *detail)
   g_variant_builder_add (&r->rows, "(sss)", path, status, detail ? detail : "");
 }
 
-/* Write through the one checked writer. FALSE with @detail set; @vanished
- * tells a device that went away from a real failure. */
+/* Write a switch through the manager's plan/execute (journalled, so
+ * that stopping the daemon or a restart after a crash puts the original
+ * back). FALSE with @detail set; @vanished tells a device that went away
+ * from a real failure. */
 static gboolean
 write_attr (PpPowerOps  *self,
             PpDevice    *dev,
@@ -257,11 +231,9 @@ write_attr (PpPowerOps  *self,
             gboolean    *vanished)
 {
   g_autoptr(GError) error = NULL;
-  int errnum = 0;
 
   *vanished = FALSE;
-  /* recorded, so that stopping the daemon puts the original back */
-  if (pp_manager_write_recorded (self->manager, path, value, &errnum, &error))
+  if (pp_manager_write_attribute (self->manager, dev, path, value, PP_MANAGER_WRITE_SETTING, &error))
     return TRUE;
   if (!device_exists (dev))
     {
@@ -273,19 +245,6 @@ write_attr (PpPowerOps  *self,
       *detail = g_strdup (error->message);
     }
   return FALSE;
-}
-
-static void
-emit_changed (PpPowerOps *self, const char *syspath, const char *control, const char *delay)
-{
-  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
-
-  if (control != NULL)
-    g_variant_builder_add (&b, "{sv}", "control", g_variant_new_string (control));
-  if (delay != NULL)
-    g_variant_builder_add (&b, "{sv}", "autosuspend_delay_ms",
-                           g_variant_new_int32 ((gint32) g_ascii_strtoll (delay, NULL, 10)));
-  g_signal_emit_by_name (self->manager, "device-changed", syspath, g_variant_builder_end (&b));
 }
 
 /* USB device "1-1.2" sits on port 2 of hub "1-1": the switch is
@@ -404,14 +363,9 @@ power_down_auto (PpPowerOps *self, Results *r, PpDevice *dev)
       add_row (r, syspath, "skipped", "no runtime power management (no power/control)");
       return;
     }
-  if (has_delay && !g_hash_table_contains (self->saved_delays, syspath))
-    {
-      char *old = pp_sysfs_read_opt (syspath, PP_ATTR_DELAY);
-      if (old != NULL)
-        g_hash_table_insert (self->saved_delays, g_strdup (syspath), old);
-    }
   /* a layer of the manager: later policy passes keep it until PowerUp,
-   * the originals are recorded, and the manager emits DeviceChanged */
+   * the originals are recorded (PowerUp puts back what no layer sets),
+   * and the manager emits DeviceChanged */
   if (!pp_manager_set_powered_down (self->manager, dev, TRUE, &error))
     {
       g_hash_table_add (r->stayed_up, g_strdup (syspath));
@@ -579,40 +533,32 @@ power_up_one (PpPowerOps *self, Results *r, const char *syspath)
       g_hash_table_remove (self->off, syspath);
     }
 
-  /* PowerDown's layer goes; the policy governs again from the next pass */
-  pp_manager_set_powered_down (self->manager, dev, FALSE, NULL);
-
+  /* PowerDown's layer goes; the device's layers (overrides included)
+   * apply with control=on for this pass, the policy governs again from
+   * the next one */
   if (has_attr (syspath, PP_ATTR_CONTROL))
     {
-      g_autofree char *control_path = g_build_filename (syspath, PP_ATTR_CONTROL, NULL);
-      g_autofree char *delay = NULL;
+      g_autoptr(GPtrArray) decided = NULL;
+      g_autoptr(GError) error = NULL;
 
-      if (!write_attr (self, dev, control_path, "on", &detail, &vanished))
+      if (!pp_manager_power_up_device (self->manager, dev, &decided, &error))
         {
-          add_row (r, syspath, vanished ? "skipped" : "failed", detail);
+          add_row (r, syspath, device_exists (dev) ? "failed" : "skipped",
+                   device_exists (dev) ? error->message : "device vanished");
           return;
         }
-      g_string_append_printf (done, "%spower/control=on", done->len ? ", " : "");
-
-      /* the policy's delay, else what PowerDown found */
-      if (has_attr (syspath, PP_ATTR_DELAY))
+      for (guint i = 0; i < decided->len; i++)
         {
-          delay = policy_value (self, dev, PP_ATTR_DELAY);
-          if (delay == NULL)
-            delay = g_strdup (g_hash_table_lookup (self->saved_delays, syspath));
+          const char *entry = g_ptr_array_index (decided, i);
+          if (g_str_has_prefix (entry, PP_ATTR_CONTROL "=") ||
+              g_str_has_prefix (entry, PP_ATTR_DELAY "="))
+            g_string_append_printf (done, "%s%s", done->len ? ", " : "", entry);
         }
-      if (delay != NULL)
-        {
-          g_autofree char *delay_path = g_build_filename (syspath, PP_ATTR_DELAY, NULL);
-          if (!write_attr (self, dev, delay_path, delay, &detail, &vanished))
-            {
-              add_row (r, syspath, vanished ? "skipped" : "failed", detail);
-              return;
-            }
-          g_string_append_printf (done, ", power/autosuspend_delay_ms=%s", delay);
-        }
-      g_hash_table_remove (self->saved_delays, syspath);
-      emit_changed (self, syspath, "on", delay);
+    }
+  else
+    {
+      /* nothing to turn on, but PowerDown's layer goes all the same */
+      pp_manager_set_powered_down (self->manager, dev, FALSE, NULL);
     }
 
   if (done->len == 0)
@@ -633,7 +579,8 @@ power_up_vanished (PpPowerOps *self, Results *r, const char *syspath)
 
   if (sw == NULL)
     return;
-  if (!pp_manager_write_recorded (self->manager, sw->path, sw->on_value, NULL, &error))
+  if (!pp_manager_write_attribute (self->manager, NULL, sw->path, sw->on_value,
+                                   PP_MANAGER_WRITE_SETTING, &error))
     {
       add_row (r, syspath, "failed", error->message);
       return;
@@ -861,18 +808,6 @@ pp_power_ops_add_holds (PpPowerOps *self, GVariantBuilder *builder)
     }
 }
 
-guint
-pp_power_ops_get_n_holds (PpPowerOps *self)
-{
-  return self->holds->len;
-}
-
-void
-pp_power_ops_release_all (PpPowerOps *self)
-{
-  g_ptr_array_set_size (self->holds, 0);
-}
-
 /* ---- PowerDown / PowerUp over D-Bus ------------------------------------ */
 
 void
@@ -1019,7 +954,6 @@ pp_power_ops_finalize (GObject *object)
   g_signal_handlers_disconnect_by_data (self->manager, self);
   g_clear_object (&self->manager);
   g_clear_pointer (&self->tree, pp_tree_free);
-  g_hash_table_unref (self->saved_delays);
   g_hash_table_unref (self->off);
   G_OBJECT_CLASS (pp_power_ops_parent_class)->finalize (object);
 }
@@ -1035,7 +969,6 @@ pp_power_ops_init (PpPowerOps *self)
 {
   self->tree = pp_tree_new ();
   self->holds = g_ptr_array_new_with_free_func (holds_element_free);
-  self->saved_delays = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->off = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                      (GDestroyNotify) off_switch_free);
 }

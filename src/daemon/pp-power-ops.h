@@ -19,8 +19,6 @@ G_DECLARE_FINAL_TYPE (PpPowerOps, pp_power_ops, PP, POWER_OPS, GObject)
  * suppliers/consumers/blocker fields of its device dictionaries. */
 PpPowerOps *pp_power_ops_new            (PpManager   *manager);
 
-PpTree     *pp_power_ops_get_tree       (PpPowerOps  *self);
-
 /* PowerDown (SPEC §5): rows (path, suspended|skipped|failed|off, detail)
  * in walk order, as an a(sss) variant; NULL with InvalidArgument for a
  * bad @mode. */
@@ -46,9 +44,5 @@ void        pp_power_ops_handle_hold       (PpPowerOps            *self,
 /* Add a (ssssu) row ("hold", who, why, device, pid) per hold. */
 void        pp_power_ops_add_holds      (PpPowerOps      *self,
                                          GVariantBuilder *builder);
-guint       pp_power_ops_get_n_holds    (PpPowerOps      *self);
-
-/* Drop every hold (at shutdown). */
-void        pp_power_ops_release_all    (PpPowerOps  *self);
 
 G_END_DECLS

@@ -18,16 +18,14 @@
 #include "pp-sysfs.h"
 #include "pp-util.h"
 
-#define ACPI_VIDEO_FLAGS      "/proc/sys/kernel/acpi_video_flags"
-#define SYS_POWER_STATE       "/sys/power/state"
-#define SYS_POWER_MEM_SLEEP   "/sys/power/mem_sleep"
-#define SYS_POWER_DISK        "/sys/power/disk"
+#define ACPI_VIDEO_FLAGS      PP_PROC_ACPI_VIDEO_FLAGS
+#define SYS_POWER_STATE       PP_SYSFS_POWER "/state"
+#define SYS_POWER_MEM_SLEEP   PP_SYSFS_POWER "/mem_sleep"
+#define SYS_POWER_DISK        PP_SYSFS_POWER "/disk"
 #define HELPER_NAME           "powerpolicy-video-restore"
 #define LOGIND_NAME           "org.freedesktop.login1"
 #define LKW_FILE_NAME         "video-quirks-last-known-working"
 
-static const char * const sys_power_roots[] = { "/sys/power", NULL };
-static const char * const proc_kernel_roots[] = { "/proc/sys/kernel", NULL };
 
 typedef void (*StepDone) (PpSleep *self, gpointer data);
 
@@ -81,6 +79,13 @@ static const PpManagerOptions *
 options (PpSleep *self)
 {
   return pp_manager_get_options (self->manager);
+}
+
+/* The manager's one dry-run switch (--dry-run or DryRun=true). */
+static gboolean
+dry_run (PpSleep *self)
+{
+  return pp_manager_get_dry_run (self->manager);
 }
 
 static const PpConfig *
@@ -169,8 +174,13 @@ save_last_known_working (PpSleep *self)
   g_autofree char *data = NULL;
   g_autoptr(GError) error = NULL;
 
-  if (self->used_names == NULL || options (self)->dry_run)
+  if (self->used_names == NULL)
     return;
+  if (dry_run (self))
+    {
+      g_message ("dry-run: would save the last known working video quirks");
+      return;
+    }
   /* pm-utils keeps only what the database (or its default) chose */
   if (self->used_source != PP_QUIRK_SOURCE_DATABASE &&
       self->used_source != PP_QUIRK_SOURCE_DEFAULT &&
@@ -203,15 +213,10 @@ write_kernel_flags (PpSleep *self)
       g_warning ("%s does not exist: s3_bios/s3_mode not applied", ACPI_VIDEO_FLAGS);
       return;
     }
-  if (options (self)->dry_run)
-    {
-      g_info ("Would write %s to %s", value, ACPI_VIDEO_FLAGS);
-      return;
-    }
-  if (!pp_sysfs_write (ACPI_VIDEO_FLAGS, value, proc_kernel_roots, NULL, &error))
+  /* journalled: put back on exit and after a crash */
+  if (!pp_manager_write_attribute (self->manager, NULL, ACPI_VIDEO_FLAGS, value,
+                                   PP_MANAGER_WRITE_SETTING, &error))
     g_warning ("%s", error->message);
-  else
-    g_debug ("Wrote %s to %s", value, ACPI_VIDEO_FLAGS);
 }
 
 static void
@@ -312,9 +317,9 @@ run_helper (PpSleep *self, const char *phase, StepDone done, gpointer data)
 
   g_return_if_fail (self->helper == NULL);
 
-  if (options (self)->dry_run)
+  if (dry_run (self))
     {
-      g_info ("Would run the video restore helper for %s", phase);
+      g_message ("dry-run: would run the video restore helper for %s", phase);
       done (self, data);
       return;
     }
@@ -462,16 +467,15 @@ state_supported (const char *state, GError **error)
   return TRUE;
 }
 
+/* mem_sleep and disk are settings (journalled, put back on exit);
+ * state is the action itself. All through the manager's dry-run gate. */
 static gboolean
 write_power (PpSleep *self, const char *path, const char *value, GError **error)
 {
-  if (options (self)->dry_run)
-    {
-      g_info ("Would write %s to %s", value, path);
-      return TRUE;
-    }
-  g_info ("Writing %s to %s", value, path);
-  return pp_sysfs_write (path, value, sys_power_roots, NULL, error);
+  PpManagerWriteFlags flags = g_str_equal (path, SYS_POWER_STATE) ? PP_MANAGER_WRITE_ACTION
+                                                                  : PP_MANAGER_WRITE_CHOICE;
+
+  return pp_manager_write_attribute (self->manager, NULL, path, value, flags, error);
 }
 
 static void
@@ -651,12 +655,12 @@ set_display_off (PpSleep *self, gboolean off)
       return;
     }
   attr = g_build_filename (bl, "bl_power", NULL);
-  /* FB_BLANK_POWERDOWN / FB_BLANK_UNBLANK */
-  if (options (self)->dry_run)
-    g_info ("Would write %s to %s", off ? "4" : "0", attr);
-  else if (!pp_sysfs_write (attr, off ? "4" : "0", pp_sysfs_policy_roots, NULL, &error))
+  /* FB_BLANK_POWERDOWN / FB_BLANK_UNBLANK; journalled, so that a crash
+   * with the lid closed leaves no panel off after the restart */
+  if (!pp_manager_write_attribute (self->manager, NULL, attr, off ? "4" : "0",
+                                   PP_MANAGER_WRITE_SETTING, &error))
     g_warning ("Lid: %s", error->message);
-  else
+  else if (!dry_run (self))
     g_info ("Lid: internal panel %s", off ? "off" : "on");
 }
 

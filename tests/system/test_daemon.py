@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """System tests: the real powerpolicyd on a simulated laptop (issue 2)."""
 
+import errno
 import os
 import shutil
 import signal
@@ -134,6 +135,21 @@ class TestPowerSource(PowerPolicyTestCase):
         self.assertEqual(self.attr(XHCI, 'power/control'), 'auto')
 
 
+class SmallRuntimeDirDaemon(Daemon):
+    """The daemon in a private mount namespace where its runtime directory
+    is a tiny tmpfs: the journal can be made to fail with a real ENOSPC.
+    The test reaches that tmpfs through /proc/PID/root (the daemon's own
+    mount namespace); it goes away with the daemon."""
+
+    def command(self):
+        return ['unshare', '--mount', '--propagation', 'private', '--',
+                'sh', '-ec', 'mount -t tmpfs -o size=64k,mode=0700 pp-test-run "$0"; exec "$@"',
+                self.runtime_dir] + super().command()
+
+    def in_namespace(self, path):
+        return '/proc/%d/root%s' % (self.proc.pid, path)
+
+
 class TestRestore(PowerPolicyTestCase):
 
     ORIGINALS = [
@@ -176,6 +192,108 @@ class TestRestore(PowerPolicyTestCase):
         self.assertEqual(d.stop(signal.SIGTERM), 0)
         self.assertEqual(self.attr(HDA, 'power/control'), 'auto')
         self.assertEqual(os.listdir(os.path.join(d.runtime_dir, 'originals')), [])
+
+    def journal_text(self, d):
+        """Everything the daemon's journal of originals holds, and how many files."""
+        directory = os.path.join(d.runtime_dir, 'originals')
+        names = sorted(os.listdir(directory))
+        text = ''
+        for name in names:
+            with open(os.path.join(directory, name)) as f:
+                text += f.read()
+        return text, len(names)
+
+    def test_journal_pruned_after_unplug(self):
+        d = self.start_daemon()
+        _, files_at_start = self.journal_text(d)
+        gone = []
+        for i in range(3, 23):
+            dev = self.laptop.add_usb(HUB, '1-1.%d' % i, 'usb-storage', control='on', delay='100')
+            self.laptop.tb.uevent(dev, 'add')
+            self.wait_attr(dev, 'power/control', 'auto')
+            self.laptop.tb.uevent(dev, 'remove')
+            self.laptop.tb.remove_device(dev)
+            wait_until(lambda: dev not in [x['path'] for x in self.call('ListDevices')[0]], 5,
+                       'the daemon to drop ' + dev)
+            gone.append(dev)
+        text, files = self.journal_text(d)
+        # the devices that went left nothing behind; what stays is one file
+        for dev in gone:
+            self.assertNotIn(dev + '/', text)
+        self.assertIn(STORAGE + '/power/control', text)
+        self.assertLessEqual(files, max(files_at_start, 1))
+        self.assertEqual(d.stop(signal.SIGTERM), 0)
+        self.assert_originals()
+
+    def test_unjournalled_pass_retried(self):
+        d = self.new_daemon()
+        # the journal cannot be written (its directory's place is taken,
+        # standing in for a full runtime directory): nothing is changed
+        os.makedirs(d.runtime_dir)
+        blocker = os.path.join(d.runtime_dir, 'originals')
+        with open(blocker, 'w') as f:
+            f.write('in the way\n')
+        d.start()
+        self.wait_for_name()
+        self.assertIn('Cannot record original values', d.read_log())
+        self.assert_originals()
+        # a device plugged in meanwhile is not changed either
+        dev = self.laptop.add_usb(HUB, '1-1.3', 'usb-storage', control='on', delay='100')
+        self.laptop.tb.uevent(dev, 'add')
+        wait_until(lambda: dev in [x['path'] for x in self.call('ListDevices')[0]], 5,
+                   'the daemon to see ' + dev)
+        self.assertEqual(self.attr(dev, 'power/control'), 'on')
+        self.assert_originals()
+        # once the journal can be written, the next event (an unrelated
+        # one) applies everything, the new device included
+        os.unlink(blocker)
+        self.laptop.tb.uevent(HDA, 'change')
+        self.wait_attr(dev, 'power/control', 'auto')
+        self.assertEqual(self.attr(dev, 'power/autosuspend_delay_ms'), '5000')
+        self.assertEqual(self.attr(XHCI, 'power/control'), 'on')
+        self.assertEqual(self.attr(HDA, 'power/control'), 'auto')
+        self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '5000')
+        # and all of it is journalled: stopping puts every original back
+        self.assertEqual(d.stop(signal.SIGTERM), 0)
+        self.assert_originals()
+        self.assertEqual(self.attr(dev, 'power/control'), 'on')
+        self.assertEqual(self.attr(dev, 'power/autosuspend_delay_ms'), '100')
+
+    def test_journal_full_retried(self):
+        d = SmallRuntimeDirDaemon(self.laptop, bus_address=self.bus_address)
+        self.daemons.append(d)
+        os.makedirs(d.runtime_dir)
+        d.start()
+        try:
+            self.wait_for_name()
+        except AssertionError:
+            if 'mount' in d.read_log() or 'unshare' in d.read_log():
+                self.skipTest('cannot mount a private tmpfs here: ' + d.read_log()[-200:])
+            raise
+        self.assertEqual(self.attr(HDA, 'power/control'), 'auto')
+        # fill the runtime directory: the next record fails with ENOSPC
+        filler = d.in_namespace(os.path.join(d.runtime_dir, 'filler'))
+        fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            while True:
+                os.write(fd, b'\0' * 4096)
+        except OSError as e:
+            self.assertEqual(e.errno, errno.ENOSPC)
+        finally:
+            os.close(fd)
+        dev = self.laptop.add_usb(HUB, '1-1.3', 'usb-storage', control='on', delay='100')
+        self.laptop.tb.uevent(dev, 'add')
+        wait_until(lambda: 'No space left on device' in d.read_log(), 5, 'the record to fail')
+        self.assertEqual(self.attr(dev, 'power/control'), 'on')
+        # space returns: the next event applies the device plugged in meanwhile
+        os.unlink(filler)
+        self.laptop.tb.uevent(HDA, 'change')
+        self.wait_attr(dev, 'power/control', 'auto')
+        self.assertEqual(self.attr(dev, 'power/autosuspend_delay_ms'), '5000')
+        self.assertEqual(d.stop(signal.SIGTERM), 0)
+        self.assert_originals()
+        self.assertEqual(self.attr(dev, 'power/control'), 'on')
+        self.assertEqual(self.attr(dev, 'power/autosuspend_delay_ms'), '100')
 
     def test_crash_then_restart_restores(self):
         d = self.start_daemon()

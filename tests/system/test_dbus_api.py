@@ -79,6 +79,25 @@ class TestOverrides(PowerPolicyTestCase):
         self.call('ClearOverrides', (HDA,), '(s)')
         self.assertNotIn(HDA, open(overrides_file(d)).read())
 
+    def test_device_name_with_brackets_survives_restart(self):
+        # a name GKeyFile cannot take as a group name (issue 14)
+        dev = self.laptop.add('platform', 'platform/odd[1]:x', None,
+                              ['power/control', 'auto', 'power/runtime_status', 'active'], [])
+        d = self.start_daemon()
+        self.call('SetOverride', (dev, 'Control', 'on'), '(sss)')
+        self.assertEqual(self.attr(dev, 'power/control'), 'on')
+        text = open(overrides_file(d)).read()
+        self.assertIn('[escaped:/sys/devices/platform/odd%5B1%5D:x]', text)
+        # an earlier version's file, a plain path as group, still reads
+        with open(overrides_file(d), 'a') as f:
+            f.write('\n[%s]\nControl=on\n' % HDA)
+        self.assertEqual(d.stop(), 0)
+        self.assertEqual(self.attr(dev, 'power/control'), 'auto')
+        self.start_daemon(workdir=d.workdir)
+        self.assertEqual(self.attr(dev, 'power/control'), 'on')
+        self.assertEqual(self.attr(HDA, 'power/control'), 'on')
+        self.assertNotIn('corrupt', self.daemons[-1].read_log())
+
     def test_bad_arguments(self):
         self.start_daemon()
         self.assertDBusError(INV, 'SetOverride', ('1-1.2', 'Bogus', 'on'), '(sss)')

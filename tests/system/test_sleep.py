@@ -14,6 +14,7 @@ touched: the harness refuses to run the daemon without UMOCKDEV_DIR.
 
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -470,6 +471,22 @@ class TestLid(SleepTestCase):
         self.assertEqual(self.suspend_calls(), [])
 
 
+    def test_power_off_display_restored_after_crash(self):
+        self.start_logind()
+        bl = self.add_backlight()
+        config = SLEEP_CONFIG.replace('OnCloseExternalPower=suspend',
+                                      'OnCloseExternalPower=power-off-display')
+        d = self.start(config=config)
+        self.close_lid()
+        self.wait_attr(bl, 'bl_power', '4')
+        d.stop(signal.SIGKILL)
+        self.assertEqual(self.attr(bl, 'bl_power'), '4')
+        # the lid opened while no daemon ran: the next run puts the panel back
+        self.lid.set_switch(SW_LID, 0)
+        d2 = self.start(config=config, workdir=d.workdir)
+        self.assertIn('did not exit cleanly', d2.read_log())
+        self.assertEqual(self.attr(bl, 'bl_power'), '0')
+
     def logind_calls(self):
         return {m: [c[1] for c in self.logind.GetMethodCalls(m)] for m in LOGIND_ACTIONS}
 
@@ -541,6 +558,12 @@ class TestKernelSleep(SleepTestCase):
         self.assertEqual(self.helper_lines(), [['suspend'] + INSPIRON_1501_QUIRKS,
                                                ['resume'] + INSPIRON_1501_QUIRKS])
         self.assertEqual(self.suspend_calls(), [])
+        # settings, journalled: put back on exit (the chosen mem_sleep, not
+        # the list); /sys/power/state is an action and stays as written
+        self.assertEqual(self.daemon.stop(), 0)
+        self.assertEqual(self.read_file(self.mem_sleep), 'deep')
+        self.assertEqual(self.read_file(self.flags), '0')
+        self.assertEqual(self.read_file(self.power_state), 'mem')
 
     def test_no_logind_hibernate_writes_disk(self):
         self.add_machine(INSPIRON_1501)
@@ -550,6 +573,8 @@ class TestKernelSleep(SleepTestCase):
         self.call('Hibernate', (False,), '(b)', timeout=10000)
         self.assertEqual(self.read_file(self.power_state), 'disk')
         self.assertEqual(self.read_file(self.power_disk), 'shutdown')
+        self.assertEqual(self.daemon.stop(), 0)
+        self.assertEqual(self.read_file(self.power_disk), 'platform')
 
     def test_state_missing_is_not_supported(self):
         self.make_file('/sys/power/state', 'freeze mem\n')

@@ -362,6 +362,25 @@ class TestPowerUp(TreeTestCase):
         self.assertEqual(self.attr(MOUSE, 'power/autosuspend_delay_ms'), '2000')
         self.assertEqual(self.attr(HUB, 'power/autosuspend_delay_ms'), '2000')
 
+    def test_power_up_keeps_overrides(self):
+        self.laptop.tb.set_property(MOUSE, 'POWERPOLICY_CLASS', 'usb')
+        self.start_daemon()
+        self.assertEqual(self.attr(MOUSE, 'power/autosuspend_delay_ms'), '2000')
+        self.call('SetOverride', (MOUSE, 'AutosuspendDelayMs', '5000'), '(sss)')
+        self.assertEqual(self.attr(MOUSE, 'power/autosuspend_delay_ms'), '5000')
+        self.assertRows(self.power_down(MOUSE, subtree=False), [(MOUSE, 'suspended')])
+        self.assertEqual(self.attr(MOUSE, 'power/autosuspend_delay_ms'), '0')
+        rows = self.power_up(MOUSE)
+        # the override, not the class's 2000
+        self.assertEqual(rows[-1][:2], (MOUSE, 'on'), rows)
+        self.assertIn('power/autosuspend_delay_ms=5000', rows[-1][2])
+        self.assertEqual(self.attr(MOUSE, 'power/autosuspend_delay_ms'), '5000')
+        self.assertEqual(self.attr(MOUSE, 'power/control'), 'on')
+        # and the next pass keeps it too
+        self.call('Reload')
+        self.assertEqual(self.attr(MOUSE, 'power/autosuspend_delay_ms'), '5000')
+        self.assertEqual(self.attr(MOUSE, 'power/control'), 'auto')
+
     def test_power_up_after_port_disconnect(self):
         self.laptop.tb.set_property(MOUSE, 'POWERPOLICY_CLASS', 'usb')
         self.start_daemon()

@@ -80,10 +80,8 @@ originals_to_string (GPtrArray *originals)
 static char *
 load_to_string (PpRestore *restore)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) loaded = pp_restore_load (restore, &error);
+  g_autoptr(GPtrArray) loaded = pp_restore_load (restore);
 
-  assert_null (error);
   assert_non_null (loaded);
   return originals_to_string (loaded);
 }
@@ -285,7 +283,7 @@ test_values_round_trip (void **state)
     }
   assert_true (pp_restore_record (st->restore, batch, NULL));
   next_run = pp_restore_new (st->runtime_dir);
-  loaded = pp_restore_load (next_run, NULL);
+  loaded = pp_restore_load (next_run);
   assert_int_equal (loaded->len, G_N_ELEMENTS (values));
   for (guint i = 0; i < G_N_ELEMENTS (values); i++)
     {
@@ -294,6 +292,155 @@ test_values_round_trip (void **state)
       assert_string_equal (out->path, in->path);
       assert_string_equal (out->value, in->value);
     }
+}
+
+/* Issue 14: a path that begins with '#', or holds a newline, a tab or a
+ * backslash, reads back as it was (not as a comment). */
+static void
+test_paths_round_trip (void **state)
+{
+  State *st = *state;
+  g_autoptr(PpRestore) next_run = NULL;
+  g_autoptr(GPtrArray) batch = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_original_free);
+  g_autoptr(GPtrArray) loaded = NULL;
+  static const char * const paths[] = {
+    "#/sys/devices/hash", "##", "#", "/sys/devices/new\nline/x", "/sys/devices/a\nb",
+    "/sys/devices/\\043", "\t#lead", " #space",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    g_ptr_array_add (batch, pp_original_new (paths[i], "#value"));
+  assert_true (pp_restore_record (st->restore, batch, NULL));
+  next_run = pp_restore_new (st->runtime_dir);
+  loaded = pp_restore_load (next_run);
+  assert_int_equal (loaded->len, G_N_ELEMENTS (paths));
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      const PpOriginal *out = g_ptr_array_index (loaded, i);
+      assert_string_equal (out->path, paths[i]);
+      assert_string_equal (out->value, "#value");
+    }
+}
+
+#define GONE "/sys/devices/pci0000:00/0000:00:14.0/usb1/1-3"
+
+/* A device that went: its records are forgotten and compaction leaves
+ * one file with exactly what is still kept. */
+static void
+test_forget_and_compact (void **state)
+{
+  State *st = *state;
+  g_autoptr(GPtrArray) first = originals_new (A "=on", GONE "/power/control=on", NULL);
+  g_autoptr(GPtrArray) second = originals_new (GONE "/power/autosuspend_delay_ms=2000", NULL);
+  g_autoptr(GPtrArray) third = originals_new (C "=0", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *kept = NULL;
+  g_autofree char *loaded = NULL;
+
+  assert_true (pp_restore_record (st->restore, first, NULL));
+  assert_true (pp_restore_record (st->restore, second, NULL));
+  assert_true (pp_restore_record (st->restore, third, NULL));
+  assert_int_equal (count_records (st->originals_dir), 3);
+  assert_false (pp_restore_needs_compaction (st->restore));
+
+  /* not a prefix match: 1-3 is not under 1-3.1, nor 1-3 under 1- */
+  assert_int_equal (pp_restore_forget_under (st->restore, GONE ".1"), 0);
+  assert_int_equal (pp_restore_forget_under (st->restore, "/sys/devices/pci0000:00/0000:00:14.0/usb1/1-"), 0);
+  assert_false (pp_restore_needs_compaction (st->restore));
+  assert_int_equal (pp_restore_forget_under (st->restore, GONE), 2);
+  assert_true (pp_restore_needs_compaction (st->restore));
+  assert_false (pp_restore_contains (st->restore, GONE "/power/control"));
+  assert_null (pp_restore_lookup (st->restore, GONE "/power/autosuspend_delay_ms"));
+  kept = originals_to_string (pp_restore_get_recorded (st->restore));
+  assert_string_equal (kept, A "=on " C "=0");
+
+  assert_true (pp_restore_compact (st->restore, &error));
+  assert_null (error);
+  assert_false (pp_restore_needs_compaction (st->restore));
+  assert_int_equal (count_records (st->originals_dir), 1);
+  loaded = load_to_string (st->restore);
+  assert_string_equal (loaded, A "=on " C "=0");
+
+  /* the device comes back: its (new) originals are recorded again */
+  assert_true (pp_restore_record (st->restore, second, NULL));
+  assert_string_equal (pp_restore_lookup (st->restore, GONE "/power/autosuspend_delay_ms"), "2000");
+  assert_int_equal (count_records (st->originals_dir), 2);
+}
+
+/* Everything forgotten: compaction leaves no file, so no leftover. */
+static void
+test_compact_to_nothing (void **state)
+{
+  State *st = *state;
+  g_autoptr(GPtrArray) batch = originals_new (GONE "/power/control=on", NULL);
+  g_autoptr(PpRestore) next_run = NULL;
+
+  assert_true (pp_restore_record (st->restore, batch, NULL));
+  assert_int_equal (pp_restore_forget_under (st->restore, GONE), 1);
+  assert_true (pp_restore_compact (st->restore, NULL));
+  assert_int_equal (count_records (st->originals_dir), 0);
+  next_run = pp_restore_new (st->runtime_dir);
+  assert_false (pp_restore_has_leftover (next_run));
+}
+
+/* Many hotplugged devices never removed: the number of files stays
+ * bounded once the caller compacts when asked. */
+static void
+test_many_batches_compacted (void **state)
+{
+  State *st = *state;
+  g_autoptr(GPtrArray) loaded = NULL;
+
+  for (guint i = 0; i < 2 * PP_RESTORE_MAX_FILES; i++)
+    {
+      g_autofree char *pair = g_strdup_printf ("/sys/devices/virtual/x/d%03u/power/control=on", i);
+      g_autoptr(GPtrArray) batch = originals_new (pair, NULL);
+
+      assert_true (pp_restore_record (st->restore, batch, NULL));
+      if (pp_restore_needs_compaction (st->restore))
+        assert_true (pp_restore_compact (st->restore, NULL));
+      assert_true (count_records (st->originals_dir) <= PP_RESTORE_MAX_FILES + 1);
+    }
+  loaded = pp_restore_load (st->restore);
+  assert_int_equal (loaded->len, 2 * PP_RESTORE_MAX_FILES);
+}
+
+/* Compaction that cannot write its file (here a file size limit, EFBIG
+ * even for root, standing for a full directory) removes nothing: every
+ * original kept is still on disk, and it works once space returns. */
+static void
+test_compact_failure_keeps_files (void **state)
+{
+  State *st = *state;
+  g_autoptr(GPtrArray) first = originals_new (A "=on", NULL);
+  g_autoptr(GPtrArray) second = originals_new (GONE "/power/control=on", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *loaded = NULL;
+  struct rlimit saved, limited;
+  void (*old_handler) (int);
+  gboolean ok;
+
+  assert_true (pp_restore_record (st->restore, first, NULL));
+  assert_true (pp_restore_record (st->restore, second, NULL));
+  assert_int_equal (pp_restore_forget_under (st->restore, GONE), 1);
+
+  assert_int_equal (getrlimit (RLIMIT_FSIZE, &saved), 0);
+  limited = saved;
+  limited.rlim_cur = 1;
+  old_handler = signal (SIGXFSZ, SIG_IGN);
+  assert_int_equal (setrlimit (RLIMIT_FSIZE, &limited), 0);
+  ok = pp_restore_compact (st->restore, &error);
+  assert_int_equal (setrlimit (RLIMIT_FSIZE, &saved), 0);
+  signal (SIGXFSZ, old_handler);
+
+  assert_false (ok);
+  assert_non_null (error);
+  assert_int_equal (count_records (st->originals_dir), 2);
+  assert_true (pp_restore_needs_compaction (st->restore));
+  assert_true (pp_restore_compact (st->restore, NULL));
+  assert_int_equal (count_records (st->originals_dir), 1);
+  loaded = load_to_string (st->restore);
+  assert_string_equal (loaded, A "=on");
 }
 
 static void
@@ -465,6 +612,11 @@ main (void)
     cmocka_unit_test_setup_teardown (test_record_failure, setup, teardown),
     cmocka_unit_test_setup_teardown (test_record_write_failure, setup, teardown),
     cmocka_unit_test_setup_teardown (test_lookup, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_paths_round_trip, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_forget_and_compact, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_compact_to_nothing, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_many_batches_compacted, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_compact_failure_keeps_files, setup, teardown),
   };
 
   /* the exit status, not the count: 256 failures must not exit 0 */
