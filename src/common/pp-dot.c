@@ -138,7 +138,12 @@ append_legend (GString *out)
                    "    \"legend:consumer\" [label=\"consumer\"];\n"
                    "    \"legend:parent\" -> \"legend:child\";\n"
                    "    \"legend:supplier\" -> \"legend:consumer\" [style=dashed, color=\"#2166ac\"];\n"
-                   "  }\n");
+                   "    \"legend:held\" -> \"legend:blocker\" [style=invis];\n");
+  /* the colours in one row (left to right is the layout's direction) */
+  for (guint i = 0; i + 1 < G_N_ELEMENTS (status_colors); i++)
+    g_string_append_printf (out, "    \"legend:%s\" -> \"legend:%s\" [style=invis];\n",
+                            status_colors[i].status, status_colors[i + 1].status);
+  g_string_append (out, "  }\n");
 }
 
 void
