@@ -3,27 +3,61 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pp-error.h"
 #include "pp-residency.h"
-#include "pp-sysfs.h"
 
 struct _PpResidencyBook {
   GHashTable *bases;          /* syspath -> PpResidencySample */
   guint64     min_window_ms;
 };
 
-/* One counter file; FALSE when missing, unreadable or not a number. */
-static gboolean
-read_ms (const char *syspath,
-         const char *rel,
-         guint64    *out)
-{
-  g_autofree char *path = g_strconcat (syspath, "/", rel, NULL);
-  g_autofree char *text = pp_sysfs_read (path, NULL);
+/* Counter and status files are a few bytes; anything longer is not one. */
+#define ATTR_MAX 64
 
-  return pp_stats_parse_ms (text, out);
+/* Read @name in the directory @dfd into @buf (NUL-terminated); FALSE when
+ * missing, unreadable, empty or too long. Relative to the power/ directory:
+ * one path walk per device instead of one per attribute. */
+static gboolean
+read_at (int dfd, const char *name, char buf[ATTR_MAX])
+{
+  ssize_t n;
+  int fd = openat (dfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+  if (fd < 0)
+    return FALSE;
+  do
+    n = read (fd, buf, ATTR_MAX - 1);
+  while (n < 0 && errno == EINTR);
+  close (fd);
+  if (n <= 0 || n == ATTR_MAX - 1)
+    return FALSE;
+  buf[n] = '\0';
+  return TRUE;
+}
+
+static gboolean
+read_ms_at (int dfd, const char *name, guint64 *out)
+{
+  char buf[ATTR_MAX];
+
+  return read_at (dfd, name, buf) && pp_stats_parse_ms (buf, out);
+}
+
+static gboolean
+no_counters (const char *syspath, GError **error)
+{
+  g_autofree char *printable = g_strescape (syspath, NULL);
+
+  if (!g_file_test (syspath, G_FILE_TEST_IS_DIR))
+    g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE, "%s: no such device", printable);
+  else
+    g_set_error (error, PP_ERROR, PP_ERROR_NOT_SUPPORTED, "%s: no runtime PM counters", printable);
+  return FALSE;
 }
 
 gboolean
@@ -31,50 +65,41 @@ pp_residency_read (const char         *syspath,
                    PpResidencySample  *out,
                    GError            **error)
 {
-  g_autofree char *status = NULL;
-  g_autofree char *control = NULL;
-  g_autofree char *status_path = NULL;
-  g_autofree char *control_path = NULL;
+  g_autofree char *power = g_strconcat (syspath, "/power", NULL);
+  char buf[ATTR_MAX];
   guint64 active, other;
+  int dfd;
 
   pp_residency_sample_zero (out, PP_RESIDENCY_SOURCE_NONE);
-  if (read_ms (syspath, "power/runtime_active_time", &active) &&
-      read_ms (syspath, "power/runtime_suspended_time", &other))
+  dfd = open (power, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0)
+    return no_counters (syspath, error);
+
+  if (read_ms_at (dfd, "runtime_active_time", &active) &&
+      read_ms_at (dfd, "runtime_suspended_time", &other))
     {
       out->source = PP_RESIDENCY_SOURCE_RUNTIME;
       out->active_ms = active;
       out->suspended_ms = other;
     }
-  else if (read_ms (syspath, "power/active_duration", &active) &&
-           read_ms (syspath, "power/connected_duration", &other))
+  else if (read_ms_at (dfd, "active_duration", &active) &&
+           read_ms_at (dfd, "connected_duration", &other))
     {
       out->source = PP_RESIDENCY_SOURCE_USB;
       out->active_ms = active;
       out->suspended_ms = other > active ? other - active : 0;
     }
-  else if (!g_file_test (syspath, G_FILE_TEST_IS_DIR))
-    {
-      g_autofree char *printable = g_strescape (syspath, NULL);
-
-      g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE,
-                   "%s: no such device", printable);
-      return FALSE;
-    }
   else
     {
-      g_autofree char *printable = g_strescape (syspath, NULL);
-
-      g_set_error (error, PP_ERROR, PP_ERROR_NOT_SUPPORTED,
-                   "%s: no runtime PM counters", printable);
-      return FALSE;
+      close (dfd);
+      return no_counters (syspath, error);
     }
 
-  status_path = g_strconcat (syspath, "/power/runtime_status", NULL);
-  status = pp_sysfs_read (status_path, NULL);
-  out->status = pp_runtime_status_from_string (status);
-  control_path = g_strconcat (syspath, "/power/control", NULL);
-  control = pp_sysfs_read (control_path, NULL);
-  out->control_auto = g_strcmp0 (control, "auto") == 0;
+  out->status = read_at (dfd, "runtime_status", buf) ?
+                pp_runtime_status_from_string (buf) : PP_RUNTIME_STATUS_UNKNOWN;
+  out->control_auto = read_at (dfd, "control", buf) &&
+                      (g_str_equal (buf, "auto\n") || g_str_equal (buf, "auto"));
+  close (dfd);
   return TRUE;
 }
 
