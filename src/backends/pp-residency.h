@@ -31,7 +31,9 @@ void              pp_residency_book_free         (PpResidencyBook    *book);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PpResidencyBook, pp_residency_book_free)
 
 /* Take the base of @syspath now (replacing any older one). A device
- * without counters gets no base. */
+ * without counters gets no base. After a policy pass, re-base the devices
+ * whose settings the pass changed (their residency "since the last
+ * policy change"), not all of them: a base costs ~20 us per device. */
 void              pp_residency_book_set_base     (PpResidencyBook    *book,
                                                   const char         *syspath);
 /* The same for @n_paths devices: daemon start, after a policy pass. */

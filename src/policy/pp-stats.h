@@ -87,6 +87,12 @@ gboolean         pp_stats_compute              (const PpResidencySample *base,
                                                 guint64                  min_window_ms,
                                                 PpResidency             *out);
 
+/* A client holding GetStatistics' (active ms, suspended ms) and the
+ * device's runtime_status and control (ListDevices) gets the
+ * never-suspends flag with @base NULL and @now built from them
+ * (source PP_RESIDENCY_SOURCE_RUNTIME); over an --interval, @base is the
+ * first answer and @now the second. */
+
 /* After pp_stats_compute() said rebased: the base to keep from now on. */
 void             pp_stats_rebase               (PpResidencySample       *base,
                                                 const PpResidencySample *now);

@@ -146,6 +146,37 @@ test_read_errors (void **state)
   assert_int_equal (s.source, PP_RESIDENCY_SOURCE_NONE);
 }
 
+/* A counter file longer than any counter is not read as one. */
+static void
+test_read_oversized (void **state)
+{
+  State *st = *state;
+  PpResidencySample s;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *digits = g_strnfill (200, '7');
+
+  set_attr (st, XHCI, "power/runtime_active_time", digits);
+  assert_false (pp_residency_read (XHCI, &s, &error));
+  assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_NOT_SUPPORTED));
+}
+
+/* Without a trailing newline (what a test writes, not the kernel) the
+ * words still count. */
+static void
+test_read_without_newlines (void **state)
+{
+  State *st = *state;
+  PpResidencySample s;
+
+  set_attr (st, XHCI, "power/control", "auto");
+  set_attr (st, XHCI, "power/runtime_status", "suspended");
+  set_attr (st, XHCI, "power/runtime_active_time", "12");
+  assert_true (pp_residency_read (XHCI, &s, NULL));
+  assert_true (s.control_auto);
+  assert_int_equal (s.status, PP_RUNTIME_STATUS_SUSPENDED);
+  assert_true (s.active_ms == 12);
+}
+
 /* The base is taken, the kernel advances the counters, the query sees
  * only what happened since the base. */
 static void
@@ -317,6 +348,8 @@ main (void)
     { "read-runtime-counters", test_read_runtime_counters },
     { "read-usb-durations", test_read_usb_durations },
     { "read-errors", test_read_errors },
+    { "read-oversized", test_read_oversized },
+    { "read-without-newlines", test_read_without_newlines },
     { "since-base", test_since_base },
     { "no-base-counts-since-appeared", test_no_base_counts_since_appeared },
     { "replug-rebases", test_replug_rebases },

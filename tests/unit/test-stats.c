@@ -151,6 +151,9 @@ static const ComputeCase compute_cases[] = {
     TRUE, 70000, 0, 0.0, TRUE, TRUE },
   { "never-suspends-zero-window-min-0", { RT, 5, 5, ACT, TRUE }, { RT, 5, 5, ACT, TRUE }, 0,
     TRUE, 0, 0, 0.0, FALSE, FALSE },
+  /* a client with GetStatistics' answer and ListDevices' status/control */
+  { "client-side-flag", NOBASE, { RT, 70000, 0, ACT, TRUE }, 60000,
+    TRUE, 70000, 0, 0.0, FALSE, TRUE },
   { "no-counters", { RT, 5, 5, ACT, TRUE }, { NO, 0, 0, ACT, TRUE }, 0,
     FALSE, 0, 0, 0.0, FALSE, FALSE },
   { "huge-counters-saturate", { RT, 0, 0, ACT, TRUE }, { RT, G_MAXUINT64, G_MAXUINT64, ACT, TRUE }, 0,
