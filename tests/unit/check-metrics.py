@@ -20,6 +20,13 @@ for line in text.splitlines():
         _, _, name, kind = line.split(' ', 3)
         types[name] = kind
 sample_lines = [l for l in text.splitlines() if l and not l.startswith('#')]
+# the families every exposition has, whatever the daemon's state
+for required in ('powerpolicy_devices', 'powerpolicy_write_failures_total',
+                 'powerpolicy_on_battery', 'powerpolicy_user_idle'):
+    if required not in types:
+        sys.exit('family %s missing' % required)
+if not sample_lines:
+    sys.exit('no samples')
 
 n_samples = 0
 seen = set()
