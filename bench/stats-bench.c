@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Times the statistics building blocks of issue 13 over a device list:
+ * counter reading (pp-residency), GetStatistics' a(sdtt) answer, class
+ * totals (pp-stats), the Prometheus text (pp-metrics) and the Graphviz
+ * tree (pp-dot). Compiled and run by bench/stats; prints JSON.
+ *
+ *   stats-bench LISTFILE RUNS
+ * LISTFILE: one "syspath<TAB>class<TAB>parent-or-empty" per line. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include <gio/gio.h>
+
+#include "pp-dot.h"
+#include "pp-metrics.h"
+#include "pp-residency.h"
+#include "pp-stats.h"
+
+typedef struct {
+  GPtrArray *paths;
+  GPtrArray *classes;
+  GPtrArray *parents;
+} DeviceList;
+
+static double
+now_s (void)
+{
+  return (double) g_get_monotonic_time () / G_USEC_PER_SEC;
+}
+
+/* user + system CPU time of this process: less sensitive than wall time to
+ * the other load on a shared machine */
+static double
+cpu_s (void)
+{
+  struct rusage ru;
+
+  getrusage (RUSAGE_SELF, &ru);
+  return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+         (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+static int
+compare_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+static double
+median (double *v, guint n)
+{
+  qsort (v, n, sizeof *v, compare_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static double *cpu_times;
+
+static long
+peak_rss_kib (void)
+{
+  g_autofree char *status = NULL;
+  const char *hwm;
+
+  if (!g_file_get_contents ("/proc/self/status", &status, NULL, NULL) ||
+      (hwm = strstr (status, "VmHWM:")) == NULL)
+    return -1;
+  return strtol (hwm + 6, NULL, 10);
+}
+
+static void
+print_result (const char *name, double *times, guint runs, gsize bytes, guint items, gboolean last)
+{
+  double cpu = median (cpu_times, runs);
+
+  printf ("  \"%s\": {\"median_s\": %.6f, \"min_s\": %.6f, \"cpu_s\": %.6f, \"bytes\": %" G_GSIZE_FORMAT
+          ", \"items\": %u}%s\n",
+          name, median (times, runs), times[0], cpu, bytes, items, last ? "" : ",");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) lines = NULL;
+  DeviceList list = {
+    g_ptr_array_new (), g_ptr_array_new (), g_ptr_array_new (),
+  };
+  guint runs;
+  guint n;
+  double *t;
+  gsize bytes = 0;
+  guint n_rows = 0;
+  g_autoptr(PpResidencyBook) book = pp_residency_book_new (0);
+  g_autofree PpStatsRow *rows = NULL;
+  g_autoptr(GArray) totals = NULL;
+  g_autofree PpMetricsDeviceCount *counts = NULL;
+  g_autofree PpMetricsClass *classes = NULL;
+  g_autofree PpDotNode *nodes = NULL;
+  g_autofree PpDotEdge *edges = NULL;
+  guint n_edges = 0;
+  if (argc != 3)
+    {
+      fprintf (stderr, "usage: %s LISTFILE RUNS\n", argv[0]);
+      return 2;
+    }
+  if (!g_file_get_contents (argv[1], &contents, NULL, &error))
+    {
+      fprintf (stderr, "%s\n", error->message);
+      return 1;
+    }
+  runs = (guint) CLAMP (g_ascii_strtoull (argv[2], NULL, 10), 1, 1000);
+  t = g_new0 (double, runs);
+  cpu_times = g_new0 (double, runs);
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_auto(GStrv) f = g_strsplit (lines[i], "\t", 3);
+
+      if (g_strv_length (f) != 3)
+        continue;
+      g_ptr_array_add (list.paths, g_strdup (f[0]));
+      g_ptr_array_add (list.classes, g_strdup (f[1]));
+      g_ptr_array_add (list.parents, g_strdup (f[2]));
+    }
+  n = list.paths->len;
+
+  printf ("{\n  \"devices\": %u,\n", n);
+
+  /* 1. the base at daemon start: read every device's counters */
+  for (guint r = 0; r < runs; r++)
+    {
+      double t0 = now_s (), c0 = cpu_s ();
+
+      pp_residency_book_set_base_all (book, (const char * const *) list.paths->pdata, n);
+      t[r] = now_s () - t0;
+      cpu_times[r] = cpu_s () - c0;
+    }
+  printf ("  \"with_counters\": %u,\n", pp_residency_book_get_n_bases (book));
+  print_result ("set_base_all", t, runs, 0, n, FALSE);
+
+  /* 2. GetStatistics(""): read again, compute, build a(sdtt) */
+  for (guint r = 0; r < runs; r++)
+    {
+      double t0 = now_s (), c0 = cpu_s ();
+      g_autoptr(GVariant) v = g_variant_ref_sink (
+        pp_residency_book_get_statistics (book, (const char * const *) list.paths->pdata, n));
+
+      bytes = g_variant_get_size (v);
+      n_rows = (guint) g_variant_n_children (v);
+      t[r] = now_s () - t0;
+      cpu_times[r] = cpu_s () - c0;
+    }
+  print_result ("get_statistics", t, runs, bytes, n_rows, FALSE);
+
+  /* 3. per-class totals over the rows (pure) */
+  rows = g_new0 (PpStatsRow, n);
+  n_rows = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      if (!pp_residency_book_query (book, list.paths->pdata[i], &rows[n_rows].residency, NULL, NULL))
+        continue;
+      rows[n_rows].path = list.paths->pdata[i];
+      rows[n_rows].class = list.classes->pdata[i];
+      n_rows++;
+    }
+  for (guint r = 0; r < runs; r++)
+    {
+      double t0 = now_s (), c0 = cpu_s ();
+
+      g_clear_pointer (&totals, g_array_unref);
+      totals = pp_stats_class_totals (rows, n_rows);
+      t[r] = now_s () - t0;
+      cpu_times[r] = cpu_s () - c0;
+    }
+  print_result ("class_totals", t, runs, 0, totals->len, FALSE);
+
+  /* 4. the Prometheus text: one count per class x status, one share per class */
+  counts = g_new0 (PpMetricsDeviceCount, n);
+  for (guint i = 0; i < n; i++)
+    {
+      counts[i].class = list.classes->pdata[i];
+      counts[i].runtime_status = (i % 3) == 0 ? "active" : (i % 3) == 1 ? "suspended" : "unsupported";
+      counts[i].count = 1;
+    }
+  classes = g_new0 (PpMetricsClass, totals->len);
+  for (guint i = 0; i < totals->len; i++)
+    {
+      const PpStatsClassTotal *ct = &g_array_index (totals, PpStatsClassTotal, i);
+
+      classes[i].class = ct->class;
+      classes[i].suspended_ratio = ct->suspended_share;
+      classes[i].n_never_suspend = ct->n_never_suspends;
+    }
+  for (guint r = 0; r < runs; r++)
+    {
+      PpMetrics m = { counts, n, classes, totals->len, 3, 1, 2, 0, 0, TRUE, FALSE, 0.012 };
+      double t0 = now_s (), c0 = cpu_s ();
+      g_autofree char *text = pp_metrics_format (&m);
+
+      bytes = strlen (text);
+      t[r] = now_s () - t0;
+      cpu_times[r] = cpu_s () - c0;
+    }
+  print_result ("metrics_format", t, runs, bytes, totals->len, FALSE);
+
+  /* 5. the whole tree as dot */
+  nodes = g_new0 (PpDotNode, n);
+  edges = g_new0 (PpDotEdge, n);
+  for (guint i = 0; i < n; i++)
+    {
+      const char *parent = list.parents->pdata[i];
+
+      nodes[i].path = list.paths->pdata[i];
+      nodes[i].class = list.classes->pdata[i];
+      nodes[i].runtime_status = counts[i].runtime_status;
+      nodes[i].held = i % 997 == 0;
+      nodes[i].blocker = i % 499 == 0;
+      if (parent[0] != '\0')
+        edges[n_edges++] = (PpDotEdge) { parent, nodes[i].path, PP_DOT_EDGE_PARENT };
+    }
+  for (guint r = 0; r < runs; r++)
+    {
+      double t0 = now_s (), c0 = cpu_s ();
+      g_autofree char *text = pp_dot_format (nodes, n, edges, n_edges);
+
+      bytes = strlen (text);
+      t[r] = now_s () - t0;
+      cpu_times[r] = cpu_s () - c0;
+    }
+  print_result ("dot_format", t, runs, bytes, n_edges, FALSE);
+
+  /* VmHWM, not ru_maxrss: the latter keeps the peak of the forking
+   * parent (Python, with the testbed) across exec */
+  printf ("  \"maxrss_kib\": %ld\n}\n", peak_rss_kib ());
+  g_free (t);
+  return 0;
+}
