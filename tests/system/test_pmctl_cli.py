@@ -112,7 +112,7 @@ class TestJson(PmctlTestCase):
     def test_reload_problems(self):
         d = self.start_daemon()
         with open(d.config_path, 'a') as f:
-            f.write('[Class usb]\nControl=sometimes\nthis is not a key\n[Bogus]\n')
+            f.write('[Class usb-extra]\nControl=sometimes\nthis is not a key\n[Bogus]\n')
         rc, out, err = self.pmctl('reload', '--json')
         self.assertEqual(rc, 1)
         problems = json.loads(out)['problems']
