@@ -112,6 +112,19 @@ device_info_new_from_udev (struct udev_device *dev, gboolean tagged)
   return info;
 }
 
+/* Whether the rules tagged the device in its last event: CURRENT_TAGS
+ * (udev 247 and later). TAGS also lists tags an earlier event set (tags
+ * stick to a device), and udev_device_has_current_tag() falls back to them
+ * when an event carries no current tag at all: neither tells a device
+ * that has lost the tag. */
+static gboolean
+device_has_current_tag (struct udev_device *dev)
+{
+  const char *current = udev_device_get_property_value (dev, "CURRENT_TAGS");
+
+  return current != NULL && strstr (current, ":" PP_UDEV_TAG ":") != NULL;
+}
+
 /* A directory of sysfs that udev would call a device: it has a uevent file
  * and a subsystem. */
 gboolean
@@ -255,7 +268,7 @@ pp_udev_lookup (PpUdev *self, const char *syspath, GError **error)
       g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE, "no such device: %s", syspath);
       return NULL;
     }
-  return device_info_new_from_udev (dev, udev_device_has_current_tag (dev, PP_UDEV_TAG) > 0);
+  return device_info_new_from_udev (dev, device_has_current_tag (dev));
 }
 
 static gboolean
@@ -277,7 +290,7 @@ on_monitor_readable (int fd, GIOCondition condition, gpointer user_data)
         continue;
       /* what udev's rules tagged: a device that lost the tag on a
        * change is no longer the daemon's */
-      info = device_info_new_from_udev (dev, udev_device_has_current_tag (dev, PP_UDEV_TAG) > 0);
+      info = device_info_new_from_udev (dev, device_has_current_tag (dev));
       g_debug ("uevent %s %s%s", action, info->syspath, info->tagged ? "" : " (not tagged)");
       g_signal_emit (self, signals[SIGNAL_UEVENT], 0, action, info);
     }

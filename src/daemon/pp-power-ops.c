@@ -82,6 +82,9 @@ resolve_devlink_end (const char *bus, const char *name, gpointer user_data)
 static void
 add_link (PpPowerOps *self, PpDevlink *link)
 {
+  /* udev removed the link; sysfs may not have caught up */
+  if (g_hash_table_contains (self->removed, link->id))
+    return;
   if (link->sync_state_only)
     {
       g_debug ("Device link %s is sync-state only, not a power dependency", link->id);

@@ -13,7 +13,8 @@ no tags, so the test harness does what udev would:
 - libudev's tag enumeration lists /run/udev/tags/<tag>/<device id>
   (redirected into the testbed): the harness creates that file;
 - uevents carry the tags as TAGS/CURRENT_TAGS properties (what udevd sends
-  on a real system): the harness sets them in the device's properties.
+  on a real system): the harness sets them in the device's properties
+  (umockdev keeps them in the uevent file and sends them with each uevent).
 """
 
 import os
@@ -107,6 +108,21 @@ def device_id(syspath, subsystem, props):
     return '+%s:%s' % (subsystem, os.path.basename(syspath).replace('!', '/'))
 
 
+def _dev_link(root, syspath, subsystem, props):
+    """/sys/dev/char|block/MAJOR:MINOR, which the kernel has and umockdev
+    does not create: libudev finds a device named c13:64 through it."""
+    major, minor = props.get('MAJOR'), props.get('MINOR')
+    if not major or not minor or major == '0':
+        return
+    d = os.path.join(root, 'sys', 'dev', 'block' if subsystem == 'block' else 'char')
+    link = os.path.join(d, '%s:%s' % (major, minor))
+    if os.path.lexists(link):
+        return
+    os.makedirs(d, exist_ok=True)
+    # relative, inside the testbed (see TESTING.md on umockdev's realpath)
+    os.symlink(os.path.relpath(root + syspath, d), link)
+
+
 def retag(tb, root, syspath):
     """Tag (or untag) @syspath as the rules would; True if tagged."""
     dev = read_device(root, syspath)
@@ -116,15 +132,25 @@ def retag(tb, root, syspath):
     tagged = rules().tagged(subsystem, props)
     tag_dir = os.path.join(root, 'run', 'udev', 'tags', TAG)
     tag_file = os.path.join(tag_dir, device_id(syspath, subsystem, props))
-    value = ':%s:' % TAG if tagged else ''
+    _dev_link(root, syspath, subsystem, props)
     if tagged:
         os.makedirs(tag_dir, exist_ok=True)
         open(tag_file, 'w').close()
-    elif os.path.exists(tag_file):
-        os.unlink(tag_file)
-    for key in ('TAGS', 'CURRENT_TAGS'):
-        if props.get(key, '') != value:
-            tb.set_property(syspath, key, value)
+        for key in ('TAGS', 'CURRENT_TAGS'):
+            if props.get(key) != ':%s:' % TAG:
+                tb.set_property(syspath, key, ':%s:' % TAG)
+    else:
+        if os.path.exists(tag_file):
+            os.unlink(tag_file)
+        # as udevd: TAGS keeps every tag the device ever had, CURRENT_TAGS
+        # lists those of the last event (absent when none; an empty TAGS=
+        # or CURRENT_TAGS= makes libudev crash, udevd never sends one)
+        if 'CURRENT_TAGS' in props:
+            uevent = os.path.join(root + syspath, 'uevent')
+            with open(uevent) as f:
+                lines = [line for line in f if not line.startswith('CURRENT_TAGS=')]
+            with open(uevent, 'w') as f:
+                f.writelines(lines)
     return tagged
 
 
