@@ -123,6 +123,25 @@ def _dev_link(root, syspath, subsystem, props):
     os.symlink(os.path.relpath(root + syspath, d), link)
 
 
+def tag_properties(subsystem, props):
+    """The TAGS/CURRENT_TAGS properties udevd would send for a device with
+    @props (a dict), as a list of (key, value): for adding a device with its
+    tags in one go (index_device() then creates its index entry)."""
+    if not rules().tagged(subsystem, props):
+        return []
+    return [('TAGS', ':%s:' % TAG), ('CURRENT_TAGS', ':%s:' % TAG)]
+
+
+def index_device(root, syspath, subsystem, props):
+    """What udevd keeps for a device added with tag_properties(): its entry
+    in the tag index, and /sys/dev/char|block/MAJOR:MINOR."""
+    _dev_link(root, syspath, subsystem, props)
+    if ':%s:' % TAG in props.get('CURRENT_TAGS', ''):
+        tag_dir = os.path.join(root, 'run', 'udev', 'tags', TAG)
+        os.makedirs(tag_dir, exist_ok=True)
+        open(os.path.join(tag_dir, device_id(syspath, subsystem, props)), 'w').close()
+
+
 def retag(tb, root, syspath):
     """Tag (or untag) @syspath as the rules would; True if tagged."""
     dev = read_device(root, syspath)
