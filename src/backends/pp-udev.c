@@ -127,8 +127,8 @@ device_has_current_tag (struct udev_device *dev)
 
 /* A directory of sysfs that udev would call a device: it has a uevent file
  * and a subsystem. */
-gboolean
-pp_udev_is_device_dir (const char *path)
+static gboolean
+is_device_dir (const char *path)
 {
   g_autofree char *uevent = g_build_filename (path, "uevent", NULL);
   g_autofree char *subsystem = g_build_filename (path, "subsystem", NULL);
@@ -151,7 +151,7 @@ pp_device_info_get_parent (PpDeviceInfo *info)
     {
       char *up;
 
-      if (pp_udev_is_device_dir (dir))
+      if (is_device_dir (dir))
         {
           info->parent = g_steal_pointer (&dir);
           break;

@@ -39,9 +39,6 @@ const char   *pp_device_info_get_property (PpDeviceInfo *info,
 const char   *pp_device_info_get_parent (PpDeviceInfo *info);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PpDeviceInfo, pp_device_info_unref)
 
-/* Whether sysfs directory @path is a device (uevent file and subsystem). */
-gboolean      pp_udev_is_device_dir   (const char *path);
-
 #define PP_TYPE_UDEV (pp_udev_get_type ())
 G_DECLARE_FINAL_TYPE (PpUdev, pp_udev, PP, UDEV, GObject)
 
