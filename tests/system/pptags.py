@@ -10,8 +10,13 @@ no tags, so the test harness does what udev would:
   ENV{NAME}=="?*" and SUBSYSTEM=="..." lines), so the harness tags exactly
   the devices the rules would; tests/rules/test_rules.py checks the same
   file with the real `udevadm test`;
-- libudev's tag enumeration lists /run/udev/tags/<tag>/<device id>
-  (redirected into the testbed): the harness creates that file;
+- libudev's tag enumeration lists /run/udev/tags/<tag>/<device id>: the
+  harness creates that file in the testbed's run/udev, which the daemon
+  sees as /run/udev (namespace_argv());
+- udevd keeps a database entry for every device it has processed; libudev
+  reads it for the device's tags (and, without one, tries again on every
+  property lookup): the harness writes a minimal entry (the tags only, the
+  properties stay in the uevent file where umockdev keeps them);
 - uevents carry the tags as TAGS/CURRENT_TAGS properties (what udevd sends
   on a real system): the harness sets them in the device's properties
   (umockdev keeps them in the uevent file and sends them with each uevent).
@@ -132,14 +137,33 @@ def tag_properties(subsystem, props):
     return [('TAGS', ':%s:' % TAG), ('CURRENT_TAGS', ':%s:' % TAG)]
 
 
+def _write_db(root, dev_id, had_tag, tagged):
+    """udevd's database entry of a device, as little as libudev needs: when
+    it was initialized, all its tags (G:, they stick) and the current ones
+    (Q:)."""
+    d = os.path.join(root, 'run', 'udev', 'data')
+    os.makedirs(d, exist_ok=True)
+    text = 'I:1\n'
+    if had_tag or tagged:
+        text += 'G:%s\n' % TAG
+    if tagged:
+        text += 'Q:%s\n' % TAG
+    with open(os.path.join(d, dev_id), 'w') as f:
+        f.write(text)
+
+
 def index_device(root, syspath, subsystem, props):
-    """What udevd keeps for a device added with tag_properties(): its entry
-    in the tag index, and /sys/dev/char|block/MAJOR:MINOR."""
+    """What udevd keeps for a device added with tag_properties(): its
+    database entry, its entry in the tag index, and
+    /sys/dev/char|block/MAJOR:MINOR."""
     _dev_link(root, syspath, subsystem, props)
-    if ':%s:' % TAG in props.get('CURRENT_TAGS', ''):
+    dev_id = device_id(syspath, subsystem, props)
+    tagged = ':%s:' % TAG in props.get('CURRENT_TAGS', '')
+    _write_db(root, dev_id, tagged, tagged)
+    if tagged:
         tag_dir = os.path.join(root, 'run', 'udev', 'tags', TAG)
         os.makedirs(tag_dir, exist_ok=True)
-        open(os.path.join(tag_dir, device_id(syspath, subsystem, props)), 'w').close()
+        open(os.path.join(tag_dir, dev_id), 'w').close()
 
 
 def retag(tb, root, syspath):
@@ -150,8 +174,10 @@ def retag(tb, root, syspath):
     subsystem, props = dev
     tagged = rules().tagged(subsystem, props)
     tag_dir = os.path.join(root, 'run', 'udev', 'tags', TAG)
-    tag_file = os.path.join(tag_dir, device_id(syspath, subsystem, props))
+    dev_id = device_id(syspath, subsystem, props)
+    tag_file = os.path.join(tag_dir, dev_id)
     _dev_link(root, syspath, subsystem, props)
+    _write_db(root, dev_id, ':%s:' % TAG in props.get('TAGS', ''), tagged)
     if tagged:
         os.makedirs(tag_dir, exist_ok=True)
         open(tag_file, 'w').close()
@@ -174,12 +200,15 @@ def retag(tb, root, syspath):
 
 
 def untag(root, syspath):
+    """udevd's records of a removed device go."""
     dev = read_device(root, syspath)
     if dev is None:
         return
-    tag_file = os.path.join(root, 'run', 'udev', 'tags', TAG, device_id(syspath, *dev))
-    if os.path.exists(tag_file):
-        os.unlink(tag_file)
+    dev_id = device_id(syspath, *dev)
+    for f in (os.path.join(root, 'run', 'udev', 'tags', TAG, dev_id),
+              os.path.join(root, 'run', 'udev', 'data', dev_id)):
+        if os.path.exists(f):
+            os.unlink(f)
 
 
 class TaggingTestbed:
