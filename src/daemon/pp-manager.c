@@ -866,9 +866,10 @@ pp_manager_set_held (PpManager   *self,
       else
         g_hash_table_replace (self->held, g_strdup (path), GUINT_TO_POINTER (count - 1));
     }
+  /* what a held device depends on may be a device the rules do not tag */
   for (guint i = 0; i < syspaths->len; i++)
     {
-      PpDevice *dev = g_hash_table_lookup (self->devices, g_ptr_array_index (syspaths, i));
+      PpDevice *dev = pp_manager_get_tree_device (self, g_ptr_array_index (syspaths, i));
       if (dev != NULL)
         plan_device (self, plan, dev);
     }
