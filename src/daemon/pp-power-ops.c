@@ -63,6 +63,7 @@ G_DEFINE_TYPE (PpPowerOps, pp_power_ops, G_TYPE_OBJECT)
  */
 
 #define TREE_KEEP_SEC 10
+#define REMOVED_PRUNE_AT 64
 
 static char *
 resolve_devlink_end (const char *bus, const char *name, gpointer user_data)
@@ -128,22 +129,29 @@ on_tree_timeout (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* udev's word for removals that sysfs still shows, while it does */
+static void
+prune_removed (PpPowerOps *self)
+{
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, self->removed);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    if (!g_file_test (key, G_FILE_TEST_IS_DIR))
+      g_hash_table_iter_remove (&iter);
+}
+
 static void
 build_tree (PpPowerOps *self)
 {
   GPtrArray *devices = pp_manager_list_devices (self->manager);
   g_autoptr(GPtrArray) links = NULL;
-  GHashTableIter iter;
-  gpointer key;
 
   self->tree = pp_tree_new ();
   self->with_links = g_ptr_array_new_with_free_func (g_free);
 
-  /* udev's word for removals that sysfs still shows, while it does */
-  g_hash_table_iter_init (&iter, self->removed);
-  while (g_hash_table_iter_next (&iter, &key, NULL))
-    if (!g_file_test (key, G_FILE_TEST_IS_DIR))
-      g_hash_table_iter_remove (&iter);
+  prune_removed (self);
 
   pp_devlinks_walk_devices (PP_SYSFS_DEVICES, on_walked_device, self);
   /* a managed device sysfs lost before udev told: in the tree until the
@@ -188,7 +196,12 @@ static void
 on_topology_changed (PpManager *manager, const char *action, const char *syspath, PpPowerOps *self)
 {
   if (g_str_equal (action, "remove"))
-    g_hash_table_add (self->removed, g_strdup (syspath));
+    {
+      g_hash_table_add (self->removed, g_strdup (syspath));
+      /* bounded by what sysfs still shows, also without tree operations */
+      if (g_hash_table_size (self->removed) > REMOVED_PRUNE_AT)
+        prune_removed (self);
+    }
   else
     g_hash_table_remove (self->removed, syspath);
   drop_tree (self);
