@@ -11,6 +11,7 @@ import ctypes
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 
@@ -30,6 +31,10 @@ POLICY = {
 }
 MODULE_PARAMS = {'snd_hda_intel/parameters/power_save': '1'}
 
+# udev's "powerpolicy" tag, as the system tests' harness gives it
+sys.path.insert(0, os.path.join(SRC_DIR, 'tests', 'system'))
+import pptags  # noqa: E402
+
 
 def ensure_umockdev_preload():
     """Re-exec the running script under umockdev-wrapper unless the preload
@@ -43,6 +48,32 @@ def ensure_umockdev_preload():
         sys.exit('bench: umockdev-wrapper did not load %s' % PRELOAD)
     os.environ['PP_BENCH_REEXEC'] = '1'
     os.execv(wrapper, [wrapper, PYTHON] + sys.argv)
+
+
+def ensure_private_mounts():
+    """Re-exec the running script in a private mount namespace (unshare(1),
+    needs root): umockdev does not redirect /run/udev, where libudev finds
+    udev's tag index, so use_testbed_udev() mounts the testbed's there."""
+    if os.environ.get('PP_BENCH_NAMESPACE'):
+        return
+    unshare = shutil.which('unshare')
+    if unshare is None or os.geteuid() != 0:
+        sys.exit('bench: needs root and unshare(1): the daemon enumerates udev\'s tag '
+                 'index, which the testbed provides in a private /run/udev')
+    os.environ['PP_BENCH_NAMESPACE'] = '1'
+    os.execv(unshare, [unshare, '--mount', '--propagation', 'private', PYTHON] + sys.argv)
+
+
+def use_testbed_udev(root):
+    """In the private mount namespace: a tmpfs on /run (the machine's own
+    udev database hidden) and the testbed's run/udev as /run/udev."""
+    run_udev = os.path.join(root, 'run', 'udev')
+    os.makedirs(run_udev, exist_ok=True)
+    env = {'PATH': '/usr/sbin:/usr/bin:/sbin:/bin'}      # no preload for mount(8)
+    subprocess.run(['mount', '-n', '-t', 'tmpfs', '-o', 'mode=0755', 'pp-bench-run', '/run'],
+                   check=True, env=env)
+    os.makedirs('/run/udev')
+    subprocess.run(['mount', '-n', '--bind', run_udev, '/run/udev'], check=True, env=env)
 
 
 def bench_tmpdir():
@@ -90,11 +121,13 @@ class Machine:
 
     def add(self, subsystem, name, parent, attrs, props, driver=None):
         """attrs/props: lists of (key, value)."""
+        props = list(props) + pptags.tag_properties(subsystem, dict(props))
         flat_a = [str(x) for kv in attrs for x in kv]
         flat_p = [str(x) for kv in props for x in kv]
         path = self.tb.add_device(subsystem, name, parent, flat_a, flat_p)
         if path is None:
             raise RuntimeError('umockdev could not add %s under %s' % (name, parent))
+        pptags.index_device(self.root, path, subsystem, dict(props))
         if driver is not None:
             self.tb.set_attribute_link(path, 'driver',
                                        '../../../bus/%s/drivers/%s' % (subsystem, driver))

@@ -3,7 +3,9 @@
 
 #include "config.h"
 
+#include <dirent.h>
 #include <limits.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -218,4 +220,81 @@ pp_devlinks_read_device (const char           *syspath,
       g_ptr_array_add (links, link);
     }
   return links;
+}
+
+/* ---- the device tree of sysfs -------------------------------------------- */
+
+typedef struct {
+  const char       *skip;      /* the device links' directory */
+  PpDeviceWalkFunc  func;
+  gpointer          user_data;
+} Walk;
+
+static void
+walk_devices (Walk *w, const char *dir_path, const char *parent, guint depth)
+{
+  g_autoptr(GPtrArray) subdirs = g_ptr_array_new_with_free_func (g_free);
+  gboolean has_uevent = FALSE, has_subsystem = FALSE, has_links = FALSE;
+  struct dirent *entry;
+  DIR *dir;
+
+  /* sysfs is never this deep; a hostile tree does not get to recurse */
+  if (depth > 64)
+    return;
+  dir = opendir (dir_path);
+  if (dir == NULL)
+    return;   /* vanished or unreadable: nothing below it */
+  while ((entry = readdir (dir)) != NULL)
+    {
+      unsigned char type = entry->d_type;
+
+      if (entry->d_name[0] == '.')
+        continue;
+      if (type == DT_UNKNOWN)
+        {
+          g_autofree char *path = g_build_filename (dir_path, entry->d_name, NULL);
+          struct stat st;
+
+          if (lstat (path, &st) < 0)
+            continue;
+          type = S_ISDIR (st.st_mode) ? DT_DIR : S_ISLNK (st.st_mode) ? DT_LNK : DT_REG;
+        }
+      if (type == DT_DIR)
+        g_ptr_array_add (subdirs, g_build_filename (dir_path, entry->d_name, NULL));
+      else if (type == DT_REG && g_str_equal (entry->d_name, "uevent"))
+        has_uevent = TRUE;
+      else if (type == DT_LNK && g_str_equal (entry->d_name, "subsystem"))
+        has_subsystem = TRUE;
+      else if (type == DT_LNK && (g_str_has_prefix (entry->d_name, "supplier:") ||
+                                  g_str_has_prefix (entry->d_name, "consumer:")))
+        has_links = TRUE;
+    }
+  closedir (dir);
+
+  /* what udev calls a device: a uevent file and a subsystem */
+  if (depth > 0 && has_uevent && has_subsystem)
+    {
+      w->func (dir_path, parent, has_links, w->user_data);
+      parent = dir_path;
+    }
+  g_ptr_array_sort (subdirs, pp_compare_strings);
+  for (guint i = 0; i < subdirs->len; i++)
+    {
+      const char *sub = g_ptr_array_index (subdirs, i);
+
+      /* device links are edges (pp_devlinks_read_all), not devices */
+      if (!g_str_equal (sub, w->skip))
+        walk_devices (w, sub, parent, depth + 1);
+    }
+}
+
+void
+pp_devlinks_walk_devices (const char       *root,
+                          PpDeviceWalkFunc  func,
+                          gpointer          user_data)
+{
+  g_autofree char *skip = g_build_filename (root, "virtual", "devlink", NULL);
+  Walk w = { skip, func, user_data };
+
+  walk_devices (&w, root, NULL, 0);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Reading device links (sysfs-class-devlink): the entries of
- * /sys/class/devlink and the per-device supplier:X / consumer:X links. */
+/* Reading the power-dependency structure of sysfs: the device directories
+ * of /sys/devices, the entries of /sys/class/devlink (sysfs-class-devlink)
+ * and the per-device supplier:X / consumer:X links. */
 #pragma once
 
 #include <glib.h>
@@ -48,5 +49,20 @@ GPtrArray  *pp_devlinks_read_all     (const char            *class_dir,
 GPtrArray  *pp_devlinks_read_device  (const char            *syspath,
                                       PpDevlinkResolveFunc   resolve,
                                       gpointer               user_data);
+
+/* One device found by pp_devlinks_walk_devices(): @parent is the nearest
+ * ancestor device (NULL at a root); @has_links when the device directory
+ * has supplier:X or consumer:X entries. */
+typedef void (*PpDeviceWalkFunc) (const char *syspath,
+                                  const char *parent,
+                                  gboolean    has_links,
+                                  gpointer    user_data);
+
+/* Every device under @root (normally /sys/devices): each directory with a
+ * uevent file and a subsystem, parents before children, device links
+ * (@root/virtual/devlink) left out. Reads directories only. */
+void        pp_devlinks_walk_devices (const char        *root,
+                                      PpDeviceWalkFunc   func,
+                                      gpointer           user_data);
 
 G_END_DECLS

@@ -3,9 +3,7 @@
 
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,7 +16,9 @@
 #include "pp-udev.h"
 
 typedef struct udev_device    UdevDevice;
+typedef struct udev_enumerate UdevEnumerate;
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (UdevDevice, udev_device_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (UdevEnumerate, udev_enumerate_unref)
 
 /* Only properties the policy reads are kept: memory stays small with
  * thousands of devices. */
@@ -79,53 +79,88 @@ property_is_kept (const char *name)
   return FALSE;
 }
 
-static void
-device_info_add_property (PpDeviceInfo *info, const char *name, const char *value)
-{
-  if (!property_is_kept (name))
-    return;
-  if (info->properties == NULL)
-    info->properties = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_hash_table_insert (info->properties, g_strdup (name), g_strdup (value));
-}
-
-/* The parent is left NULL: the manager knows it from its device table
- * without another sysfs lookup per device. */
+/* The one place a udev device becomes a PpDeviceInfo, for coldplug and
+ * hotplug alike. The parent is left NULL: pp_device_info_get_parent()
+ * finds it in sysfs when somebody asks. */
 static PpDeviceInfo *
-device_info_new (const char *syspath,
-                 const char *subsystem,
-                 const char *sysname,
-                 const char *devtype,
-                 const char *driver,
-                 const char *devnode)
+device_info_new_from_udev (struct udev_device *dev, gboolean tagged)
 {
   PpDeviceInfo *info = g_new0 (PpDeviceInfo, 1);
+  const char *subsystem = udev_device_get_subsystem (dev);
+  const char *sysname = udev_device_get_sysname (dev);
+  struct udev_list_entry *entry;
 
   info->ref_count = 1;
-  info->syspath = g_strdup (syspath);
+  info->syspath = g_strdup (udev_device_get_syspath (dev));
   info->subsystem = g_strdup (subsystem ? subsystem : "");
   info->sysname = g_strdup (sysname ? sysname : "");
-  info->devtype = g_strdup (devtype);
-  info->driver = g_strdup (driver);
-  info->devnode = g_strdup (devnode);
+  info->devtype = g_strdup (udev_device_get_devtype (dev));
+  info->driver = g_strdup (udev_device_get_driver (dev));
+  info->devnode = g_strdup (udev_device_get_devnode (dev));
+  info->tagged = tagged;
+  udev_list_entry_foreach (entry, udev_device_get_properties_list_entry (dev))
+    {
+      const char *name = udev_list_entry_get_name (entry);
+
+      if (!property_is_kept (name))
+        continue;
+      if (info->properties == NULL)
+        info->properties = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+      g_hash_table_insert (info->properties, g_strdup (name),
+                           g_strdup (udev_list_entry_get_value (entry)));
+    }
   return info;
 }
 
-static PpDeviceInfo *
-device_info_new_from_udev (struct udev_device *dev)
+/* Whether the rules tagged the device in its last event: CURRENT_TAGS
+ * (udev 247 and later). TAGS also lists tags an earlier event set (tags
+ * stick to a device), and udev_device_has_current_tag() falls back to them
+ * when an event carries no current tag at all: neither tells a device
+ * that has lost the tag. */
+static gboolean
+device_has_current_tag (struct udev_device *dev)
 {
-  PpDeviceInfo *info = device_info_new (udev_device_get_syspath (dev),
-                                        udev_device_get_subsystem (dev),
-                                        udev_device_get_sysname (dev),
-                                        udev_device_get_devtype (dev),
-                                        udev_device_get_driver (dev),
-                                        udev_device_get_devnode (dev));
-  struct udev_list_entry *entry;
+  const char *current = udev_device_get_property_value (dev, "CURRENT_TAGS");
 
-  udev_list_entry_foreach (entry, udev_device_get_properties_list_entry (dev))
-    device_info_add_property (info, udev_list_entry_get_name (entry),
-                              udev_list_entry_get_value (entry));
-  return info;
+  return current != NULL && strstr (current, ":" PP_UDEV_TAG ":") != NULL;
+}
+
+/* A directory of sysfs that udev would call a device: it has a uevent file
+ * and a subsystem. */
+static gboolean
+is_device_dir (const char *path)
+{
+  g_autofree char *uevent = g_build_filename (path, "uevent", NULL);
+  g_autofree char *subsystem = g_build_filename (path, "subsystem", NULL);
+  struct stat st;
+
+  return lstat (subsystem, &st) == 0 && S_ISLNK (st.st_mode) &&
+         access (uevent, F_OK) == 0;
+}
+
+const char *
+pp_device_info_get_parent (PpDeviceInfo *info)
+{
+  g_autofree char *dir = NULL;
+
+  if (info->parent_known)
+    return info->parent;
+  info->parent_known = TRUE;
+  dir = g_path_get_dirname (info->syspath);
+  while (g_str_has_prefix (dir, PP_UDEV_DEVICES_DIR "/"))
+    {
+      char *up;
+
+      if (is_device_dir (dir))
+        {
+          info->parent = g_steal_pointer (&dir);
+          break;
+        }
+      up = g_path_get_dirname (dir);
+      g_free (dir);
+      dir = up;
+    }
+  return info->parent;
 }
 
 static void
@@ -182,194 +217,43 @@ compare_info (gconstpointer a, gconstpointer b)
 
 /* ---- coldplug -----------------------------------------------------------
  *
- * Coldplug walks /sys/devices once and reads, per device, what libudev
- * would: the uevent file, the subsystem and driver links and udev's
- * database entry. sd_device_enumerator gives the same devices but looks
- * each one up again by path from /sys/bus and /sys/class, which costs
- * about ten times the system calls (see bench/README.md).
+ * The rules (99-powerpolicy-tag.rules) tag every device the daemon must
+ * look at with "powerpolicy": udev keeps an index of each tag, so asking
+ * for the tag costs one lookup per tagged device instead of one per device
+ * of the machine.
  */
-
-#define UDEV_DB_DIR "/run/udev/data"
-
-static char *
-read_small_file (const char *path)
-{
-  char buf[8192];
-  ssize_t n;
-  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-
-  if (fd < 0)
-    return NULL;
-  do
-    n = read (fd, buf, sizeof (buf) - 1);
-  while (n < 0 && errno == EINTR);
-  close (fd);
-  if (n < 0)
-    return NULL;
-  buf[n] = '\0';
-  return g_strdup (buf);
-}
-
-static char *
-link_basename (const char *dir, const char *name)
-{
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-  g_autofree char *target = g_file_read_link (path, NULL);
-
-  return target ? g_path_get_basename (target) : NULL;
-}
-
-/* udev's database id of a device (see sd-device's device_get_device_id) */
-static char *
-udev_db_id (const char *subsystem, const char *sysname, const char *major,
-            const char *minor, const char *ifindex)
-{
-  if (major != NULL && minor != NULL && g_strcmp0 (major, "0") != 0)
-    return g_strdup_printf ("%c%s:%s", g_str_equal (subsystem, "block") ? 'b' : 'c',
-                            major, minor);
-  if (g_str_equal (subsystem, "net") && ifindex != NULL)
-    return g_strdup_printf ("n%s", ifindex);
-  return g_strdup_printf ("+%s:%s", subsystem, sysname);
-}
-
-/* One device directory found by the walk, or NULL when it is not a device
- * with a subsystem (what udev would not enumerate either). */
-static PpDeviceInfo *
-device_info_from_sysfs (const char *syspath, gboolean has_driver)
-{
-  g_autofree char *uevent_path = g_build_filename (syspath, "uevent", NULL);
-  g_autofree char *uevent = NULL;
-  g_autofree char *subsystem = link_basename (syspath, "subsystem");
-  g_autofree char *driver = NULL;
-  g_autofree char *sysname = NULL;
-  g_autofree char *devnode = NULL;
-  g_autofree char *db_id = NULL;
-  g_autofree char *db_path = NULL;
-  g_autofree char *db = NULL;
-  g_autoptr(GHashTable) props = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_auto(GStrv) lines = NULL;
-  PpDeviceInfo *info;
-  GHashTableIter iter;
-  gpointer key, value;
-
-  if (subsystem == NULL)
-    return NULL;
-  uevent = read_small_file (uevent_path);
-  if (uevent == NULL)
-    return NULL;   /* vanished meanwhile */
-  lines = g_strsplit (uevent, "\n", -1);
-  for (guint i = 0; lines[i]; i++)
-    {
-      char *eq = strchr (lines[i], '=');
-      if (eq == NULL || eq == lines[i])
-        continue;
-      g_hash_table_replace (props, g_strndup (lines[i], eq - lines[i]), g_strdup (eq + 1));
-    }
-
-  sysname = g_path_get_basename (syspath);
-  g_strdelimit (sysname, "!", '/');
-  if (has_driver)
-    driver = link_basename (syspath, "driver");
-  if (g_hash_table_lookup (props, "DEVNAME") != NULL)
-    {
-      const char *name = g_hash_table_lookup (props, "DEVNAME");
-      devnode = name[0] == '/' ? g_strdup (name) : g_strconcat ("/dev/", name, NULL);
-    }
-
-  /* udev's properties (from rules and hwdb) beat the kernel's */
-  db_id = udev_db_id (subsystem, sysname, g_hash_table_lookup (props, "MAJOR"),
-                      g_hash_table_lookup (props, "MINOR"), g_hash_table_lookup (props, "IFINDEX"));
-  db_path = g_build_filename (UDEV_DB_DIR, db_id, NULL);
-  db = read_small_file (db_path);
-  if (db != NULL)
-    {
-      g_auto(GStrv) db_lines = g_strsplit (db, "\n", -1);
-
-      for (guint i = 0; db_lines[i]; i++)
-        {
-          char *eq;
-
-          if (!g_str_has_prefix (db_lines[i], "E:"))
-            continue;
-          eq = strchr (db_lines[i] + 2, '=');
-          if (eq == NULL || eq == db_lines[i] + 2)
-            continue;
-          g_hash_table_replace (props, g_strndup (db_lines[i] + 2, eq - (db_lines[i] + 2)),
-                                g_strdup (eq + 1));
-        }
-    }
-
-  info = device_info_new (syspath, subsystem, sysname,
-                          g_hash_table_lookup (props, "DEVTYPE"),
-                          driver ? driver : g_hash_table_lookup (props, "DRIVER"),
-                          devnode);
-  g_hash_table_iter_init (&iter, props);
-  while (g_hash_table_iter_next (&iter, &key, &value))
-    device_info_add_property (info, key, value);
-  return info;
-}
-
-static void
-walk_devices (const char *dir_path, GPtrArray *out, guint depth)
-{
-  g_autoptr(GPtrArray) subdirs = g_ptr_array_new_with_free_func (g_free);
-  gboolean is_device = FALSE, has_driver = FALSE;
-  struct dirent *entry;
-  DIR *dir;
-
-  /* sysfs is never this deep; a hostile tree does not get to recurse */
-  if (depth > 64)
-    return;
-  dir = opendir (dir_path);
-  if (dir == NULL)
-    return;   /* vanished or unreadable: nothing to manage there */
-  while ((entry = readdir (dir)) != NULL)
-    {
-      unsigned char type = entry->d_type;
-
-      if (entry->d_name[0] == '.')
-        continue;
-      if (type == DT_UNKNOWN)
-        {
-          g_autofree char *path = g_build_filename (dir_path, entry->d_name, NULL);
-          struct stat st;
-
-          if (lstat (path, &st) < 0)
-            continue;
-          type = S_ISDIR (st.st_mode) ? DT_DIR : S_ISLNK (st.st_mode) ? DT_LNK : DT_REG;
-        }
-      if (type == DT_DIR)
-        g_ptr_array_add (subdirs, g_build_filename (dir_path, entry->d_name, NULL));
-      else if (type == DT_REG && g_str_equal (entry->d_name, "uevent"))
-        is_device = TRUE;
-      else if (type == DT_LNK && g_str_equal (entry->d_name, "driver"))
-        has_driver = TRUE;
-    }
-  closedir (dir);
-
-  if (is_device && depth > 0)
-    {
-      PpDeviceInfo *info = device_info_from_sysfs (dir_path, has_driver);
-      if (info != NULL)
-        g_ptr_array_add (out, info);
-    }
-  for (guint i = 0; i < subdirs->len; i++)
-    walk_devices (g_ptr_array_index (subdirs, i), out, depth + 1);
-}
 
 GPtrArray *
 pp_udev_enumerate (PpUdev *self, GError **error)
 {
   g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_device_info_unref);
-  DIR *probe = opendir ("/sys/devices");
+  g_autoptr(UdevEnumerate) e = udev_enumerate_new (self->udev);
+  struct udev_list_entry *entry;
+  int r;
 
-  if (probe == NULL)
+  if (e == NULL)
     {
-      pp_error_set_from_errno (error, errno, "cannot enumerate devices in /sys/devices");
+      pp_error_set_from_errno (error, errno, "udev_enumerate_new");
       return NULL;
     }
-  closedir (probe);
-  walk_devices ("/sys/devices", out, 0);
+  r = udev_enumerate_add_match_tag (e, PP_UDEV_TAG);
+  if (r >= 0)
+    r = udev_enumerate_scan_devices (e);
+  if (r < 0)
+    {
+      pp_error_set_from_errno (error, -r, "cannot enumerate the devices tagged \"%s\"", PP_UDEV_TAG);
+      return NULL;
+    }
+  udev_list_entry_foreach (entry, udev_enumerate_get_list_entry (e))
+    {
+      g_autoptr(UdevDevice) dev = udev_device_new_from_syspath (self->udev,
+                                                                udev_list_entry_get_name (entry));
+
+      /* gone between the index and now: nothing to manage */
+      if (dev == NULL)
+        continue;
+      g_ptr_array_add (out, device_info_new_from_udev (dev, TRUE));
+    }
   g_ptr_array_sort (out, compare_info);
   return g_steal_pointer (&out);
 }
@@ -384,7 +268,7 @@ pp_udev_lookup (PpUdev *self, const char *syspath, GError **error)
       g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE, "no such device: %s", syspath);
       return NULL;
     }
-  return device_info_new_from_udev (dev);
+  return device_info_new_from_udev (dev, device_has_current_tag (dev));
 }
 
 static gboolean
@@ -404,8 +288,10 @@ on_monitor_readable (int fd, GIOCondition condition, gpointer user_data)
       action = udev_device_get_action (dev);
       if (action == NULL || udev_device_get_syspath (dev) == NULL)
         continue;
-      info = device_info_new_from_udev (dev);
-      g_debug ("uevent %s %s", action, info->syspath);
+      /* what udev's rules tagged: a device that lost the tag on a
+       * change is no longer the daemon's */
+      info = device_info_new_from_udev (dev, device_has_current_tag (dev));
+      g_debug ("uevent %s %s%s", action, info->syspath, info->tagged ? "" : " (not tagged)");
       g_signal_emit (self, signals[SIGNAL_UEVENT], 0, action, info);
     }
   return G_SOURCE_CONTINUE;

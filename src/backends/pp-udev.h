@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The udev backend: coldplug enumeration and the uevent monitor. The only
- * file that includes libudev.h. */
+/* The udev backend: coldplug enumeration (of the devices udev's rules
+ * tagged "powerpolicy") and the uevent monitor. The only file that
+ * includes libudev.h. */
 #pragma once
 
 #include <glib-object.h>
 
 G_BEGIN_DECLS
+
+/* The udev tag of every device the daemon manages
+ * (data/udev-rules/99-powerpolicy-tag.rules). */
+#define PP_UDEV_TAG "powerpolicy"
+#define PP_UDEV_DEVICES_DIR "/sys/devices"
 
 /* What the daemon keeps of a udev device. */
 typedef struct {
@@ -16,8 +22,10 @@ typedef struct {
   char       *devtype;       /* or NULL */
   char       *driver;        /* or NULL */
   char       *devnode;       /* or NULL */
-  char       *parent;        /* syspath of the nearest ancestor the manager
-                              * knows, or NULL (filled in by the manager) */
+  char       *parent;        /* read it with pp_device_info_get_parent() */
+  gboolean    parent_known;  /* parent looked up (it may be NULL) */
+  gboolean    tagged;        /* udev's rules tagged it PP_UDEV_TAG (for a
+                              * uevent: the device's current tags) */
   GHashTable *properties;    /* the udev properties the daemon uses */
 } PpDeviceInfo;
 
@@ -25,6 +33,10 @@ PpDeviceInfo *pp_device_info_ref      (PpDeviceInfo *info);
 void          pp_device_info_unref    (PpDeviceInfo *info);
 const char   *pp_device_info_get_property (PpDeviceInfo *info,
                                            const char   *key);
+/* The syspath of the nearest ancestor that is a device (a directory of
+ * /sys/devices with a uevent file and a subsystem, what libudev would
+ * enumerate), or NULL at a root; looked up in sysfs on the first call. */
+const char   *pp_device_info_get_parent (PpDeviceInfo *info);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PpDeviceInfo, pp_device_info_unref)
 
 #define PP_TYPE_UDEV (pp_udev_get_type ())
@@ -32,7 +44,8 @@ G_DECLARE_FINAL_TYPE (PpUdev, pp_udev, PP, UDEV, GObject)
 
 PpUdev     *pp_udev_new            (GError  **error);
 
-/* All devices, sorted by syspath (parents before children). */
+/* The devices tagged PP_UDEV_TAG, sorted by syspath (parents before
+ * children). */
 GPtrArray  *pp_udev_enumerate      (PpUdev   *udev,
                                     GError  **error);
 
@@ -42,7 +55,7 @@ PpDeviceInfo *pp_udev_lookup       (PpUdev      *udev,
                                     GError     **error);
 
 /* Start listening; emits "uevent" (const char *action, PpDeviceInfo *info)
- * for every uevent from udev. */
+ * for every uevent from udev, tagged or not (info->tagged tells). */
 gboolean    pp_udev_start_monitor  (PpUdev   *udev,
                                     GError  **error);
 

@@ -35,7 +35,9 @@ struct _PpManager {
    * relpaths, so a setting that leaves the policy gets its original back */
   GHashTable       *touched;
 
-  GHashTable       *devices;        /* syspath -> PpDevice* */
+  GHashTable       *devices;        /* syspath -> PpDevice*: the tagged devices */
+  GHashTable       *unmanaged;      /* syspath -> PpDevice*: untagged devices a tree
+                                     * operation looked at (pp_manager_get_tree_device) */
   GHashTable       *by_sysname;     /* sysname -> GPtrArray of PpDevice* (unowned) */
   GPtrArray        *sorted_cache;   /* PpDevice*, or NULL when stale */
 
@@ -70,6 +72,7 @@ enum {
   SIGNAL_DEVICE_CHANGED,
   SIGNAL_DEVICE_ADDED,
   SIGNAL_DEVICE_REMOVED,
+  SIGNAL_TOPOLOGY_CHANGED,
   N_SIGNALS,
 };
 static guint signals[N_SIGNALS];
@@ -146,36 +149,12 @@ is_device_link (PpDevice *dev)
   return g_strcmp0 (dev->info->subsystem, "devlink") == 0;
 }
 
-/* The nearest ancestor in the table: what libudev's get_parent() would
- * say for every device the daemon manages, without touching sysfs. */
-static char *
-find_parent (PpManager *self, const char *syspath)
-{
-  g_autofree char *dir = g_path_get_dirname (syspath);
-
-  while (is_managed_path (dir))
-    {
-      char *up;
-
-      if (g_hash_table_contains (self->devices, dir))
-        return g_steal_pointer (&dir);
-      up = g_path_get_dirname (dir);
-      g_free (dir);
-      dir = up;
-    }
-  return NULL;
-}
-
 /* Insert or replace; returns the device now in the table. */
 static PpDevice *
 device_table_set (PpManager *self, PpDeviceInfo *info)
 {
   PpDevice *old = g_hash_table_lookup (self->devices, info->syspath);
-  PpDevice *dev;
-
-  if (info->parent == NULL)
-    info->parent = find_parent (self, info->syspath);
-  dev = pp_device_new (info);
+  PpDevice *dev = pp_device_new (info);
 
   if (old != NULL)
     index_remove (self, old);
@@ -749,6 +728,21 @@ forget_originals (PpManager *self, const char *dir)
 }
 
 static void
+forget_device (PpManager *self, PpDeviceInfo *info)
+{
+  gboolean was_supply = g_str_equal (info->subsystem, "power_supply");
+
+  if (!g_hash_table_contains (self->devices, info->syspath))
+    return;
+  device_table_remove (self, info->syspath);
+  g_hash_table_remove (self->touched, info->syspath);
+  g_hash_table_remove (self->powered_down, info->syspath);
+  g_signal_emit (self, signals[SIGNAL_DEVICE_REMOVED], 0, info->syspath);
+  if (was_supply)
+    update_power_source (self, TRUE);
+}
+
+static void
 on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self)
 {
   retry_unjournalled (self);
@@ -767,28 +761,39 @@ on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self
   if (!is_managed_path (info->syspath))
     return;
 
+  /* the power-dependency tree is read from sysfs, managed devices or
+   * not (device links are never tagged) */
+  if (g_str_equal (action, "add") || g_str_equal (action, "remove") ||
+      g_str_equal (action, "move"))
+    {
+      g_hash_table_remove_all (self->unmanaged);
+      g_signal_emit (self, signals[SIGNAL_TOPOLOGY_CHANGED], 0, action, info->syspath);
+    }
+
   if (g_str_equal (action, "remove"))
     {
-      gboolean was_supply = g_str_equal (info->subsystem, "power_supply");
-
-      if (!g_hash_table_contains (self->devices, info->syspath))
-        return;
-      device_table_remove (self, info->syspath);
-      g_hash_table_remove (self->touched, info->syspath);
-      g_hash_table_remove (self->powered_down, info->syspath);
+      forget_device (self, info);
       forget_originals (self, info->syspath);
-      g_signal_emit (self, signals[SIGNAL_DEVICE_REMOVED], 0, info->syspath);
-      if (was_supply)
-        update_power_source (self, TRUE);
       return;
     }
 
   if (g_str_equal (action, "add") || g_str_equal (action, "change") ||
       g_str_equal (action, "bind") || g_str_equal (action, "move"))
     {
-      gboolean is_new = !g_hash_table_contains (self->devices, info->syspath);
-      PpDevice *dev = device_table_set (self, info);
+      gboolean is_new;
+      PpDevice *dev;
 
+      /* udev's rules did not tag it (or no longer do): not managed; the
+       * values the daemon wrote stay, as after a remove */
+      if (!info->tagged)
+        {
+          g_hash_table_remove (self->unmanaged, info->syspath);
+          forget_device (self, info);
+          return;
+        }
+      g_hash_table_remove (self->unmanaged, info->syspath);
+      is_new = !g_hash_table_contains (self->devices, info->syspath);
+      dev = device_table_set (self, info);
       if (g_str_equal (info->subsystem, "power_supply"))
         update_power_source (self, TRUE);
       apply_device (self, dev, NULL);
@@ -989,6 +994,33 @@ pp_manager_get_device (PpManager *self, const char *syspath)
   return g_hash_table_lookup (self->devices, syspath);
 }
 
+PpDevice *
+pp_manager_get_tree_device (PpManager *self, const char *syspath)
+{
+  PpDevice *dev = g_hash_table_lookup (self->devices, syspath);
+  g_autoptr(PpDeviceInfo) info = NULL;
+
+  if (dev != NULL)
+    return dev;
+  dev = g_hash_table_lookup (self->unmanaged, syspath);
+  if (dev != NULL)
+    return dev;
+  if (self->udev == NULL || !is_managed_path (syspath))
+    return NULL;
+  info = pp_udev_lookup (self->udev, syspath, NULL);
+  if (info == NULL)
+    return NULL;
+  dev = pp_device_new (info);
+  g_hash_table_replace (self->unmanaged, dev->info->syspath, dev);
+  return dev;
+}
+
+void
+pp_manager_forget_tree_devices (PpManager *self)
+{
+  g_hash_table_remove_all (self->unmanaged);
+}
+
 void
 pp_manager_reapply (PpManager *self)
 {
@@ -1039,9 +1071,10 @@ pp_manager_set_held (PpManager   *self,
       else
         g_hash_table_replace (self->held, g_strdup (path), GUINT_TO_POINTER (count - 1));
     }
+  /* what a held device depends on may be a device the rules do not tag */
   for (guint i = 0; i < syspaths->len; i++)
     {
-      PpDevice *dev = g_hash_table_lookup (self->devices, g_ptr_array_index (syspaths, i));
+      PpDevice *dev = pp_manager_get_tree_device (self, g_ptr_array_index (syspaths, i));
       if (dev != NULL)
         plan_device (self, plan, dev);
     }
@@ -1412,7 +1445,7 @@ pp_manager_device_to_variant (PpManager *self, PpDevice *dev)
   g_autofree char *control = pp_sysfs_read_opt (syspath, PP_ATTR_CONTROL);
   g_autofree char *wakeup = pp_sysfs_read_opt (syspath, PP_ATTR_WAKEUP);
   gint64 delay = pp_sysfs_read_int (syspath, PP_ATTR_DELAY, -1);
-  const char *parent = dev->info->parent;
+  const char *parent = pp_device_info_get_parent (dev->info);
   g_autoptr(GPtrArray) suppliers = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) consumers = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *blocker = NULL;
@@ -1485,6 +1518,7 @@ pp_manager_finalize (GObject *object)
   g_clear_object (&self->udev);
   g_clear_pointer (&self->sorted_cache, g_ptr_array_unref);
   g_hash_table_unref (self->by_sysname);
+  g_hash_table_unref (self->unmanaged);
   g_hash_table_unref (self->devices);
   g_hash_table_unref (self->failed_writes);
   g_hash_table_unref (self->held);
@@ -1530,6 +1564,12 @@ pp_manager_class_init (PpManagerClass *klass)
   signals[SIGNAL_DEVICE_REMOVED] =
     g_signal_new ("device-removed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  /* (const char *action, const char *syspath): a device of /sys/devices,
+   * managed or not, was added, removed or moved; before device-added or
+   * device-removed */
+  signals[SIGNAL_TOPOLOGY_CHANGED] =
+    g_signal_new ("topology-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
 }
 
 static void
@@ -1537,6 +1577,8 @@ pp_manager_init (PpManager *self)
 {
   self->devices = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                          (GDestroyNotify) pp_device_free);
+  self->unmanaged = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                           (GDestroyNotify) pp_device_free);
   self->by_sysname = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                             (GDestroyNotify) g_ptr_array_unref);
   self->failed_writes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);

@@ -47,6 +47,14 @@ void           pp_manager_shutdown            (PpManager   *self);
 /* Extension points for the tree, idle and sleep components. */
 PpDevice      *pp_manager_get_device          (PpManager   *self,
                                                const char  *syspath);
+/* A device of the power-dependency tree: the managed (tagged) device, else
+ * the device read from udev for a tree operation: not managed (no policy
+ * pass applies to it), kept until the topology changes or
+ * pp_manager_forget_tree_devices(). NULL when it is not a device under
+ * /sys/devices. */
+PpDevice      *pp_manager_get_tree_device     (PpManager   *self,
+                                               const char  *syspath);
+void           pp_manager_forget_tree_devices (PpManager   *self);
 /* Re-apply the whole policy (after resume, when firmware may have reset
  * attributes). */
 void           pp_manager_reapply             (PpManager   *self);
@@ -123,7 +131,7 @@ void           pp_manager_set_backend         (PpManager   *self,
                                                const char  *backend);
 const PpManagerOptions *pp_manager_get_options (PpManager  *self);
 
-/* Every managed device, sorted by path (PpDevice*, owned by the manager);
+/* Every managed device (those udev's rules tagged "powerpolicy"), sorted by path (PpDevice*, owned by the manager);
  * device links are edges of the tree, not devices, and are left out. */
 GPtrArray     *pp_manager_list_devices        (PpManager   *self);
 

@@ -41,20 +41,28 @@ typedef struct {
 struct _PpPowerOps {
   GObject     parent_instance;
   PpManager  *manager;
-  PpTree     *tree;
+  PpTree     *tree;          /* read from sysfs when needed (get_tree), or NULL */
+  gint64      tree_used;     /* monotonic time of its last use */
+  guint       tree_timeout;  /* drops it after TREE_KEEP_SEC unused */
+  GPtrArray  *with_links;    /* while building: devices with supplier:/consumer: links */
+  GHashTable *removed;       /* syspaths udev removed that sysfs still showed */
   GPtrArray  *holds;         /* Hold* */
   GHashTable *off;           /* syspath -> OffSwitch* */
 };
 
 G_DEFINE_TYPE (PpPowerOps, pp_power_ops, G_TYPE_OBJECT)
 
-/* ---- keeping the tree current ----------------------------------------- */
+/* ---- the tree, read from sysfs when needed -----------------------------
+ *
+ * The manager keeps only the devices it manages. The power-dependency tree
+ * (every device of /sys/devices, its parent, the device links) is read
+ * from sysfs when an operation needs it, kept while it is in use and
+ * dropped TREE_KEEP_SEC after its last use, or at once when a uevent
+ * adds, removes or moves a device.
+ */
 
-static gboolean
-is_devlink_device (PpDevice *dev)
-{
-  return g_str_equal (dev->info->subsystem, "devlink");
-}
+#define TREE_KEEP_SEC 10
+#define REMOVED_PRUNE_AT 64
 
 static char *
 resolve_devlink_end (const char *bus, const char *name, gpointer user_data)
@@ -74,52 +82,63 @@ resolve_devlink_end (const char *bus, const char *name, gpointer user_data)
 static void
 add_link (PpPowerOps *self, PpDevlink *link)
 {
+  /* udev removed the link; sysfs may not have caught up */
+  if (g_hash_table_contains (self->removed, link->id))
+    return;
   if (link->sync_state_only)
     {
       g_debug ("Device link %s is sync-state only, not a power dependency", link->id);
       return;
     }
   if (!pp_tree_add_link (self->tree, link->id, link->supplier, link->consumer))
-    g_debug ("Ignoring device link %s: %s -> %s, an end is not a managed device",
+    g_debug ("Ignoring device link %s: %s -> %s, an end is not a device",
              link->id, link->supplier, link->consumer);
 }
 
 static void
-add_device (PpPowerOps *self, PpDevice *dev, gboolean read_links)
+on_walked_device (const char *syspath, const char *parent, gboolean has_links, gpointer user_data)
 {
-  const char *parent = dev->info->parent;
+  PpPowerOps *self = user_data;
 
-  if (is_devlink_device (dev))
-    {
-      g_autoptr(PpDevlink) link = pp_devlink_read (dev->info->syspath, resolve_devlink_end, self);
-      if (link != NULL)
-        add_link (self, link);
-      return;
-    }
-  if (parent != NULL && !pp_sysfs_path_is_under (parent, PP_SYSFS_DEVICES))
-    parent = NULL;
-  pp_tree_add_node (self->tree, dev->info->syspath, parent);
-  if (read_links)
-    {
-      g_autoptr(GPtrArray) links = pp_devlinks_read_device (dev->info->syspath,
-                                                           resolve_devlink_end, self);
-      for (guint i = 0; i < links->len; i++)
-        add_link (self, g_ptr_array_index (links, i));
-    }
+  /* udev said it is gone; sysfs may not have caught up */
+  if (g_hash_table_contains (self->removed, syspath))
+    return;
+  pp_tree_add_node (self->tree, syspath, parent);
+  if (has_links)
+    g_ptr_array_add (self->with_links, g_strdup (syspath));
 }
 
 static void
-on_device_added (PpManager *manager, PpDevice *dev, gboolean is_new, PpPowerOps *self)
+drop_tree (PpPowerOps *self)
 {
-  add_device (self, dev, TRUE);
+  g_clear_handle_id (&self->tree_timeout, g_source_remove);
+  g_clear_pointer (&self->tree, pp_tree_free);
+  pp_manager_forget_tree_devices (self->manager);
 }
 
-static void
-on_device_removed (PpManager *manager, const char *syspath, PpPowerOps *self)
+static gboolean
+on_tree_timeout (gpointer user_data)
 {
-  /* either a device link or a device: dropping both is harmless */
-  pp_tree_remove_link (self->tree, syspath);
-  pp_tree_remove_node (self->tree, syspath);
+  PpPowerOps *self = user_data;
+
+  if (g_get_monotonic_time () - self->tree_used < TREE_KEEP_SEC * G_USEC_PER_SEC)
+    return G_SOURCE_CONTINUE;
+  self->tree_timeout = 0;
+  drop_tree (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* udev's word for removals that sysfs still shows, while it does */
+static void
+prune_removed (PpPowerOps *self)
+{
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, self->removed);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    if (!g_file_test (key, G_FILE_TEST_IS_DIR))
+      g_hash_table_iter_remove (&iter);
 }
 
 static void
@@ -128,15 +147,63 @@ build_tree (PpPowerOps *self)
   GPtrArray *devices = pp_manager_list_devices (self->manager);
   g_autoptr(GPtrArray) links = NULL;
 
-  /* the manager lists no device links: the devlink class has them all
-   * (hotplugged ones arrive through device-added) */
+  self->tree = pp_tree_new ();
+  self->with_links = g_ptr_array_new_with_free_func (g_free);
+
+  prune_removed (self);
+
+  pp_devlinks_walk_devices (PP_SYSFS_DEVICES, on_walked_device, self);
+  /* a managed device sysfs lost before udev told: in the tree until the
+   * remove event, so that operations report it vanished */
   for (guint i = 0; i < devices->len; i++)
-    add_device (self, g_ptr_array_index (devices, i), FALSE);
+    {
+      PpDevice *dev = g_ptr_array_index (devices, i);
+
+      if (!pp_tree_contains (self->tree, dev->info->syspath))
+        pp_tree_add_node (self->tree, dev->info->syspath, pp_device_info_get_parent (dev->info));
+    }
+
   links = pp_devlinks_read_all (PP_SYSFS_CLASS_DEVLINK, resolve_devlink_end, self);
   for (guint i = 0; i < links->len; i++)
     add_link (self, g_ptr_array_index (links, i));
-  g_info ("Power-dependency tree: %u devices, %u device links",
-          pp_tree_get_n_nodes (self->tree), pp_tree_get_n_links (self->tree));
+  /* links a device names that the devlink class does not list */
+  for (guint i = 0; i < self->with_links->len; i++)
+    {
+      g_autoptr(GPtrArray) own = pp_devlinks_read_device (g_ptr_array_index (self->with_links, i),
+                                                         resolve_devlink_end, self);
+      for (guint j = 0; j < own->len; j++)
+        add_link (self, g_ptr_array_index (own, j));
+    }
+  g_clear_pointer (&self->with_links, g_ptr_array_unref);
+  g_debug ("Power-dependency tree read from sysfs: %u devices, %u device links",
+           pp_tree_get_n_nodes (self->tree), pp_tree_get_n_links (self->tree));
+}
+
+/* The tree, read now if it is not at hand. */
+static PpTree *
+get_tree (PpPowerOps *self)
+{
+  if (self->tree == NULL)
+    build_tree (self);
+  self->tree_used = g_get_monotonic_time ();
+  if (self->tree_timeout == 0)
+    self->tree_timeout = g_timeout_add_seconds (TREE_KEEP_SEC, on_tree_timeout, self);
+  return self->tree;
+}
+
+static void
+on_topology_changed (PpManager *manager, const char *action, const char *syspath, PpPowerOps *self)
+{
+  if (g_str_equal (action, "remove"))
+    {
+      g_hash_table_add (self->removed, g_strdup (syspath));
+      /* bounded by what sysfs still shows, also without tree operations */
+      if (g_hash_table_size (self->removed) > REMOVED_PRUNE_AT)
+        prune_removed (self);
+    }
+  else
+    g_hash_table_remove (self->removed, syspath);
+  drop_tree (self);
 }
 
 /* ---- device facts ----------------------------------------------------- */
@@ -189,7 +256,7 @@ static void
 walk_state (const char *path, PpTreeNodeState *state, gpointer user_data)
 {
   PpPowerOps *self = user_data;
-  PpDevice *dev = pp_manager_get_device (self->manager, path);
+  PpDevice *dev = pp_manager_get_tree_device (self->manager, path);
   g_autofree char *control = NULL;
   g_autofree char *status = NULL;
 
@@ -256,13 +323,14 @@ usb_port_disable_path (PpDevice *dev, char **why_not)
   const char *name = dev->info->sysname;
   const char *dot = strrchr (name, '.');
   const char *dash = strchr (name, '-');
+  const char *parent = pp_device_info_get_parent (dev->info);
   g_autofree char *hub = NULL;
   g_autofree char *port_dir = NULL;
   g_autoptr(GDir) dir = NULL;
   const char *entry;
   guint64 port;
 
-  if (g_strcmp0 (dev->info->devtype, "usb_device") != 0 || dash == NULL || dev->info->parent == NULL)
+  if (g_strcmp0 (dev->info->devtype, "usb_device") != 0 || dash == NULL || parent == NULL)
     {
       *why_not = g_strdup ("not a USB device on a hub port (a root hub or an interface has no port switch)");
       return NULL;
@@ -275,19 +343,19 @@ usb_port_disable_path (PpDevice *dev, char **why_not)
   hub = dot ? g_strndup (name, dot - name) : g_strdup_printf ("usb%.*s", (int) (dash - name), name);
   port_dir = g_strdup_printf ("%s-port%u", hub, (guint) port);
 
-  dir = g_dir_open (dev->info->parent, 0, NULL);
+  dir = g_dir_open (parent, 0, NULL);
   while (dir != NULL && (entry = g_dir_read_name (dir)) != NULL)
     {
       g_autofree char *path = NULL;
 
       if (strchr (entry, ':') == NULL)
         continue;
-      path = g_build_filename (dev->info->parent, entry, port_dir, "disable", NULL);
+      path = g_build_filename (parent, entry, port_dir, "disable", NULL);
       if (g_file_test (path, G_FILE_TEST_EXISTS))
         return g_steal_pointer (&path);
     }
   *why_not = g_strdup_printf ("no USB port switch (%s/disable) under %s",
-                              port_dir, dev->info->parent);
+                              port_dir, parent);
   return NULL;
 }
 
@@ -335,8 +403,8 @@ pci_slot_power_path (PpDevice *dev, char **why_not)
 static gboolean
 kept_up_by_failure (PpPowerOps *self, Results *r, const char *path, char **detail)
 {
-  g_autoptr(GPtrArray) children = pp_tree_get_children (self->tree, path);
-  g_autoptr(GPtrArray) consumers = pp_tree_get_consumers (self->tree, path);
+  g_autoptr(GPtrArray) children = pp_tree_get_children (get_tree (self), path);
+  g_autoptr(GPtrArray) consumers = pp_tree_get_consumers (get_tree (self), path);
 
   g_ptr_array_extend (children, consumers, NULL, NULL);
   for (guint i = 0; i < children->len; i++)
@@ -450,7 +518,7 @@ pp_power_ops_power_down (PpPowerOps  *self,
       return NULL;
     }
 
-  steps = pp_tree_plan_power_down (self->tree, device->info->syspath, subtree,
+  steps = pp_tree_plan_power_down (get_tree (self), device->info->syspath, subtree,
                                    walk_state, self, cycles);
   if (steps == NULL)
     {
@@ -469,7 +537,7 @@ pp_power_ops_power_down (PpPowerOps  *self,
   for (guint i = 0; i < steps->len; i++)
     {
       PpTreeStep *step = g_ptr_array_index (steps, i);
-      PpDevice *dev = pp_manager_get_device (self->manager, step->path);
+      PpDevice *dev = pp_manager_get_tree_device (self->manager, step->path);
       g_autofree char *detail = NULL;
 
       switch (step->action)
@@ -504,7 +572,7 @@ pp_power_ops_power_down (PpPowerOps  *self,
 static void
 power_up_one (PpPowerOps *self, Results *r, const char *syspath)
 {
-  PpDevice *dev = pp_manager_get_device (self->manager, syspath);
+  PpDevice *dev = pp_manager_get_tree_device (self->manager, syspath);
   g_autoptr(GString) done = g_string_new (NULL);
   g_autofree char *detail = NULL;
   OffSwitch *sw;
@@ -606,7 +674,7 @@ vanished_switched_off (PpPowerOps *self, const char *root, const char *name, gbo
       g_autofree char *base = g_path_get_basename (path);
       gboolean match;
 
-      if (pp_tree_contains (self->tree, path))
+      if (pp_tree_contains (get_tree (self), path))
         continue;
       if (root == NULL)
         match = g_str_equal (base, name) || g_str_equal (path, name);
@@ -624,7 +692,7 @@ GVariant *
 pp_power_ops_power_up (PpPowerOps *self, PpDevice *device, gboolean subtree)
 {
   g_autoptr(GPtrArray) cycles = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GPtrArray) order = pp_tree_plan_power_up (self->tree, device->info->syspath,
+  g_autoptr(GPtrArray) order = pp_tree_plan_power_up (get_tree (self), device->info->syspath,
                                                       subtree, cycles);
   Results r;
 
@@ -750,7 +818,7 @@ finish_hold (guint32 pid, const GError *pid_error, gpointer user_data)
   hold->pid = pid;
   hold->paths = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_add (hold->paths, g_strdup (p->syspath));
-  prerequisites = pp_tree_get_prerequisites (self->tree, p->syspath);
+  prerequisites = pp_tree_get_prerequisites (get_tree (self), p->syspath);
   for (guint i = 0; i < prerequisites->len; i++)
     g_ptr_array_add (hold->paths, g_strdup (g_ptr_array_index (prerequisites, i)));
   g_ptr_array_unref (prerequisites);
@@ -909,8 +977,8 @@ fill_tree_fields (PpManager  *manager,
 {
   PpPowerOps *self = user_data;
   const char *syspath = dev->info->syspath;
-  g_autoptr(GPtrArray) s = pp_tree_get_suppliers (self->tree, syspath);
-  g_autoptr(GPtrArray) c = pp_tree_get_consumers (self->tree, syspath);
+  g_autoptr(GPtrArray) s = pp_tree_get_suppliers (get_tree (self), syspath);
+  g_autoptr(GPtrArray) c = pp_tree_get_consumers (get_tree (self), syspath);
   g_autofree char *control = NULL;
   g_autofree char *status = NULL;
 
@@ -924,7 +992,7 @@ fill_tree_fields (PpManager  *manager,
   if (g_strcmp0 (control, "auto") == 0 && g_strcmp0 (status, "active") == 0)
     {
       BlockerCtx ctx = { self };
-      const char *found = pp_tree_find_blocker (self->tree, syspath, is_blocking, &ctx);
+      const char *found = pp_tree_find_blocker (get_tree (self), syspath, is_blocking, &ctx);
       if (found != NULL)
         *blocker = g_strdup (found);
     }
@@ -953,7 +1021,9 @@ pp_power_ops_finalize (GObject *object)
   pp_manager_set_tree_hook (self->manager, NULL, NULL);
   g_signal_handlers_disconnect_by_data (self->manager, self);
   g_clear_object (&self->manager);
+  g_clear_handle_id (&self->tree_timeout, g_source_remove);
   g_clear_pointer (&self->tree, pp_tree_free);
+  g_hash_table_unref (self->removed);
   g_hash_table_unref (self->off);
   G_OBJECT_CLASS (pp_power_ops_parent_class)->finalize (object);
 }
@@ -967,7 +1037,7 @@ pp_power_ops_class_init (PpPowerOpsClass *klass)
 static void
 pp_power_ops_init (PpPowerOps *self)
 {
-  self->tree = pp_tree_new ();
+  self->removed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->holds = g_ptr_array_new_with_free_func (holds_element_free);
   self->off = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                      (GDestroyNotify) off_switch_free);
@@ -979,9 +1049,7 @@ pp_power_ops_new (PpManager *manager)
   PpPowerOps *self = g_object_new (PP_TYPE_POWER_OPS, NULL);
 
   self->manager = g_object_ref (manager);
-  build_tree (self);
-  g_signal_connect (manager, "device-added", G_CALLBACK (on_device_added), self);
-  g_signal_connect (manager, "device-removed", G_CALLBACK (on_device_removed), self);
+  g_signal_connect (manager, "topology-changed", G_CALLBACK (on_topology_changed), self);
   pp_manager_set_tree_hook (manager, fill_tree_fields, self);
   return self;
 }

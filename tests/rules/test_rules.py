@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""The shipped 60-powerpolicy.rules, run by the real udev rules engine.
+"""The shipped 60-powerpolicy.rules and 99-powerpolicy-tag.rules, run by
+the real udev rules engine.
 
 Emulated devices live in a umockdev testbed; `udevadm test --action=add`
 processes them with the testbed's environment, so the real rules and
@@ -34,6 +35,11 @@ SKIP = 77
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_RULES = os.path.join(HERE, '..', '..', 'data', 'udev-rules', '60-powerpolicy.rules')
 RULES = os.path.abspath(os.environ.get('PP_RULES_FILE', DEFAULT_RULES))
+DEFAULT_TAG_RULES = os.path.join(HERE, '..', '..', 'data', 'udev-rules', '99-powerpolicy-tag.rules')
+TAG_RULES = os.path.abspath(os.environ.get('PP_TAG_RULES_FILE', DEFAULT_TAG_RULES))
+# the system tests' harness tags testbed devices from the same file
+sys.path.insert(0, os.path.join(HERE, '..', 'system'))
+import pptags  # noqa: E402
 
 # Stand-ins for what other packages provide through the hwdb or their own
 # rules on a real system (libmtp's 69-libmtp.hwdb, SANE's 20-sane.hwdb;
@@ -43,16 +49,27 @@ HELPER_RULES = r'''
 SUBSYSTEM=="usb", ENV{DEVTYPE}=="usb_device", ATTR{idVendor}=="18d1", ATTR{idProduct}=="4ee1", ENV{ID_MTP_DEVICE}="1", ENV{ID_MEDIA_PLAYER}="1"
 SUBSYSTEM=="usb", ENV{DEVTYPE}=="usb_device", ATTR{idVendor}=="04a9", ATTR{idProduct}=="1905", ENV{libsane_matched}="yes"
 SUBSYSTEM=="usb", ENV{DEVTYPE}=="usb_device", ATTR{idVendor}=="feed", ATTR{idProduct}=="0001", ENV{POWERPOLICY_CLASS}="custom"
+SUBSYSTEM=="platform", KERNEL=="pp-hwdb-autosuspend", ENV{ID_AUTOSUSPEND}="1"
+SUBSYSTEM=="platform", KERNEL=="pp-classified", ENV{POWERPOLICY_CLASS}="my-platform"
+'''
+
+# An administrator's rule that sorts after 60-powerpolicy.rules (and before
+# the tag file): its device must be tagged too.
+ADMIN_RULES = r'''
+SUBSYSTEM=="platform", KERNEL=="pp-admin", ENV{POWERPOLICY_AUTOSUSPEND}="0"
 '''
 
 # Runs inside the private mount namespace: $1 = "system" or "alone",
-# $2 = action, $3 = device, $4 = rules under test, $5 = helper rules.
+# $2 = action, $3 = device, $4 = rules under test, $5 = helper rules,
+# $6 = tag rules under test, $7 = administrator's rules.
 NAMESPACE_SCRIPT = r'''
 set -e
 mount -n -t tmpfs -o mode=0755 pp-rules-test /run
 mkdir -p /run/udev/rules.d
 cp "$4" /run/udev/rules.d/60-powerpolicy.rules
 cp "$5" /run/udev/rules.d/59-powerpolicy-test-helpers.rules
+cp "$6" /run/udev/rules.d/99-powerpolicy-tag.rules
+cp "$7" /run/udev/rules.d/80-powerpolicy-test-admin.rules
 if [ -d /etc/udev/rules.d ]; then
     mount -n -t tmpfs -o mode=0755 pp-empty /etc/udev/rules.d
 fi
@@ -208,6 +225,9 @@ class RulesTest(unittest.TestCase):
         cls.helpers = os.path.join(cls.workdir, 'helpers.rules')
         with open(cls.helpers, 'w') as f:
             f.write(HELPER_RULES)
+        cls.admin = os.path.join(cls.workdir, 'admin.rules')
+        with open(cls.admin, 'w') as f:
+            f.write(ADMIN_RULES)
         cls.devices = {}
         cls._build()
 
@@ -308,6 +328,21 @@ class RulesTest(unittest.TestCase):
                            cls.devices['storage'], [], ['DEVTYPE', 'scsi_host'])
         cls.add('usb_storage_host', 'scsi_host', 'scsi_host/host1', usb_host, [], [])
 
+        # for the tag rules
+        cls.add('ac', 'power_supply', 'LNXSYSTM:00/ACPI0003:00/power_supply/AC', None,
+                ['type', 'Mains', 'online', '1'], ['POWER_SUPPLY_ONLINE', '1'])
+        lid = cls.add('lid_input', 'input', 'LNXSYSTM:00/PNP0C0D:00/input/input0', None,
+                      ['name', 'Lid Switch'], ['PRODUCT', '19/0/5/0', 'NAME', '"Lid Switch"'])
+        cls.add('lid_event', 'input', 'event0', lid, [],
+                ['DEVNAME', 'input/event0', 'MAJOR', '13', 'MINOR', '64'])
+        gpu_card = cls.add('drm_card', 'drm', 'drm/card0', cls.devices['gpu'], [],
+                           ['DEVTYPE', 'drm_minor', 'DEVNAME', 'dri/card0',
+                            'MAJOR', '226', 'MINOR', '0'])
+        cls.add('drm_connector', 'drm', 'card0-HDMI-A-1', gpu_card,
+                ['status', 'disconnected', 'enabled', 'disabled'], [])
+        for name in ('pp-hwdb-autosuspend', 'pp-classified', 'pp-admin', 'pp-plain'):
+            cls.add(name, 'platform', name, None, ['power/control', 'on'], [])
+
     def udev_properties(self, key, mode, action='add'):
         """The properties `udevadm test` computes for device @key."""
         env = {
@@ -319,7 +354,7 @@ class RulesTest(unittest.TestCase):
         }
         cmd = ['unshare', '--mount', '--propagation', 'private',
                'sh', '-c', NAMESPACE_SCRIPT, 'sh',
-               mode, action, self.devices[key], RULES, self.helpers]
+               mode, action, self.devices[key], RULES, self.helpers, TAG_RULES, self.admin]
         r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
         self.assertEqual(r.returncode, 0,
                          'udevadm test failed for %s (%s):\n%s\n%s' %
@@ -443,6 +478,54 @@ class RulesTest(unittest.TestCase):
 
     def test_scsi_host_without_link_policy(self):
         self.assertClass('usb_storage_host', None)
+
+    # 99-powerpolicy-tag.rules: the devices powerpolicyd enumerates
+    def assertTagged(self, key, expected):
+        for mode in ('system', 'alone'):
+            with self.subTest(device=key, rules=mode):
+                props = self.udev_properties(key, mode)
+                current = props.get('CURRENT_TAGS', '')
+                self.assertEqual(':powerpolicy:' in current, expected,
+                                 '%s with %s rules: %s\n%s' %
+                                 (key, mode, sorted(props.items()), self.last_output[-4000:]))
+                # the system tests' harness tags testbed devices from the
+                # same file: it must come to the same answer
+                kernel_and_rules = {k: v for k, v in props.items()
+                                    if k not in ('TAGS', 'CURRENT_TAGS')}
+                self.assertEqual(pptags.TagRules(TAG_RULES).tagged(props['SUBSYSTEM'],
+                                                                   kernel_and_rules),
+                                 expected, '%s: the harness (tests/system/pptags.py) disagrees' % key)
+
+    def test_tag_classified_devices(self):
+        for key in ('mouse', 'keyboard_storage', 'hub', 'roothub', 'storage', 'custom',
+                    'gpu', 'hda', 'nvme', 'sata_host'):
+            self.assertTagged(key, True)
+
+    def test_tag_generic_classes(self):
+        # the default policy's subsystems, even unclassified
+        for key in ('webcam', 'xhci', 'ahci', 'usb_storage_host'):
+            self.assertTagged(key, True)
+
+    def test_tag_what_the_daemon_watches(self):
+        # AC/battery, user activity and the lid, external displays
+        for key in ('ac', 'lid_input', 'lid_event', 'drm_card', 'drm_connector'):
+            self.assertTagged(key, True)
+
+    def test_tag_device_properties(self):
+        # the hwdb's ID_AUTOSUSPEND, a class from another rule, and an
+        # administrator's property set after 60-powerpolicy.rules
+        for key in ('pp-hwdb-autosuspend', 'pp-classified', 'pp-admin'):
+            self.assertTagged(key, True)
+
+    def test_untagged(self):
+        # interfaces, ports and bus-only devices are not the daemon's
+        for key in ('mouse_interface', 'ata1', 'scsi_host_parent', 'pp-plain'):
+            self.assertTagged(key, False)
+
+    def test_remove_not_tagged(self):
+        for mode in ('system', 'alone'):
+            props = self.udev_properties('mouse', mode, action='remove')
+            self.assertNotIn(':powerpolicy:', props.get('CURRENT_TAGS', ''))
 
 
 def gi_umockdev():

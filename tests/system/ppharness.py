@@ -24,6 +24,8 @@ from gi.repository import GLib, Gio, UMockdev  # noqa: E402
 
 import dbusmock  # noqa: E402
 
+from pptags import TaggingTestbed, namespace_argv  # noqa: E402
+
 BUS_NAME = 'org.powerpolicy1'
 OBJ_PATH = '/org/powerpolicy1'
 IFACE = 'org.powerpolicy1.Manager'
@@ -164,7 +166,8 @@ class Laptop:
     """A simulated laptop in a umockdev testbed."""
 
     def __init__(self):
-        self.tb = UMockdev.Testbed.new()
+        # devices are tagged "powerpolicy" as udev's rules would (pptags)
+        self.tb = TaggingTestbed(UMockdev.Testbed.new())
         self.root = self.tb.get_root_dir()
         self._build()
 
@@ -296,10 +299,14 @@ class Daemon:
                 '--state-dir', self.state_dir,
                 '--verbose'] + self.args
 
+    def namespaced_command(self):
+        """command() with the testbed's udev tag index as /run/udev."""
+        return namespace_argv(self.laptop.root, self.command())
+
     def start(self):
         env = self.env()
         self.log = open(self.log_path, 'a')
-        self.proc = subprocess.Popen(self.command(), env=env, stdout=self.log,
+        self.proc = subprocess.Popen(self.namespaced_command(), env=env, stdout=self.log,
                                      stderr=subprocess.STDOUT)
         return self
 
@@ -307,7 +314,7 @@ class Daemon:
         """Run to completion (--oneshot); returns (exit status, log text)."""
         env = self.env()
         with open(self.log_path, 'a') as log:
-            rc = subprocess.run(self.command(), env=env, stdout=log, stderr=subprocess.STDOUT,
+            rc = subprocess.run(self.namespaced_command(), env=env, stdout=log, stderr=subprocess.STDOUT,
                                 timeout=timeout).returncode
         return rc, self.read_log()
 

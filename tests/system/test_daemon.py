@@ -10,6 +10,8 @@ import subprocess
 import sys
 import tempfile
 
+from gi.repository import GLib
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from ppharness import (  # noqa: E402
@@ -101,6 +103,60 @@ class TestHotplug(PowerPolicyTestCase):
         self.laptop.tb.set_property(STORAGE, 'POWERPOLICY_CLASS', 'usb-hid')
         self.laptop.tb.uevent(STORAGE, 'change')
         self.wait_attr(STORAGE, 'power/control', 'on')
+
+
+    def paths(self):
+        return [d['path'] for d in self.call('ListDevices')[0]]
+
+    def try_device(self, path):
+        try:
+            self.call('GetDevice', (path,), '(s)')
+            return True
+        except GLib.GError:
+            return False
+
+    def add_platform(self, name, props):
+        return self.laptop.add('platform', name, None,
+                               ['power/control', 'on', 'power/runtime_status', 'active'], props)
+
+    def test_only_tagged_devices_managed(self):
+        # the rules tag a platform device only for a property of ours
+        tagged = self.add_platform('pp-tagged', ['POWERPOLICY_AUTOSUSPEND', '1'])
+        plain = self.add_platform('pp-plain', [])
+        self.start_daemon()
+        self.assertEqual(self.attr(tagged, 'power/control'), 'auto')
+        self.assertIn(tagged, self.paths())
+        self.assertNotIn(plain, self.paths())
+        self.assertEqual(self.attr(plain, 'power/control'), 'on')
+        self.assertDBusError('org.powerpolicy1.Error.NoSuchDevice', 'GetDevice', (plain,), '(s)')
+
+        # hotplug: an untagged device is not picked up (the tagged one sent
+        # after it shows that its event has been handled)
+        plain2 = self.add_platform('pp-plain2', [])
+        tagged2 = self.add_platform('pp-tagged2', ['POWERPOLICY_AUTOSUSPEND', '1'])
+        self.laptop.tb.uevent(plain2, 'add')
+        self.laptop.tb.uevent(tagged2, 'add')
+        self.wait_attr(tagged2, 'power/control', 'auto')
+        self.assertNotIn(plain2, self.paths())
+        self.assertEqual(self.attr(plain2, 'power/control'), 'on')
+
+    def test_device_losing_its_tag_is_forgotten(self):
+        dev = self.add_platform('pp-tagged', ['POWERPOLICY_AUTOSUSPEND', '1'])
+        self.start_daemon()
+        self.assertEqual(self.attr(dev, 'power/control'), 'auto')
+        # the administrator's property goes: the rules no longer tag it
+        self.laptop.tb.set_property(dev, 'POWERPOLICY_AUTOSUSPEND', '')
+        self.laptop.tb.uevent(dev, 'change')
+        wait_until(lambda: not self.try_device(dev), 5, 'the untagged device to be forgotten')
+        self.assertNotIn(dev, self.paths())
+        # as after a remove: what the daemon wrote stays
+        self.assertEqual(self.attr(dev, 'power/control'), 'auto')
+        # tagged again: managed again
+        self.laptop.write(dev + '/power/control', 'on')
+        self.laptop.tb.set_property(dev, 'POWERPOLICY_AUTOSUSPEND', '1')
+        self.laptop.tb.uevent(dev, 'change')
+        self.wait_attr(dev, 'power/control', 'auto')
+        self.assertIn(dev, self.paths())
 
 
 class TestPowerSource(PowerPolicyTestCase):

@@ -117,10 +117,11 @@ class TestPmctlTree(MoreTestCase):
         self.assertIn(XHCI + '\tpci\t', out)
         i = lines.index([line for line in lines if line.startswith(XHCI + '\t')][0])
         self.assertTrue(lines[i + 1].startswith('└─ usb1\t'), lines[i + 1])
-        # usb1's children: its interface, then hub 1-1, the last
-        self.assertTrue(lines[i + 2].startswith('   ├─ 1-0:1.0\t'), lines[i + 2])
-        self.assertTrue(lines[i + 3].startswith('   └─ 1-1\t'), lines[i + 3])
-        self.assertTrue(lines[i + 4].startswith('      ├─ 1-1.1\t'), lines[i + 4])
+        # usb1's children: hub 1-1, the last; its interface 1-0:1.0 is not
+        # a managed device (the rules tag USB devices, not interfaces)
+        self.assertNotIn(ROOTHUB + '/1-0:1.0', devices)
+        self.assertTrue(lines[i + 2].startswith('   └─ 1-1\t'), lines[i + 2])
+        self.assertTrue(lines[i + 3].startswith('      ├─ 1-1.1\t'), lines[i + 3])
         # a parent the daemon does not list (scsi host0 in ata1): still below AHCI
         ahci = [n for n in lines if n.startswith(AHCI + '\t')]
         self.assertEqual(len(ahci), 1)
@@ -138,15 +139,15 @@ class TestPmctlTree(MoreTestCase):
         first = out2.splitlines()[0].split('\t')
         self.assertEqual(first[0], HUB)
         self.assertIn('├─ 1-1.1\tusb-hid\t', out2)
-        self.assertIn('├─ 1-1.2\tusb-storage\t', out2)
-        self.assertIn('└─ 1-1:1.0\tusb\t', out2)
+        self.assertIn('└─ 1-1.2\tusb-storage\t', out2)
+        self.assertNotIn('1-1:1.0', out2)     # an interface: not managed
         self.assertNotIn(XHCI + '\t', out2)
 
         # ASCII drawing outside UTF-8
         rc, out3, err = self.pmctl_in('tree', '1-1', env={'LANG': 'C', 'LC_ALL': 'C'})
         self.assertEqual(rc, 0, err)
-        self.assertIn('|- 1-1.2\t', out3)
-        self.assertIn('`- 1-1:1.0\t', out3)
+        self.assertIn('|- 1-1.1\t', out3)
+        self.assertIn('`- 1-1.2\t', out3)
 
     def test_tree_json(self):
         self.start_daemon()

@@ -479,6 +479,27 @@ class TestHold(TreeTestCase):
         self.wait_attr(HDA, 'power/control', 'auto')
         self.assertFalse(self.device(GPU)['held'])
 
+    def test_hold_keeps_untagged_ancestor(self):
+        # a parent udev's rules do not tag (not managed) is still on the
+        # held device's path to the root
+        bridge = self.laptop.add('platform', 'pp-bridge', None,
+                                 ['power/control', 'auto', 'power/runtime_status', 'active'], [])
+        child = self.laptop.add('platform', 'pp-child', bridge,
+                                ['power/control', 'auto', 'power/runtime_status', 'active'],
+                                ['POWERPOLICY_AUTOSUSPEND', '1'])
+        self.start_daemon()
+        self.assertNotIn(bridge, [d['path'] for d in self.call('ListDevices')[0]])
+        self.assertEqual(self.device(child)['parent'], bridge)
+        r, fds = self.bus.call_with_unix_fd_list_sync(
+            BUS_NAME, OBJ_PATH, IFACE, 'Hold', GLib.Variant('(sss)', (child, 'me', 'test')),
+            GLib.VariantType('(h)'), Gio.DBusCallFlags.NONE, 5000, None, None)
+        fd = fds.steal_fds()[r.unpack()[0]]
+        self.assertEqual(self.attr(child, 'power/control'), 'on')
+        self.assertEqual(self.attr(bridge, 'power/control'), 'on')
+        os.close(fd)
+        self.wait_attr(bridge, 'power/control', 'auto')
+        self.wait_attr(child, 'power/control', 'auto')
+
 
 class TestTreeDBus(TreeTestCase):
 

@@ -1,9 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Backend tests of pp-udev.c (enumeration and the uevent monitor)
- * against a umockdev testbed. Run under umockdev-wrapper. */
+ * against a umockdev testbed. Run under umockdev-wrapper, as root.
+ *
+ * pp-udev enumerates the devices tagged "powerpolicy". umockdev keeps
+ * properties in uevent files and creates no tags, and it does not redirect
+ * /run/udev, where libudev finds its tag index: the test runs in a private
+ * mount namespace whose /run/udev is the testbed's, and tags devices there
+ * itself (an empty /run/udev/tags/powerpolicy/<device id>, and the TAGS and
+ * CURRENT_TAGS properties that udev puts in its uevents). */
 #include "config.h"
 
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <sched.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <gio/gio.h>
 #include <umockdev.h>
@@ -16,14 +29,16 @@
 #define HUB   PCI "/usb1"
 #define MOUSE HUB "/1-1"
 #define UART  "/sys/devices/serial8250"
+#define IFACE MOUSE "/1-1:1.0"
 
 /* Bound of every wait for an event: generous, only reached on failure. */
 #define EVENT_TIMEOUT_MS 5000
 
 typedef struct {
-  char *action;
-  char *syspath;
-  char *klass;        /* POWERPOLICY_CLASS of the event, or NULL */
+  char     *action;
+  char     *syspath;
+  char     *klass;        /* POWERPOLICY_CLASS of the event, or NULL */
+  gboolean  tagged;
 } Event;
 
 typedef struct {
@@ -31,6 +46,42 @@ typedef struct {
   PpUdev          *udev;
   GPtrArray       *events;   /* of Event* */
 } State;
+
+/* Tag (or untag) a testbed device as udev's rules would: @id is udev's
+ * name of the device ("+subsystem:sysname"). As udevd does, a device
+ * keeps TAGS (every tag it ever had) and CURRENT_TAGS names the tags of
+ * the last event; an empty TAGS= would make libudev crash, udevd never
+ * sends one. */
+static void
+set_tagged (UMockdevTestbed *tb, const char *syspath, const char *id, gboolean tagged)
+{
+  g_autofree char *root = umockdev_testbed_get_root_dir (tb);
+  g_autofree char *dir = g_build_filename (root, "run", "udev", "tags", "powerpolicy", NULL);
+  g_autofree char *file = g_build_filename (dir, id, NULL);
+
+  assert_int_equal (g_mkdir_with_parents (dir, 0755), 0);
+  if (tagged)
+    {
+      assert_true (g_file_set_contents (file, "", 0, NULL));
+      umockdev_testbed_set_property (tb, syspath, "TAGS", ":powerpolicy:");
+      umockdev_testbed_set_property (tb, syspath, "CURRENT_TAGS", ":powerpolicy:");
+    }
+  else
+    {
+      g_autofree char *uevent = g_build_filename (root, syspath, "uevent", NULL);
+      g_autofree char *text = NULL;
+      g_auto(GStrv) lines = NULL;
+      g_autoptr(GString) kept = g_string_new (NULL);
+
+      (void) g_unlink (file);
+      assert_true (g_file_get_contents (uevent, &text, NULL, NULL));
+      lines = g_strsplit (text, "\n", -1);
+      for (guint i = 0; lines[i] != NULL; i++)
+        if (*lines[i] != '\0' && !g_str_has_prefix (lines[i], "CURRENT_TAGS="))
+          g_string_append_printf (kept, "%s\n", lines[i]);
+      assert_true (g_file_set_contents (uevent, kept->str, -1, NULL));
+    }
+}
 
 static void
 event_free (Event *e)
@@ -84,8 +135,24 @@ setup (void **state)
                                       "ID_BUS", "usb",
                                       NULL);
   assert_string_equal (path, MOUSE);
+  g_free (path);
+  /* an interface: the rules do not tag it */
+  path = umockdev_testbed_add_device (st->tb, "usb", "1-1:1.0", MOUSE,
+                                      "bInterfaceClass", "03\n", NULL,
+                                      "DEVTYPE", "usb_interface", NULL);
+  assert_string_equal (path, IFACE);
   umockdev_testbed_set_attribute_link (st->tb, MOUSE, "driver", "../../../../bus/usb/drivers/usbhid");
   umockdev_testbed_set_attribute_link (st->tb, PCI, "driver", "../../bus/pci/drivers/xhci_hcd");
+  set_tagged (st->tb, UART, "+tty:serial8250", TRUE);
+  set_tagged (st->tb, PCI, "+pci:0000:00:14.0", TRUE);
+  set_tagged (st->tb, HUB, "+usb:usb1", TRUE);
+  set_tagged (st->tb, MOUSE, "+usb:1-1", TRUE);
+  /* this process's /run/udev (see main) is the testbed's */
+  {
+    g_autofree char *run_udev = g_build_filename (root, "run", "udev", NULL);
+    if (mount (run_udev, "/run/udev", NULL, MS_BIND, NULL) < 0)
+      fail_msg ("cannot bind %s to /run/udev: %s", run_udev, g_strerror (errno));
+  }
 
   st->udev = pp_udev_new (&error);
   assert_null (error);
@@ -100,6 +167,7 @@ teardown (void **state)
 {
   State *st = *state;
 
+  assert_int_equal (umount2 ("/run/udev", MNT_DETACH), 0);
   g_clear_object (&st->udev);
   g_clear_object (&st->tb);
   g_ptr_array_unref (st->events);
@@ -155,8 +223,10 @@ test_enumerate (void **state)
   assert_string_equal (info->sysname, "1-1");
   assert_string_equal (info->devtype, "usb_device");
   assert_string_equal (info->driver, "usbhid");
-  /* the parent is the manager's business (from its device table) */
-  assert_null (info->parent);
+  /* the parent is read from sysfs when asked for */
+  assert_true (info->tagged);
+  assert_false (info->parent_known);
+  assert_string_equal (pp_device_info_get_parent (info), HUB);
   assert_null (info->devnode);
   /* the properties the policy reads are kept, the others dropped */
   assert_string_equal (pp_device_info_get_property (info, "POWERPOLICY_CLASS"), "usb-hid");
@@ -171,19 +241,23 @@ test_enumerate (void **state)
   assert_null (pp_device_info_get_property (info, "DEVPATH"));
 
   info = get_info (infos, HUB);
-  assert_null (info->parent);
+  assert_string_equal (pp_device_info_get_parent (info), PCI);
   assert_string_equal (pp_device_info_get_property (info, "POWERPOLICY_CLASS"), "usb-hub");
   assert_null (info->driver);
 
   info = get_info (infos, PCI);
-  assert_null (info->parent);
+  /* /sys/devices itself is no device */
+  assert_null (pp_device_info_get_parent (info));
   assert_string_equal (info->subsystem, "pci");
   assert_string_equal (info->driver, "xhci_hcd");
   assert_null (pp_device_info_get_property (info, "POWERPOLICY_CLASS"));
   assert_null (pp_device_info_get_property (info, "PCI_CLASS"));
 
+  /* not tagged: not enumerated */
+  assert_null (find_info (infos, IFACE));
+
   info = get_info (infos, UART);
-  assert_null (info->parent);
+  assert_null (pp_device_info_get_parent (info));
   assert_string_equal (info->subsystem, "tty");
   assert_string_equal (pp_device_info_get_property (info, "POWERPOLICY_IGNORE"), "1");
 }
@@ -214,7 +288,7 @@ test_lookup (void **state)
   assert_null (error);
   assert_non_null (info);
   assert_string_equal (info->syspath, MOUSE);
-  assert_null (info->parent);
+  assert_string_equal (pp_device_info_get_parent (info), HUB);
   assert_string_equal (pp_device_info_get_property (info, "POWERPOLICY_CLASS"), "usb-hid");
 
   ref = pp_device_info_ref (info);
@@ -238,6 +312,7 @@ on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, gpointer user_d
   e->action = g_strdup (action);
   e->syspath = g_strdup (info->syspath);
   e->klass = g_strdup (pp_device_info_get_property (info, "POWERPOLICY_CLASS"));
+  e->tagged = info->tagged;
   g_ptr_array_add (st->events, e);
 }
 
@@ -314,8 +389,25 @@ test_monitor_change_remove (void **state)
   e = wait_for_event (st, "change", HUB);
   if (e == NULL)
     fail_msg ("no 'change' event for %s within %d ms", HUB, EVENT_TIMEOUT_MS);
-  /* the event carries the device's current properties */
+  /* the event carries the device's current properties and tags */
   assert_string_equal (e->klass, "usb-hub-2");
+  assert_true (e->tagged);
+
+  /* a change after which the rules no longer tag the device */
+  g_ptr_array_set_size (st->events, 0);
+  set_tagged (st->tb, HUB, "+usb:usb1", FALSE);
+  umockdev_testbed_uevent (st->tb, HUB, "change");
+  e = wait_for_event (st, "change", HUB);
+  if (e == NULL)
+    fail_msg ("no untagged 'change' event for %s within %d ms", HUB, EVENT_TIMEOUT_MS);
+  assert_false (e->tagged);
+
+  /* events of untagged devices are reported too, marked */
+  umockdev_testbed_uevent (st->tb, IFACE, "add");
+  e = wait_for_event (st, "add", IFACE);
+  if (e == NULL)
+    fail_msg ("no 'add' event for %s within %d ms", IFACE, EVENT_TIMEOUT_MS);
+  assert_false (e->tagged);
 
   umockdev_testbed_uevent (st->tb, UART, "remove");
   if (wait_for_event (st, "remove", UART) == NULL)
@@ -327,6 +419,7 @@ test_monitor_hotplug (void **state)
 {
   State *st = *state;
   g_autofree char *path = NULL;
+  Event *e;
 
   start_monitor (st);
   path = umockdev_testbed_add_device (st->tb, "usb", "1-2", HUB,
@@ -337,13 +430,22 @@ test_monitor_hotplug (void **state)
   umockdev_testbed_uevent (st->tb, path, "add");
   if (wait_for_event (st, "add", path) == NULL)
     fail_msg ("no 'add' event for the new device %s within %d ms", path, EVENT_TIMEOUT_MS);
-  assert_string_equal (find_event (st, "add", path)->klass, "usb-storage");
+  e = find_event (st, "add", path);
+  assert_string_equal (e->klass, "usb-storage");
+  /* not tagged by this test: udev's rules would have */
+  assert_false (e->tagged);
+  set_tagged (st->tb, path, "+usb:1-2", TRUE);
+  umockdev_testbed_uevent (st->tb, path, "change");
+  e = wait_for_event (st, "change", path);
+  if (e == NULL)
+    fail_msg ("no 'change' event for %s within %d ms", path, EVENT_TIMEOUT_MS);
+  assert_true (e->tagged);
 }
 
 int
 main (void)
 {
-  g_autoptr(UMockdevTestbed) probe = umockdev_testbed_new ();
+  g_autoptr(UMockdevTestbed) probe = NULL;
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown (test_enumerate, setup, teardown),
     cmocka_unit_test_setup_teardown (test_enumerate_after_remove, setup, teardown),
@@ -353,8 +455,25 @@ main (void)
     cmocka_unit_test_setup_teardown (test_monitor_hotplug, setup, teardown),
   };
 
+  /* A private /run (before any thread exists: unshare needs a single
+   * thread); each test binds its testbed's run/udev to /run/udev. */
+  if (geteuid () != 0)
+    {
+      g_printerr ("SKIP: needs root (a private mount namespace for /run/udev)\n");
+      return 77;
+    }
+  if (unshare (CLONE_NEWNS) < 0 ||
+      mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+      mount ("pp-test-run", "/run", "tmpfs", 0, "mode=0755") < 0 ||
+      mkdir ("/run/udev", 0755) < 0)
+    {
+      g_printerr ("SKIP: cannot set up a private /run/udev: %s\n", g_strerror (errno));
+      return 77;
+    }
+
   /* Without the preload libudev reads the real /sys. (The check needs a
    * testbed to exist.) */
+  probe = umockdev_testbed_new ();
   if (!umockdev_in_mock_environment ())
     {
       g_printerr ("SKIP: not running under umockdev-wrapper (the preload library is not active)\n");
