@@ -1607,7 +1607,7 @@ run_power_up (Pmctl *ctl)
 /* ---- hold / inhibit ---------------------------------------------------------- */
 
 /* The daemon takes at most this many bytes of who and why. */
-#define HOLD_TEXT_MAX 1024
+#define HOLD_TEXT_MAX 256
 
 static volatile sig_atomic_t child_pid;
 static volatile sig_atomic_t pending_signal;
