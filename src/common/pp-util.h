@@ -22,7 +22,8 @@ GPtrArray *pp_list_dir_sorted (const char *path,
 /* At most this many bytes of caller text are shown by pp_escape_text(). */
 #define PP_ESCAPE_SHOWN_MAX 256
 
-/* @text (caller-supplied, any bytes) made safe for one log line: printable
+/* (pp-escape.c, in the pure policy library too.)
+ * @text (caller-supplied, any bytes) made safe for one log line: printable
  * ASCII is kept, '\\' and '"' are backslash-escaped, \n \r \t as such, every
  * other byte (control characters, DEL, bytes >= 0x80) as \xHH. At most
  * @max_shown bytes of @text are shown (0: PP_ESCAPE_SHOWN_MAX); a longer

@@ -239,11 +239,10 @@ static void
 inhibitor_add (PpActivity *self, Inhibitor *inh)
 {
   guint lid_before = self->n_lid_inhibitors;
-
-  inh->self = self;
   g_autofree char *who = pp_escape_text (inh->who, 0);
   g_autofree char *why = pp_escape_text (inh->why, 0);
 
+  inh->self = self;
   g_info ("Inhibitor taken: %s by \"%s\" (pid %u): \"%s\"", inh->what, who, inh->pid, why);
   if (inh->lid)
     self->n_lid_inhibitors++;
