@@ -248,14 +248,15 @@ class TestReload(PmctlTestCase):
         self.start_daemon()
         env = self.pmctl_env()
         nobody = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups']
-        r = subprocess.run(nobody + [PMCTL, 'reload'], env=env, stdout=subprocess.PIPE,
+        pmctl = self.staged_for_others(PMCTL)[PMCTL]
+        r = subprocess.run(nobody + [pmctl, 'reload'], env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, universal_newlines=True)
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertEqual(r.stdout, '')
         self.assertRegex(r.stderr,
                          r'^pmctl: not authorized to reload the configuration \(.*\)\n$')
         # reads are open to everyone
-        r = subprocess.run(nobody + [PMCTL, 'show', '1-1'], env=env, stdout=subprocess.PIPE,
+        r = subprocess.run(nobody + [pmctl, 'show', '1-1'], env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, universal_newlines=True)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn('path\t' + HUB + '\n', r.stdout)
