@@ -156,7 +156,10 @@ pp_restore_record (PpRestore *restore, GPtrArray *originals, GError **error)
         continue;
       p = g_strescape (o->path, NULL);
       v = g_strescape (o->value, NULL);
-      g_string_append_printf (text, "%s\t%s\n", p, v);
+      /* a line that begins with '#' is a comment: such a path goes as
+       * "\043...", which g_strcompress() reads back as '#' */
+      g_string_append_printf (text, "%s%s\t%s\n", p[0] == '#' ? "\\043" : "",
+                              p[0] == '#' ? p + 1 : p, v);
       added++;
     }
   if (added == 0)
