@@ -36,6 +36,14 @@ class NotInTestbed(RuntimeError):
     pass
 
 
+def sanitizer_env():
+    """The sanitizer settings of `make test-sanitize` (ASAN_OPTIONS and
+    the like), for the programs a test starts with an environment of its
+    own: the daemon and pmctl report under them too."""
+    return {k: v for k, v in os.environ.items()
+            if k in ('ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS')}
+
+
 def preload_active():
     return 'libumockdev-preload' in os.environ.get('LD_PRELOAD', '')
 
@@ -276,6 +284,7 @@ class Daemon:
             'UMOCKDEV_DIR': root,
             'G_DEBUG': 'fatal-criticals',
             'LANG': 'C.UTF-8',
+            **sanitizer_env(),
         }
         if self.bus_address:
             env['DBUS_SYSTEM_BUS_ADDRESS'] = self.bus_address

@@ -14,7 +14,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from ppharness import (  # noqa: E402
-    HUB, STORAGE, BUILDDIR, PowerPolicyTestCase, TEST_CONFIG, main, wait_until,
+    HUB, STORAGE, BUILDDIR, PowerPolicyTestCase, TEST_CONFIG, main, sanitizer_env, wait_until,
 )
 
 PMCTL = os.path.join(BUILDDIR, 'src', 'pmctl')
@@ -25,7 +25,7 @@ class PmctlTestCase(PowerPolicyTestCase):
 
     def pmctl_env(self, bus=None):
         return {'PATH': os.environ.get('PATH', '/usr/bin:/bin'), 'LANG': 'C.UTF-8',
-                'DBUS_SYSTEM_BUS_ADDRESS': bus or self.bus_address}
+                'DBUS_SYSTEM_BUS_ADDRESS': bus or self.bus_address, **sanitizer_env()}
 
     def pmctl(self, *args, bus=None, timeout=30):
         r = subprocess.run([PMCTL] + list(args), env=self.pmctl_env(bus),
