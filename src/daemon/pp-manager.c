@@ -385,6 +385,7 @@ static void
 emit_device_changed (PpManager *self, PpDevice *dev, GPtrArray *writes)
 {
   g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
+  g_autoptr(GVariant) changed = NULL;
 
   for (guint i = 0; i < writes->len; i++)
     {
@@ -400,8 +401,9 @@ emit_device_changed (PpManager *self, PpDevice *dev, GPtrArray *writes)
       else
         g_variant_builder_add (&b, "{sv}", w->relpath, g_variant_new_string (w->value));
     }
-  g_signal_emit (self, signals[SIGNAL_DEVICE_CHANGED], 0,
-                 dev->info->syspath, g_variant_builder_end (&b));
+  /* sunk: with no handler connected (at start-up) nobody else would */
+  changed = g_variant_ref_sink (g_variant_builder_end (&b));
+  g_signal_emit (self, signals[SIGNAL_DEVICE_CHANGED], 0, dev->info->syspath, changed);
 }
 
 static void
