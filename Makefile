@@ -95,8 +95,10 @@ test: setup
 # report fatal. The system tests run the daemon under umockdev's preload
 # library, which comes before libasan in LD_PRELOAD: ASan is told not to
 # insist on being first (verify_asan_link_order=0), which is safe because
-# the preload library only wraps file and socket calls.
+# the preload library only wraps file and socket calls. GLib's slice
+# allocator would hide leaked GVariants and lists from LeakSanitizer.
 SANITIZE_ENV := \
+	G_SLICE=always-malloc \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:verify_asan_link_order=0:detect_stack_use_after_return=0 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0

@@ -41,7 +41,7 @@ def sanitizer_env():
     the like), for the programs a test starts with an environment of its
     own: the daemon and pmctl report under them too."""
     return {k: v for k, v in os.environ.items()
-            if k in ('ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS')}
+            if k in ('ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'G_SLICE')}
 
 
 def preload_active():
@@ -382,15 +382,23 @@ class PowerPolicyTestCase(dbusmock.DBusTestCase):
                 except AssertionError:
                     pass
 
+    # what AddressSanitizer, LeakSanitizer and UBSan print (make test-sanitize)
+    SANITIZER_REPORTS = ('ERROR: AddressSanitizer', 'ERROR: LeakSanitizer', 'runtime error:')
+
     def tearDown(self):
         self.stop_daemons()
+        reports = []
         for d in self.daemons:
-            sys.stdout.write('---- %s ----\n%s\n' % (' '.join(d.command()), d.read_log()))
+            log = d.read_log()
+            sys.stdout.write('---- %s ----\n%s\n' % (' '.join(d.command()), log))
+            reports += [r for r in self.SANITIZER_REPORTS if r in log]
         for d in self.daemons:
             d.cleanup()
         for sub in self._subscriptions:
             self.bus.signal_unsubscribe(sub)
         self.laptop.cleanup()
+        # a daemon's sanitizer report fails the test, whatever its exit status
+        self.assertEqual(reports, [], 'sanitizer report in the daemon log (above)')
 
     # -- daemon -----------------------------------------------------------
 
