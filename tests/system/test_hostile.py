@@ -95,6 +95,26 @@ class TestHostile(PowerPolicyTestCase):
         # at the limit: taken
         os.close(self.inhibit('idle', 'w' * TEXT_MAX, 'y' * TEXT_MAX))
 
+    def test_oversized_arguments_as_root_bounded_replies(self):
+        # root passes authorization: the arguments reach the parsers, whose
+        # errors quote them; no reply may grow with what the caller sends
+        self.daemon = self.start_daemon()
+        control = self.attr(STORAGE, 'power/control')
+        big = 'v' * (1 << 20)
+        for method, sig, args in (('SetOverride', '(sss)', ('1-1.2', 'Control', big)),
+                                  ('SetOverride', '(sss)', ('1-1.2', big, 'on')),
+                                  ('PowerDown', '(sbs)', ('1-1.2', False, big)),
+                                  ('GetDevice', '(s)', (big,)),
+                                  ('Hold', '(sss)', ('1-1.2', 'who', big))):
+            with self.subTest(method=method):
+                e = self.assertDBusError(INVALID, method, args, sig)
+                self.assertLess(len(e.message), 1024, e.message[:200])
+        # just below the bound, the argument's own check answers
+        e = self.assertDBusError(INVALID, 'SetOverride', ('1-1.2', 'Control', 'v' * 8000), '(sss)')
+        self.assertLess(len(e.message), 16 * 1024)
+        self.assertEqual(self.attr(STORAGE, 'power/control'), control)
+        self.assertIsNone(self.daemon.proc.poll())
+
     def test_per_user_limit_refused(self):
         self.daemon = self.start_daemon()
         fds = []
