@@ -492,7 +492,7 @@ parse_quirk_directive (PpQuirkDb *db, Node *node, const char *file, guint line,
 #define QUIRK_REGEX_INTERVAL_MAX 2      /* {m,n} in one regex */
 #define QUIRK_REGEX_BOUND_MAX    16     /* m and n of {m,n} */
 #define QUIRK_GLOB_MAX           256    /* bytes */
-#define QUIRK_GLOB_WILDCARDS_MAX 8      /* * ? [ and extglob ( in one glob */
+#define QUIRK_GLOB_WILDCARDS_MAX 8      /* * ? [ in one glob (no extglob group) */
 #define QUIRK_SHOWN_MAX          80     /* bytes of a refused pattern quoted */
 
 /* An ERE interval "{m}", "{m,}", "{m,n}" or "{,n}" at @p (on '{'): TRUE and
@@ -615,7 +615,11 @@ glob_over_budget (const char *glob)
     {
       if (*p == '\\' && p[1] != '\0')
         p++;
-      else if ((*p == '*' || *p == '?' || *p == '[' || *p == '(') && ++n > QUIRK_GLOB_WILDCARDS_MAX)
+      else if (strchr ("?*+@!", *p) != NULL && p[1] == '(')
+        /* glibc matches these in exponential time ("+(a|aa)+(a|aa)b" takes
+         * a second on 25 characters); no shipped entry uses one */
+        return g_strdup_printf ("the extended pattern '%c(' is not allowed", *p);
+      else if ((*p == '*' || *p == '?' || *p == '[') && ++n > QUIRK_GLOB_WILDCARDS_MAX)
         return g_strdup_printf ("more than %d wildcards", QUIRK_GLOB_WILDCARDS_MAX);
     }
   return NULL;

@@ -263,6 +263,8 @@ static const BadRow bad_rows[] = {
     "bad.quirkdb:1: ", "refused: back-references are not allowed", "dpms_on" },
   { "regex-too-long", "match system.hardware.vendor regex " LONG_REGEX "\naddquirk --quirk-vbe-post\nendmatch\naddquirk --quirk-dpms-on\n",
     "bad.quirkdb:1: ", "...\" refused: longer than 1024 bytes", "dpms_on" },
+  { "glob-extended-pattern", "match system.hardware.vendor compare_eq +(a|aa)+(a|aa)b\naddquirk --quirk-vbe-post\nendmatch\naddquirk --quirk-dpms-on\n",
+    "bad.quirkdb:1: ", "refused: the extended pattern '+(' is not allowed", "dpms_on" },
   { "glob-too-many-wildcards", "match system.hardware.vendor compare_eq *a*a*a*a*a*a*a*a*a\naddquirk --quirk-vbe-post\nendmatch\naddquirk --quirk-dpms-on\n",
     "bad.quirkdb:1: ", "refused: more than 8 wildcards", "dpms_on" },
   /* pm-utils' reader returns at a stray endmatch: the rest is unread
