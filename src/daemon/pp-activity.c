@@ -13,6 +13,7 @@
 
 #include "pp-activity.h"
 #include "pp-token.h"
+#include "pp-util.h"
 #include "pp-dock.h"
 #include "pp-drm.h"
 #include "pp-error.h"
@@ -216,8 +217,9 @@ inhibitor_release (gpointer user_data)
   PpActivity *self = inh->self;
   guint lid_before = self->n_lid_inhibitors;
   gboolean idle = inh->idle;
+  g_autofree char *who = pp_escape_text (inh->who, 0);
 
-  g_info ("Inhibitor released: %s by '%s' (pid %u)", inh->what, inh->who, inh->pid);
+  g_info ("Inhibitor released: %s by \"%s\" (pid %u)", inh->what, who, inh->pid);
   if (inh->lid)
     self->n_lid_inhibitors--;
   /* frees @inh */
@@ -225,39 +227,6 @@ inhibitor_release (gpointer user_data)
   if (idle)
     apply_decision (self, pp_idle_inhibit (&self->idle, FALSE));
   notify_lid_inhibited (self, lid_before);
-}
-
-/* what: a non-empty colon list of "idle" and "lid" */
-static gboolean
-parse_what (const char *what, gboolean *idle, gboolean *lid, GError **error)
-{
-  g_auto(GStrv) parts = NULL;
-
-  *idle = *lid = FALSE;
-  if (what == NULL || *what == '\0')
-    {
-      g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
-                   "what must be a colon-separated list of 'idle' and 'lid'");
-      return FALSE;
-    }
-  parts = g_strsplit (what, ":", -1);
-  for (guint i = 0; parts[i] != NULL; i++)
-    {
-      if (g_str_equal (parts[i], "idle"))
-        *idle = TRUE;
-      else if (g_str_equal (parts[i], "lid"))
-        *lid = TRUE;
-      else
-        {
-          /* a length past the end would make GLib read beyond it */
-          g_autofree char *shown = g_utf8_make_valid (parts[i], MIN (strlen (parts[i]), 64));
-
-          g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
-                       "unknown inhibitor kind '%s' (known: idle, lid)", shown);
-          return FALSE;
-        }
-    }
-  return TRUE;
 }
 
 typedef struct {
@@ -270,9 +239,11 @@ static void
 inhibitor_add (PpActivity *self, Inhibitor *inh)
 {
   guint lid_before = self->n_lid_inhibitors;
+  g_autofree char *who = pp_escape_text (inh->who, 0);
+  g_autofree char *why = pp_escape_text (inh->why, 0);
 
   inh->self = self;
-  g_info ("Inhibitor taken: %s by '%s' (pid %u): %s", inh->what, inh->who, inh->pid, inh->why);
+  g_info ("Inhibitor taken: %s by \"%s\" (pid %u): \"%s\"", inh->what, who, inh->pid, why);
   if (inh->lid)
     self->n_lid_inhibitors++;
   g_ptr_array_add (self->inhibitors, inh);
@@ -292,9 +263,9 @@ on_caller_pid (guint32 pid, const GError *pid_error, gpointer user_data)
   if (pid_error != NULL)
     g_dbus_method_invocation_return_error (pending->invocation, PP_ERROR, PP_ERROR_FAILED,
                                            "cannot identify the caller: %s", pid_error->message);
-  else if ((inh->token = pp_token_new (inhibitor_release, inh, &fd_list, &error)) == NULL)
-    g_dbus_method_invocation_return_error (pending->invocation, PP_ERROR, PP_ERROR_FAILED,
-                                           "cannot create the inhibitor: %s", error->message);
+  else if ((inh->token = pp_token_new (pending->invocation, inhibitor_release, inh,
+                                       &fd_list, &error)) == NULL)
+    g_dbus_method_invocation_return_gerror (pending->invocation, error);
   else
     {
       inh->pid = pid;
@@ -318,7 +289,7 @@ pp_activity_handle_inhibit (PpActivity *self, GDBusMethodInvocation *invocation)
 
   g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(&s&s&s)",
                  &what, &who, &why);
-  if (!parse_what (what, &idle, &lid, &error))
+  if (!pp_token_parse_what (what, &idle, &lid, &error))
     {
       g_dbus_method_invocation_return_gerror (invocation, error);
       return;

@@ -12,6 +12,7 @@
 
 #include "pp-config-files.h"
 #include "pp-error.h"
+#include "pp-devarg.h"
 #include "pp-manager.h"
 #include "pp-names.h"
 #include "pp-overrides.h"
@@ -19,7 +20,6 @@
 #include "pp-sysfs.h"
 #include "pp-util.h"
 
-#define PP_DEVICE_ARG_MAX 4096
 
 struct _PpManager {
   GObject           parent_instance;
@@ -1332,46 +1332,15 @@ pp_manager_clear_overrides (PpManager  *self,
 static PpDevice *
 resolve_device (PpManager *self, const char *device, GError **error)
 {
+  PpDeviceArgKind kind;
   PpDevice *dev;
 
-  if (device == NULL || *device == '\0')
-    {
-      g_set_error_literal (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT, "empty device argument");
-      return NULL;
-    }
-  if (strlen (device) > PP_DEVICE_ARG_MAX)
-    {
-      g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
-                   "device argument longer than %d bytes", PP_DEVICE_ARG_MAX);
-      return NULL;
-    }
-  if (!g_utf8_validate (device, -1, NULL))
-    {
-      g_set_error_literal (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
-                           "device argument is not valid UTF-8");
-      return NULL;
-    }
-
-  if (device[0] == '/')
+  if (!pp_device_arg_check (device, &kind, error))
+    return NULL;
+  if (kind == PP_DEVICE_ARG_PATH)
     {
       char resolved[PATH_MAX];
-      g_auto(GStrv) parts = g_strsplit (device, "/", -1);
 
-      for (guint i = 0; parts[i]; i++)
-        {
-          if (g_str_equal (parts[i], "..") || g_str_equal (parts[i], "."))
-            {
-              g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
-                           "device path '%s' contains '%s'", device, parts[i]);
-              return NULL;
-            }
-        }
-      if (!g_str_has_prefix (device, "/sys/"))
-        {
-          g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE,
-                       "'%s' is not a sysfs device path", device);
-          return NULL;
-        }
       dev = g_hash_table_lookup (self->devices, device);
       if (dev != NULL)
         return dev;
@@ -1389,13 +1358,6 @@ resolve_device (PpManager *self, const char *device, GError **error)
           return NULL;
         }
       return dev;
-    }
-
-  if (strchr (device, '/') != NULL)
-    {
-      g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
-                   "'%s' is neither an absolute sysfs path nor a device name", device);
-      return NULL;
     }
 
   {

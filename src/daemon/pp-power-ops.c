@@ -739,7 +739,9 @@ on_hold_released (gpointer user_data)
 {
   Hold *hold = user_data;
 
-  g_info ("Hold on %s by %s released", hold->device, hold->who);
+  g_autofree char *who = pp_escape_text (hold->who, 0);
+
+  g_info ("Hold on %s by \"%s\" released", hold->device, who);
   /* the policy returns; this frees @hold */
   g_ptr_array_remove (hold->self->holds, hold);
 }
@@ -803,12 +805,11 @@ finish_hold (guint32 pid, const GError *pid_error, gpointer user_data)
     }
 
   hold = g_new0 (Hold, 1);
-  hold->token = pp_token_new (on_hold_released, hold, &fd_list, &error);
+  hold->token = pp_token_new (p->invocation, on_hold_released, hold, &fd_list, &error);
   if (hold->token == NULL)
     {
       g_free (hold);
-      g_dbus_method_invocation_return_error (p->invocation, PP_ERROR, PP_ERROR_FAILED,
-                                             "cannot create the hold: %s", error->message);
+      g_dbus_method_invocation_return_gerror (p->invocation, error);
       pending_hold_free (p);
       return;
     }
@@ -827,8 +828,13 @@ finish_hold (guint32 pid, const GError *pid_error, gpointer user_data)
     g_warning ("Hold on %s: %s (the hold stays, the policy retries)", p->syspath, error->message);
   hold->self = self;
   g_ptr_array_add (self->holds, hold);
-  g_info ("%s (pid %u) holds %s and %u devices it depends on: %s",
-          hold->who, pid, p->syspath, hold->paths->len - 1, hold->why);
+  {
+    g_autofree char *who = pp_escape_text (hold->who, 0);
+    g_autofree char *why = pp_escape_text (hold->why, 0);
+
+    g_info ("\"%s\" (pid %u) holds %s and %u devices it depends on: \"%s\"",
+            who, pid, p->syspath, hold->paths->len - 1, why);
+  }
   g_dbus_method_invocation_return_value_with_unix_fd_list (p->invocation,
                                                            g_variant_new ("(h)", 0),
                                                            fd_list);

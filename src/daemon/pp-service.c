@@ -287,6 +287,12 @@ handle_list_inhibitors (PpService *self, GDBusMethodInvocation *invocation)
   g_dbus_method_invocation_return_value (invocation, g_variant_new ("(a(ssssu))", &b));
 }
 
+/* No method takes more than a device path (4096 bytes), two short texts
+ * and a few words: larger arguments are refused before anything else, so
+ * that no reply (errors quote arguments) can grow with what a caller sends,
+ * up to the bus's message limit that would cost the daemon its connection. */
+#define PP_DBUS_ARGS_MAX 16384
+
 static void
 handle_method_call (GDBusConnection       *connection,
                     const char            *sender,
@@ -298,6 +304,14 @@ handle_method_call (GDBusConnection       *connection,
                     gpointer               user_data)
 {
   PpService *self = PP_SERVICE (user_data);
+
+  if (parameters != NULL && g_variant_get_size (parameters) > PP_DBUS_ARGS_MAX)
+    {
+      g_dbus_method_invocation_return_error (invocation, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                                             "the arguments of %s are larger than %d bytes",
+                                             method_name, PP_DBUS_ARGS_MAX);
+      return;
+    }
 
   if (g_str_equal (method_name, "ListDevices"))
     handle_list_devices (self, invocation);

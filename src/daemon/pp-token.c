@@ -12,9 +12,14 @@
 
 #include "pp-error.h"
 #include "pp-token.h"
+#include "pp-util.h"
+
+/* the uid a token is counted against when the bus could not tell */
+#define UNKNOWN_UID G_MAXUINT32
 
 struct _PpToken {
   int              fd;         /* our end of the socket pair */
+  guint32          uid;
   guint            watch_id;
   PpTokenReleased  released;
   gpointer         user_data;
@@ -40,17 +45,104 @@ on_token_fd (int fd, GIOCondition condition, gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
-PpToken *
-pp_token_new (PpTokenReleased   released,
-              gpointer          user_data,
-              GUnixFDList     **fd_list,
-              GError          **error)
+/* The limits and the counts: one main loop, no locking. */
+static guint limit_per_user = PP_TOKEN_DEFAULT_PER_USER;
+static guint limit_total = PP_TOKEN_DEFAULT_TOTAL;
+static guint n_tokens;
+static GHashTable *n_by_uid;   /* uid → count, only uids with tokens */
+
+void
+pp_token_set_limits (guint per_user, guint total)
 {
-  g_autoptr(GUnixFDList) list = g_unix_fd_list_new ();
+  limit_total = MIN (total, PP_TOKEN_TOTAL_CEILING);
+  limit_per_user = MIN (per_user, limit_total);
+}
+
+guint
+pp_token_count (void)
+{
+  return n_tokens;
+}
+
+guint
+pp_token_count_for_uid (guint32 uid)
+{
+  if (n_by_uid == NULL)
+    return 0;
+  return GPOINTER_TO_UINT (g_hash_table_lookup (n_by_uid, GUINT_TO_POINTER (uid)));
+}
+
+static void
+count_token (guint32 uid, int delta)
+{
+  guint n = pp_token_count_for_uid (uid);
+
+  if (n_by_uid == NULL)
+    n_by_uid = g_hash_table_new (NULL, NULL);
+  n_tokens += delta;
+  n += delta;
+  if (n == 0)
+    g_hash_table_remove (n_by_uid, GUINT_TO_POINTER (uid));
+  else
+    g_hash_table_insert (n_by_uid, GUINT_TO_POINTER (uid), GUINT_TO_POINTER (n));
+}
+
+static GQuark
+caller_uid_quark (void)
+{
+  return g_quark_from_static_string ("pp-token-caller-uid");
+}
+
+static guint32
+invocation_uid (GDBusMethodInvocation *invocation)
+{
+  gpointer data = g_object_get_qdata (G_OBJECT (invocation), caller_uid_quark ());
+
+  /* stored as uid + 1, so that root is not NULL */
+  return data != NULL ? GPOINTER_TO_UINT (data) - 1 : UNKNOWN_UID;
+}
+
+static gboolean
+check_limits (guint32 uid, GError **error)
+{
+  if (n_tokens >= limit_total)
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
+                   "too many holds and inhibitors: %u in total (MaxInhibitors=%u)",
+                   n_tokens, limit_total);
+      return FALSE;
+    }
+  if (pp_token_count_for_uid (uid) >= limit_per_user)
+    {
+      if (uid == UNKNOWN_UID)
+        g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
+                     "too many holds and inhibitors of callers of unknown uid: %u (MaxInhibitorsPerUser=%u)",
+                     pp_token_count_for_uid (uid), limit_per_user);
+      else
+        g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
+                     "too many holds and inhibitors of uid %u: %u (MaxInhibitorsPerUser=%u)",
+                     uid, pp_token_count_for_uid (uid), limit_per_user);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+PpToken *
+pp_token_new (GDBusMethodInvocation *invocation,
+              PpTokenReleased        released,
+              gpointer               user_data,
+              GUnixFDList          **fd_list,
+              GError               **error)
+{
+  g_autoptr(GUnixFDList) list = NULL;
+  guint32 uid = invocation_uid (invocation);
   PpToken *token;
   int fds[2];
   int index;
 
+  if (!check_limits (uid, error))
+    return NULL;
+  list = g_unix_fd_list_new ();
   if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, fds) < 0)
     {
       pp_error_set_from_errno (error, errno, "cannot create the fd to return");
@@ -67,6 +159,8 @@ pp_token_new (PpTokenReleased   released,
     }
   token = g_new0 (PpToken, 1);
   token->fd = fds[0];
+  token->uid = uid;
+  count_token (uid, +1);
   token->released = released;
   token->user_data = user_data;
   token->watch_id = g_unix_fd_add (token->fd, G_IO_IN | G_IO_HUP | G_IO_ERR, on_token_fd, token);
@@ -81,23 +175,75 @@ pp_token_free (PpToken *token)
     return;
   g_clear_handle_id (&token->watch_id, g_source_remove);
   close (token->fd);
+  count_token (token->uid, -1);
   g_free (token);
 }
 
 gboolean
 pp_token_check_text (GDBusMethodInvocation *invocation, const char *who, const char *why)
 {
-  if (strlen (who) <= PP_TOKEN_TEXT_MAX && strlen (why) <= PP_TOKEN_TEXT_MAX)
-    return TRUE;
-  g_dbus_method_invocation_return_error (invocation, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
-                                         "who and why are limited to %d bytes",
-                                         PP_TOKEN_TEXT_MAX);
-  return FALSE;
+  if (strlen (who) > PP_TOKEN_TEXT_MAX || strlen (why) > PP_TOKEN_TEXT_MAX)
+    {
+      g_dbus_method_invocation_return_error (invocation, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                                             "who and why are limited to %d bytes",
+                                             PP_TOKEN_TEXT_MAX);
+      return FALSE;
+    }
+  /* the bus guarantees it for strings; a check costs nothing */
+  if (!g_utf8_validate (who, -1, NULL) || !g_utf8_validate (why, -1, NULL))
+    {
+      g_dbus_method_invocation_return_error_literal (invocation, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                                                     "who and why must be UTF-8");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+pp_token_parse_what (const char *what, gboolean *idle, gboolean *lid, GError **error)
+{
+  g_auto(GStrv) parts = NULL;
+
+  *idle = *lid = FALSE;
+  if (what == NULL || *what == '\0' || strlen (what) > PP_TOKEN_WHAT_MAX)
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                   "what must be a colon-separated list of 'idle' and 'lid', each at most once");
+      return FALSE;
+    }
+  parts = g_strsplit (what, ":", -1);
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      gboolean *seen;
+
+      if (g_str_equal (parts[i], "idle"))
+        seen = idle;
+      else if (g_str_equal (parts[i], "lid"))
+        seen = lid;
+      else
+        {
+          /* short (checked above) but any bytes: never shown raw */
+          g_autofree char *shown = pp_escape_text (parts[i], 0);
+
+          g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                       "unknown inhibitor kind '%s' (known: idle, lid)", shown);
+          return FALSE;
+        }
+      if (*seen)
+        {
+          g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                       "inhibitor kind '%s' given twice", parts[i]);
+          return FALSE;
+        }
+      *seen = TRUE;
+    }
+  return TRUE;
 }
 
 typedef struct {
-  PpCallerPidReady ready;
-  gpointer         user_data;
+  PpCallerPidReady       ready;
+  gpointer               user_data;
+  GDBusMethodInvocation *invocation;   /* a reference */
 } PidRequest;
 
 static void
@@ -106,11 +252,21 @@ on_caller_pid (GObject *source, GAsyncResult *res, gpointer user_data)
   PidRequest *req = user_data;
   g_autoptr(GError) error = NULL;
   g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), res, &error);
-  guint32 pid = 0;
+  g_autoptr(GVariant) creds = NULL;
+  guint32 pid = 0, uid = 0;
 
   if (reply != NULL)
-    g_variant_get (reply, "(u)", &pid);
+    {
+      creds = g_variant_get_child_value (reply, 0);
+      if (g_variant_lookup (creds, "UnixUserID", "u", &uid))
+        g_object_set_qdata (G_OBJECT (req->invocation), caller_uid_quark (),
+                            GUINT_TO_POINTER (uid + 1));
+      if (!g_variant_lookup (creds, "ProcessID", "u", &pid))
+        g_set_error_literal (&error, PP_ERROR, PP_ERROR_FAILED,
+                             "the bus does not know the caller's pid");
+    }
   req->ready (pid, error, req->user_data);
+  g_object_unref (req->invocation);
   g_free (req);
 }
 
@@ -133,8 +289,10 @@ pp_token_get_caller_pid (GDBusMethodInvocation *invocation,
   req = g_new0 (PidRequest, 1);
   req->ready = ready;
   req->user_data = user_data;
+  req->invocation = g_object_ref (invocation);
+  /* pid and uid in one round trip (dbus-daemon ≥ 1.7, dbus-broker) */
   g_dbus_connection_call (connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                          "org.freedesktop.DBus", "GetConnectionUnixProcessID",
-                          g_variant_new ("(s)", sender), G_VARIANT_TYPE ("(u)"),
+                          "org.freedesktop.DBus", "GetConnectionCredentials",
+                          g_variant_new ("(s)", sender), G_VARIANT_TYPE ("(a{sv})"),
                           G_DBUS_CALL_FLAGS_NONE, 5000, NULL, on_caller_pid, req);
 }

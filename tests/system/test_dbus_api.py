@@ -228,8 +228,9 @@ class TestAuthorization(PowerPolicyTestCase):
         import json
         env = {'PATH': '/usr/bin:/bin', 'DBUS_SYSTEM_BUS_ADDRESS': self.bus_address}
         start = time.monotonic()
+        ppcall = self.staged_for_others(PPCALL)[PPCALL]
         proc = subprocess.Popen(['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups',
-                                 '/usr/bin/python3', PPCALL, 'SetOverride', '(sss)',
+                                 '/usr/bin/python3', ppcall, 'SetOverride', '(sss)',
                                  json.dumps(['1-1.2', 'Control', 'on'])],
                                 env=env, stdout=subprocess.PIPE, text=True)
         wait_until(lambda: polkit.HaveHangingCalls(), 10, 'the daemon to ask polkit')
