@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <glib-unix.h>
-#include <gio/gunixfdlist.h>
 
 #include "pp-activity.h"
 #include "pp-token.h"
@@ -229,12 +228,6 @@ inhibitor_release (gpointer user_data)
   notify_lid_inhibited (self, lid_before);
 }
 
-typedef struct {
-  PpActivity            *self;         /* a reference */
-  GDBusMethodInvocation *invocation;   /* the reference GDBus gave us */
-  Inhibitor             *inh;
-} PendingInhibit;
-
 static void
 inhibitor_add (PpActivity *self, Inhibitor *inh)
 {
@@ -252,52 +245,23 @@ inhibitor_add (PpActivity *self, Inhibitor *inh)
   notify_lid_inhibited (self, lid_before);
 }
 
-static void
-on_caller_pid (guint32 pid, const GError *pid_error, gpointer user_data)
+gboolean
+pp_activity_inhibit (PpActivity  *self,
+                     const char  *what,
+                     const char  *who,
+                     const char  *why,
+                     guint32      uid,
+                     guint32      pid,
+                     int         *out_fd,
+                     GError     **error)
 {
-  PendingInhibit *pending = user_data;
-  g_autoptr(Inhibitor) inh = g_steal_pointer (&pending->inh);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GUnixFDList) fd_list = NULL;
-
-  if (pid_error != NULL)
-    g_dbus_method_invocation_return_error (pending->invocation, PP_ERROR, PP_ERROR_FAILED,
-                                           "cannot identify the caller: %s", pid_error->message);
-  else if ((inh->token = pp_token_new (pending->invocation, inhibitor_release, inh,
-                                       &fd_list, &error)) == NULL)
-    g_dbus_method_invocation_return_gerror (pending->invocation, error);
-  else
-    {
-      inh->pid = pid;
-      inhibitor_add (pending->self, g_steal_pointer (&inh));
-      g_dbus_method_invocation_return_value_with_unix_fd_list (pending->invocation,
-                                                               g_variant_new ("(h)", 0),
-                                                               fd_list);
-    }
-  g_object_unref (pending->self);
-  g_free (pending);
-}
-
-void
-pp_activity_handle_inhibit (PpActivity *self, GDBusMethodInvocation *invocation)
-{
-  g_autoptr(GError) error = NULL;
-  const char *what, *who, *why;
+  g_autoptr(Inhibitor) inh = NULL;
   gboolean idle, lid;
-  PendingInhibit *pending;
-  Inhibitor *inh;
 
-  g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(&s&s&s)",
-                 &what, &who, &why);
-  if (!pp_token_parse_what (what, &idle, &lid, &error))
-    {
-      g_dbus_method_invocation_return_gerror (invocation, error);
-      return;
-    }
-  if (!pp_token_check_text (invocation, who, why))
-    return;
-  if (*who == '\0')
-    who = g_dbus_method_invocation_get_sender (invocation);
+  if (!pp_token_parse_what (what, &idle, &lid, error))
+    return FALSE;
+  if (!pp_token_check_text (who, why, error))
+    return FALSE;
 
   inh = g_new0 (Inhibitor, 1);
   inh->what = g_strdup (what);
@@ -305,23 +269,26 @@ pp_activity_handle_inhibit (PpActivity *self, GDBusMethodInvocation *invocation)
   inh->lid = lid;
   inh->who = g_strdup (who);
   inh->why = g_strdup (why);
-
-  pending = g_new0 (PendingInhibit, 1);
-  pending->self = g_object_ref (self);
-  pending->invocation = invocation;
-  pending->inh = inh;
-  pp_token_get_caller_pid (invocation, on_caller_pid, pending);
+  inh->pid = pid;
+  inh->token = pp_token_new (uid, inhibitor_release, inh, out_fd, error);
+  if (inh->token == NULL)
+    return FALSE;
+  inhibitor_add (self, g_steal_pointer (&inh));
+  return TRUE;
 }
 
-void
-pp_activity_list_inhibitors (PpActivity *self, GVariantBuilder *builder)
+GPtrArray *
+pp_activity_list_inhibitors (PpActivity *self)
 {
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_token_info_free);
+
   for (guint i = 0; i < self->inhibitors->len; i++)
     {
       Inhibitor *inh = g_ptr_array_index (self->inhibitors, i);
 
-      g_variant_builder_add (builder, "(ssssu)", inh->what, inh->who, inh->why, "", inh->pid);
+      g_ptr_array_add (out, pp_token_info_new (inh->what, inh->who, inh->why, "", inh->pid));
     }
+  return out;
 }
 
 /* ---- public ----------------------------------------------------------- */

@@ -47,8 +47,6 @@ struct _PpManager {
   GHashTable       *held;           /* syspath -> number of holds keeping it on */
   GHashTable       *powered_down;   /* syspaths PowerDown(auto) allowed to suspend */
 
-  PpManagerTreeHook tree_hook;      /* suppliers/consumers/blocker of the dictionary */
-  gpointer          tree_hook_data;
 
   GHashTable       *failed_writes;  /* path -> errno, to log each failure once */
   guint             n_write_failures;
@@ -423,32 +421,30 @@ mark_touched (PpManager *self, PlannedWrite *w)
     g_hash_table_add (set, g_strdup (w->relpath));
 }
 
+/* Tell what a device's applied writes changed: its attributes (relative
+ * paths) and their new values, in the order written. */
 static void
 emit_device_changed (PpManager *self, PpDevice *dev, GPtrArray *writes)
 {
-  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
-  g_autoptr(GVariant) changed = NULL;
+  g_autoptr(GStrvBuilder) attrs = NULL;
+  g_autoptr(GStrvBuilder) values = NULL;
+  g_auto(GStrv) attrv = NULL;
+  g_auto(GStrv) valuev = NULL;
 
   if (!g_signal_has_handler_pending (self, signals[SIGNAL_DEVICE_CHANGED], 0, FALSE))
     return;
+  attrs = g_strv_builder_new ();
+  values = g_strv_builder_new ();
   for (guint i = 0; i < writes->len; i++)
     {
       PlannedWrite *w = g_ptr_array_index (writes, i);
 
-      if (g_str_equal (w->relpath, PP_ATTR_CONTROL))
-        g_variant_builder_add (&b, "{sv}", "control", g_variant_new_string (w->value));
-      else if (g_str_equal (w->relpath, PP_ATTR_WAKEUP))
-        g_variant_builder_add (&b, "{sv}", "wakeup", g_variant_new_string (w->value));
-      else if (g_str_equal (w->relpath, PP_ATTR_DELAY))
-        g_variant_builder_add (&b, "{sv}", "autosuspend_delay_ms",
-                               g_variant_new_int32 ((gint32) g_ascii_strtoll (w->value, NULL, 10)));
-      else
-        g_variant_builder_add (&b, "{sv}", w->relpath, g_variant_new_string (w->value));
+      g_strv_builder_add (attrs, w->relpath);
+      g_strv_builder_add (values, w->value);
     }
-  /* sunk: with no handler connected yet (at start-up) nothing else
-   * would ever take the floating reference */
-  changed = g_variant_ref_sink (g_variant_builder_end (&b));
-  g_signal_emit (self, signals[SIGNAL_DEVICE_CHANGED], 0, dev->info->syspath, changed);
+  attrv = g_strv_builder_end (attrs);
+  valuev = g_strv_builder_end (values);
+  g_signal_emit (self, signals[SIGNAL_DEVICE_CHANGED], 0, dev->info->syspath, attrv, valuev);
 }
 
 static void
@@ -1398,56 +1394,42 @@ pp_manager_resolve_device (PpManager *self, const char *device, GError **error)
   return dev;
 }
 
-GVariant *
-pp_manager_device_to_variant (PpManager *self, PpDevice *dev)
+void
+pp_device_status_free (PpDeviceStatus *status)
 {
-  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
-  const char *syspath = dev->info->syspath;
-  g_autofree char *runtime_status = pp_sysfs_read_opt (syspath, "power/runtime_status");
-  g_autofree char *control = pp_sysfs_read_opt (syspath, PP_ATTR_CONTROL);
-  g_autofree char *wakeup = pp_sysfs_read_opt (syspath, PP_ATTR_WAKEUP);
-  gint64 delay = pp_sysfs_read_int (syspath, PP_ATTR_DELAY, -1);
-  const char *parent = pp_device_info_get_parent (dev->info);
-  g_autoptr(GPtrArray) suppliers = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GPtrArray) consumers = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *blocker = NULL;
-
-  if (parent == NULL || !is_managed_path (parent))
-    parent = "";
-  if (delay < G_MININT32 || delay > G_MAXINT32)
-    delay = -1;
-
-  g_variant_builder_add (&b, "{sv}", "path", g_variant_new_string (syspath));
-  g_variant_builder_add (&b, "{sv}", "subsystem", g_variant_new_string (dev->info->subsystem));
-  g_variant_builder_add (&b, "{sv}", "class", g_variant_new_string (dev->props.klass));
-  g_variant_builder_add (&b, "{sv}", "driver",
-                         g_variant_new_string (dev->info->driver ? dev->info->driver : ""));
-  g_variant_builder_add (&b, "{sv}", "parent", g_variant_new_string (parent));
-  if (self->tree_hook != NULL)
-    self->tree_hook (self, dev, suppliers, consumers, &blocker, self->tree_hook_data);
-  g_variant_builder_add (&b, "{sv}", "suppliers",
-                         g_variant_new_strv ((const char * const *) suppliers->pdata, suppliers->len));
-  g_variant_builder_add (&b, "{sv}", "consumers",
-                         g_variant_new_strv ((const char * const *) consumers->pdata, consumers->len));
-  g_variant_builder_add (&b, "{sv}", "runtime_status",
-                         g_variant_new_string (runtime_status && *runtime_status ? runtime_status : "unsupported"));
-  g_variant_builder_add (&b, "{sv}", "control", g_variant_new_string (control ? control : ""));
-  g_variant_builder_add (&b, "{sv}", "autosuspend_delay_ms", g_variant_new_int32 ((gint32) delay));
-  g_variant_builder_add (&b, "{sv}", "wakeup", g_variant_new_string (wakeup ? wakeup : ""));
-  g_variant_builder_add (&b, "{sv}", "held",
-                         g_variant_new_boolean (g_hash_table_contains (self->held, syspath)));
-  g_variant_builder_add (&b, "{sv}", "blocker", g_variant_new_string (blocker ? blocker : ""));
-  g_variant_builder_add (&b, "{sv}", "ignored", g_variant_new_boolean (dev->props.ignore));
-  return g_variant_builder_end (&b);
+  if (status == NULL)
+    return;
+  g_free (status->parent);
+  g_free (status->runtime_status);
+  g_free (status->control);
+  g_free (status->wakeup);
+  g_free (status);
 }
 
-void
-pp_manager_set_tree_hook (PpManager         *self,
-                          PpManagerTreeHook  hook,
-                          gpointer           user_data)
+PpDeviceStatus *
+pp_manager_get_device_status (PpManager *self, PpDevice *dev)
 {
-  self->tree_hook = hook;
-  self->tree_hook_data = user_data;
+  PpDeviceStatus *status = g_new0 (PpDeviceStatus, 1);
+  const char *syspath = dev->info->syspath;
+  const char *parent = pp_device_info_get_parent (dev->info);
+  gint64 delay = pp_sysfs_read_int (syspath, PP_ATTR_DELAY, -1);
+
+  status->parent = g_strdup (parent != NULL && is_managed_path (parent) ? parent : "");
+  status->runtime_status = pp_sysfs_read_opt (syspath, "power/runtime_status");
+  if (status->runtime_status == NULL || *status->runtime_status == '\0')
+    {
+      g_free (status->runtime_status);
+      status->runtime_status = g_strdup ("unsupported");
+    }
+  status->control = pp_sysfs_read_opt (syspath, PP_ATTR_CONTROL);
+  if (status->control == NULL)
+    status->control = g_strdup ("");
+  status->wakeup = pp_sysfs_read_opt (syspath, PP_ATTR_WAKEUP);
+  if (status->wakeup == NULL)
+    status->wakeup = g_strdup ("");
+  status->autosuspend_delay_ms = (delay < G_MININT32 || delay > G_MAXINT32) ? -1 : (gint32) delay;
+  status->held = g_hash_table_contains (self->held, syspath);
+  return status;
 }
 
 /* ---- GObject ---------------------------------------------------------- */
@@ -1513,11 +1495,13 @@ pp_manager_class_init (PpManagerClass *klass)
                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, props);
 
-  /* (path, a{sv} of what changed) */
+  /* (const char *syspath, GStrv attributes, GStrv values): what the
+   * writes of one apply changed on a device, attribute paths relative to
+   * it ("power/control") and the values written, index by index */
   signals[SIGNAL_DEVICE_CHANGED] =
     g_signal_new ("device-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
-                  0, NULL, NULL, NULL, G_TYPE_NONE, 2,
-                  G_TYPE_STRING, G_TYPE_VARIANT);
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 3,
+                  G_TYPE_STRING, G_TYPE_STRV, G_TYPE_STRV);
   /* (PpDevice *device, gboolean is_new): after add/change and its apply */
   signals[SIGNAL_DEVICE_ADDED] =
     g_signal_new ("device-added", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,

@@ -152,21 +152,20 @@ gboolean       pp_manager_clear_overrides     (PpManager   *self,
                                                PpDevice    *device,
                                                GError     **error);
 
-/* The device dictionary of SPEC §5. */
-GVariant      *pp_manager_device_to_variant   (PpManager   *self,
-                                               PpDevice    *device);
+/* What the device dictionary of SPEC §5 shows beyond PpDevice itself,
+ * read when asked. */
+typedef struct {
+  char     *parent;                /* the managed parent's syspath, or "" */
+  char     *runtime_status;        /* power/runtime_status, "unsupported" without */
+  char     *control;               /* power/control, "" without */
+  gint32    autosuspend_delay_ms;  /* -1 without */
+  char     *wakeup;                /* power/wakeup, "" without */
+  gboolean  held;                  /* a hold keeps it up */
+} PpDeviceStatus;
 
-/* Fills the power-dependency fields of a device dictionary: add g_strdup'ed
- * paths to @suppliers/@consumers, set *@blocker (g_malloc'ed) or leave it
- * NULL. Set by the tree component (pp-power-ops); NULL = empty fields. */
-typedef void (*PpManagerTreeHook) (PpManager  *manager,
-                                   PpDevice   *device,
-                                   GPtrArray  *suppliers,
-                                   GPtrArray  *consumers,
-                                   char      **blocker,
-                                   gpointer    user_data);
-void           pp_manager_set_tree_hook       (PpManager         *self,
-                                               PpManagerTreeHook  hook,
-                                               gpointer           user_data);
+PpDeviceStatus *pp_manager_get_device_status (PpManager   *self,
+                                              PpDevice    *device);
+void           pp_device_status_free          (PpDeviceStatus *status);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PpDeviceStatus, pp_device_status_free)
 
 G_END_DECLS

@@ -14,8 +14,6 @@
 #include "pp-token.h"
 #include "pp-util.h"
 
-/* the uid a token is counted against when the bus could not tell */
-#define UNKNOWN_UID G_MAXUINT32
 
 struct _PpToken {
   int              fd;         /* our end of the socket pair */
@@ -87,21 +85,6 @@ count_token (guint32 uid, int delta)
     g_hash_table_insert (n_by_uid, GUINT_TO_POINTER (uid), GUINT_TO_POINTER (n));
 }
 
-static GQuark
-caller_uid_quark (void)
-{
-  return g_quark_from_static_string ("pp-token-caller-uid");
-}
-
-static guint32
-invocation_uid (GDBusMethodInvocation *invocation)
-{
-  gpointer data = g_object_get_qdata (G_OBJECT (invocation), caller_uid_quark ());
-
-  /* stored as uid + 1, so that root is not NULL */
-  return data != NULL ? GPOINTER_TO_UINT (data) - 1 : UNKNOWN_UID;
-}
-
 static gboolean
 check_limits (guint32 uid, GError **error)
 {
@@ -114,7 +97,7 @@ check_limits (guint32 uid, GError **error)
     }
   if (pp_token_count_for_uid (uid) >= limit_per_user)
     {
-      if (uid == UNKNOWN_UID)
+      if (uid == PP_TOKEN_UID_UNKNOWN)
         g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
                      "too many holds and inhibitors of callers of unknown uid: %u (MaxInhibitorsPerUser=%u)",
                      pp_token_count_for_uid (uid), limit_per_user);
@@ -128,33 +111,20 @@ check_limits (guint32 uid, GError **error)
 }
 
 PpToken *
-pp_token_new (GDBusMethodInvocation *invocation,
-              PpTokenReleased        released,
-              gpointer               user_data,
-              GUnixFDList          **fd_list,
-              GError               **error)
+pp_token_new (guint32          uid,
+              PpTokenReleased  released,
+              gpointer         user_data,
+              int             *out_fd,
+              GError         **error)
 {
-  g_autoptr(GUnixFDList) list = NULL;
-  guint32 uid = invocation_uid (invocation);
   PpToken *token;
   int fds[2];
-  int index;
 
   if (!check_limits (uid, error))
     return NULL;
-  list = g_unix_fd_list_new ();
   if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, fds) < 0)
     {
       pp_error_set_from_errno (error, errno, "cannot create the fd to return");
-      return NULL;
-    }
-  /* the list holds its own copy: ours must go, or the release would
-   * never be seen */
-  index = g_unix_fd_list_append (list, fds[1], error);
-  close (fds[1]);
-  if (index < 0)
-    {
-      close (fds[0]);
       return NULL;
     }
   token = g_new0 (PpToken, 1);
@@ -164,7 +134,7 @@ pp_token_new (GDBusMethodInvocation *invocation,
   token->released = released;
   token->user_data = user_data;
   token->watch_id = g_unix_fd_add (token->fd, G_IO_IN | G_IO_HUP | G_IO_ERR, on_token_fd, token);
-  *fd_list = g_steal_pointer (&list);
+  *out_fd = fds[1];
   return token;
 }
 
@@ -180,20 +150,19 @@ pp_token_free (PpToken *token)
 }
 
 gboolean
-pp_token_check_text (GDBusMethodInvocation *invocation, const char *who, const char *why)
+pp_token_check_text (const char *who, const char *why, GError **error)
 {
   if (strlen (who) > PP_TOKEN_TEXT_MAX || strlen (why) > PP_TOKEN_TEXT_MAX)
     {
-      g_dbus_method_invocation_return_error (invocation, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
-                                             "who and why are limited to %d bytes",
-                                             PP_TOKEN_TEXT_MAX);
+      g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                   "who and why are limited to %d bytes", PP_TOKEN_TEXT_MAX);
       return FALSE;
     }
   /* the bus guarantees it for strings; a check costs nothing */
   if (!g_utf8_validate (who, -1, NULL) || !g_utf8_validate (why, -1, NULL))
     {
-      g_dbus_method_invocation_return_error_literal (invocation, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
-                                                     "who and why must be UTF-8");
+      g_set_error_literal (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                           "who and why must be UTF-8");
       return FALSE;
     }
   return TRUE;
@@ -240,59 +209,28 @@ pp_token_parse_what (const char *what, gboolean *idle, gboolean *lid, GError **e
   return TRUE;
 }
 
-typedef struct {
-  PpCallerPidReady       ready;
-  gpointer               user_data;
-  GDBusMethodInvocation *invocation;   /* a reference */
-} PidRequest;
-
-static void
-on_caller_pid (GObject *source, GAsyncResult *res, gpointer user_data)
+PpTokenInfo *
+pp_token_info_new (const char *what, const char *who, const char *why,
+                   const char *device, guint32 pid)
 {
-  PidRequest *req = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), res, &error);
-  g_autoptr(GVariant) creds = NULL;
-  guint32 pid = 0, uid = 0;
+  PpTokenInfo *info = g_new0 (PpTokenInfo, 1);
 
-  if (reply != NULL)
-    {
-      creds = g_variant_get_child_value (reply, 0);
-      if (g_variant_lookup (creds, "UnixUserID", "u", &uid))
-        g_object_set_qdata (G_OBJECT (req->invocation), caller_uid_quark (),
-                            GUINT_TO_POINTER (uid + 1));
-      if (!g_variant_lookup (creds, "ProcessID", "u", &pid))
-        g_set_error_literal (&error, PP_ERROR, PP_ERROR_FAILED,
-                             "the bus does not know the caller's pid");
-    }
-  req->ready (pid, error, req->user_data);
-  g_object_unref (req->invocation);
-  g_free (req);
+  info->what = g_strdup (what);
+  info->who = g_strdup (who);
+  info->why = g_strdup (why);
+  info->device = g_strdup (device ? device : "");
+  info->pid = pid;
+  return info;
 }
 
 void
-pp_token_get_caller_pid (GDBusMethodInvocation *invocation,
-                         PpCallerPidReady       ready,
-                         gpointer               user_data)
+pp_token_info_free (PpTokenInfo *info)
 {
-  GDBusConnection *connection = g_dbus_method_invocation_get_connection (invocation);
-  const char *sender = g_dbus_method_invocation_get_sender (invocation);
-  PidRequest *req;
-
-  if (connection == NULL || sender == NULL)
-    {
-      g_autoptr(GError) error = g_error_new_literal (PP_ERROR, PP_ERROR_FAILED,
-                                                     "the caller has no bus name");
-      ready (0, error, user_data);
-      return;
-    }
-  req = g_new0 (PidRequest, 1);
-  req->ready = ready;
-  req->user_data = user_data;
-  req->invocation = g_object_ref (invocation);
-  /* pid and uid in one round trip (dbus-daemon ≥ 1.7, dbus-broker) */
-  g_dbus_connection_call (connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                          "org.freedesktop.DBus", "GetConnectionCredentials",
-                          g_variant_new ("(s)", sender), G_VARIANT_TYPE ("(a{sv})"),
-                          G_DBUS_CALL_FLAGS_NONE, 5000, NULL, on_caller_pid, req);
+  if (info == NULL)
+    return;
+  g_free (info->what);
+  g_free (info->who);
+  g_free (info->why);
+  g_free (info->device);
+  g_free (info);
 }

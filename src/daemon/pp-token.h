@@ -4,8 +4,7 @@
  * every copy is closed (or the holder dies) the daemon is told once. */
 #pragma once
 
-#include <gio/gio.h>
-#include <gio/gunixfdlist.h>
+#include <glib.h>
 
 G_BEGIN_DECLS
 
@@ -42,24 +41,27 @@ void      pp_token_set_limits (guint             per_user,
 guint     pp_token_count      (void);
 guint     pp_token_count_for_uid (guint32        uid);
 
-/* A new token for the caller of @invocation, counted against its uid (known
- * once pp_token_get_caller_pid() has answered for @invocation; unknown uids
- * share one count). The caller's end is at index 0 of *@fd_list. @released
- * is called once, from the main loop, when the caller's end is closed. Over
- * a limit: NULL and PP_ERROR_REFUSED naming the limit. */
-PpToken  *pp_token_new        (GDBusMethodInvocation *invocation,
+/* Counted against this uid when the bus could not tell the caller's. */
+#define PP_TOKEN_UID_UNKNOWN G_MAXUINT32
+
+/* A new token for a caller of @uid (PP_TOKEN_UID_UNKNOWN: unknown uids
+ * share one count). The caller's end in *@out_fd (the caller of this
+ * function owns it and passes it on). @released is called once, from the
+ * main loop, when the caller's end is closed. Over a limit: NULL and
+ * PP_ERROR_REFUSED naming the limit. */
+PpToken  *pp_token_new        (guint32           uid,
                                PpTokenReleased   released,
                                gpointer          user_data,
-                               GUnixFDList     **fd_list,
+                               int              *out_fd,
                                GError          **error);
 /* Stop watching and close our end, without calling @released. */
 void      pp_token_free       (PpToken          *token);
 
-/* Check who/why against PP_TOKEN_TEXT_MAX (and that they are UTF-8); on
- * failure the invocation has been answered with InvalidArgument. */
-gboolean  pp_token_check_text (GDBusMethodInvocation *invocation,
-                               const char            *who,
-                               const char            *why);
+/* Check who/why against PP_TOKEN_TEXT_MAX and that they are UTF-8; FALSE
+ * and PP_ERROR_INVALID_ARGUMENT otherwise. */
+gboolean  pp_token_check_text (const char       *who,
+                               const char       *why,
+                               GError          **error);
 
 /* Parse Inhibit's what: a non-empty colon list of "idle" and "lid", each
  * at most once. FALSE and InvalidArgument otherwise. */
@@ -68,15 +70,22 @@ gboolean  pp_token_parse_what (const char       *what,
                                gboolean         *lid,
                                GError          **error);
 
-typedef void (*PpCallerPidReady) (guint32       pid,
-                                  const GError *error,
-                                  gpointer      user_data);
+/* A hold or an inhibitor, as ListInhibitors lists it (SPEC §5). */
+typedef struct {
+  char    *what;     /* "hold", or Inhibit's what */
+  char    *who;
+  char    *why;
+  char    *device;   /* the held device; "" for an inhibitor */
+  guint32  pid;      /* 0 when unknown */
+} PpTokenInfo;
 
-/* The pid of the invocation's sender, asked of the bus without blocking;
- * pid 0 and @error set when it cannot be known. The uid is asked in the
- * same call and kept with @invocation for pp_token_new(). */
-void      pp_token_get_caller_pid (GDBusMethodInvocation *invocation,
-                                   PpCallerPidReady       ready,
-                                   gpointer               user_data);
+PpTokenInfo *pp_token_info_new  (const char  *what,
+                                 const char  *who,
+                                 const char  *why,
+                                 const char  *device,
+                                 guint32      pid);
+void         pp_token_info_free (PpTokenInfo *info);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PpTokenInfo, pp_token_info_free)
 
 G_END_DECLS
