@@ -784,13 +784,15 @@ void
 pp_service_stop (PpService *self)
 {
   g_clear_handle_id (&self->owner_id, g_bus_unown_name);
-  if (self->skeleton != NULL)
+  if (self->skeleton != NULL &&
+      g_dbus_interface_skeleton_get_connection (G_DBUS_INTERFACE_SKELETON (self->skeleton)) != NULL)
     {
       /* pending PropertiesChanged go out before the object goes */
       g_dbus_interface_skeleton_flush (G_DBUS_INTERFACE_SKELETON (self->skeleton));
       g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (self->skeleton));
-      g_signal_handlers_disconnect_by_data (self->skeleton, self);
     }
+  if (self->skeleton != NULL)
+    g_signal_handlers_disconnect_by_data (self->skeleton, self);
   unbind_all (self);
   if (self->manager != NULL)
     g_signal_handlers_disconnect_by_data (self->manager, self);
