@@ -246,31 +246,28 @@ inhibitor_add (PpActivity *self, Inhibitor *inh)
 }
 
 gboolean
-pp_activity_inhibit (PpActivity  *self,
-                     const char  *what,
-                     const char  *who,
-                     const char  *why,
-                     guint32      uid,
-                     guint32      pid,
-                     int         *out_fd,
-                     GError     **error)
+pp_activity_inhibit (PpActivity            *self,
+                     const char            *what,
+                     const PpTokenRequest  *request,
+                     int                   *out_fd,
+                     GError               **error)
 {
   g_autoptr(Inhibitor) inh = NULL;
   gboolean idle, lid;
 
   if (!pp_token_parse_what (what, &idle, &lid, error))
     return FALSE;
-  if (!pp_token_check_text (who, why, error))
+  if (!pp_token_check_text (request->who, request->why, error))
     return FALSE;
 
   inh = g_new0 (Inhibitor, 1);
   inh->what = g_strdup (what);
   inh->idle = idle;
   inh->lid = lid;
-  inh->who = g_strdup (who);
-  inh->why = g_strdup (why);
-  inh->pid = pid;
-  inh->token = pp_token_new (uid, inhibitor_release, inh, out_fd, error);
+  inh->who = g_strdup (request->who);
+  inh->why = g_strdup (request->why);
+  inh->pid = request->pid;
+  inh->token = pp_token_new (request->uid, inhibitor_release, inh, out_fd, error);
   if (inh->token == NULL)
     return FALSE;
   inhibitor_add (self, g_steal_pointer (&inh));

@@ -17,6 +17,7 @@
 #include <glib-object.h>
 
 #include "pp-manager.h"
+#include "pp-token.h"
 
 G_BEGIN_DECLS
 
@@ -36,16 +37,13 @@ gboolean     pp_activity_get_lid_inhibited  (PpActivity            *self);
 /* The configuration was reloaded: take IdleTimeoutSec again. */
 void         pp_activity_reload             (PpActivity            *self);
 
-/* Inhibit (SPEC §5) for a caller of @uid and @pid: @what a colon list
- * of "idle" and "lid"; the inhibitor ends when every copy of *@out_fd
- * (owned by the caller) is closed or its holder dies. FALSE with
- * InvalidArgument (what, who, why) or Refused (limits). */
+/* Inhibit (SPEC §5) for @request: @what a colon list of "idle" and
+ * "lid"; the inhibitor ends when every copy of *@out_fd (owned by the
+ * caller) is closed or its holder dies. FALSE with InvalidArgument
+ * (what, who, why) or Refused (limits). */
 gboolean     pp_activity_inhibit            (PpActivity            *self,
                                              const char            *what,
-                                             const char            *who,
-                                             const char            *why,
-                                             guint32                uid,
-                                             guint32                pid,
+                                             const PpTokenRequest  *request,
                                              int                   *out_fd,
                                              GError               **error);
 

@@ -825,14 +825,11 @@ holds_element_free (gpointer data)
 }
 
 gboolean
-pp_power_ops_hold (PpPowerOps  *self,
-                   const char  *device_arg,
-                   const char  *who,
-                   const char  *why,
-                   guint32      uid,
-                   guint32      pid,
-                   int         *out_fd,
-                   GError     **error)
+pp_power_ops_hold (PpPowerOps            *self,
+                   const char            *device_arg,
+                   const PpTokenRequest  *request,
+                   int                   *out_fd,
+                   GError               **error)
 {
   g_autoptr(GError) local_error = NULL;
   g_autofree char *shown_who = NULL;
@@ -841,23 +838,23 @@ pp_power_ops_hold (PpPowerOps  *self,
   PpDevice *dev;
   Hold *hold;
 
-  if (!pp_token_check_text (who, why, error))
+  if (!pp_token_check_text (request->who, request->why, error))
     return FALSE;
   dev = pp_manager_resolve_device (self->manager, device_arg, error);
   if (dev == NULL)
     return FALSE;
 
   hold = g_new0 (Hold, 1);
-  hold->token = pp_token_new (uid, on_hold_released, hold, out_fd, error);
+  hold->token = pp_token_new (request->uid, on_hold_released, hold, out_fd, error);
   if (hold->token == NULL)
     {
       g_free (hold);
       return FALSE;
     }
   hold->device = g_strdup (dev->info->syspath);
-  hold->who = g_strdup (who);
-  hold->why = g_strdup (why);
-  hold->pid = pid;
+  hold->who = g_strdup (request->who);
+  hold->why = g_strdup (request->why);
+  hold->pid = request->pid;
   hold->paths = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_add (hold->paths, g_strdup (hold->device));
   prerequisites = pp_tree_get_prerequisites (get_tree (self), hold->device);
@@ -873,7 +870,7 @@ pp_power_ops_hold (PpPowerOps  *self,
   shown_who = pp_escape_text (hold->who, 0);
   shown_why = pp_escape_text (hold->why, 0);
   g_info ("\"%s\" (pid %u) holds %s and %u devices it depends on: \"%s\"",
-          shown_who, pid, hold->device, hold->paths->len - 1, shown_why);
+          shown_who, hold->pid, hold->device, hold->paths->len - 1, shown_why);
   return TRUE;
 }
 

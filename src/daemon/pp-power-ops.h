@@ -46,18 +46,14 @@ GPtrArray  *pp_power_ops_power_up       (PpPowerOps  *self,
                                          gboolean     subtree,
                                          GError     **error);
 
-/* Hold @device (and what it depends on) up for a caller of @uid and
- * @pid (either may be PP_TOKEN_UID_UNKNOWN / 0) until every copy of
- * *@out_fd is closed; the caller owns *@out_fd. FALSE with
+/* Hold @device (and what it depends on) up for @request until every
+ * copy of *@out_fd is closed; the caller owns *@out_fd. FALSE with
  * InvalidArgument (who/why), NoSuchDevice or Refused (limits). */
-gboolean    pp_power_ops_hold           (PpPowerOps  *self,
-                                         const char  *device,
-                                         const char  *who,
-                                         const char  *why,
-                                         guint32      uid,
-                                         guint32      pid,
-                                         int         *out_fd,
-                                         GError     **error);
+gboolean    pp_power_ops_hold           (PpPowerOps           *self,
+                                         const char           *device,
+                                         const PpTokenRequest *request,
+                                         int                  *out_fd,
+                                         GError              **error);
 
 /* The holds, as PpTokenInfo ("hold", who, why, device, pid). */
 GPtrArray  *pp_power_ops_list_holds     (PpPowerOps  *self);

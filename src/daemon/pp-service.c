@@ -480,8 +480,9 @@ hold_with_caller (PpService *self, GDBusMethodInvocation *invocation,
   if (caller_error != NULL)
     g_debug ("Cannot get the pid of the holder: %s", caller_error->message);
   g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(&s&s&s)", &arg, &who, &why);
-  if (!pp_power_ops_hold (self->power_ops, arg, who_or_sender (invocation, who), why,
-                          uid, pid, &fd, &error))
+  if (!pp_power_ops_hold (self->power_ops, arg,
+                          &(PpTokenRequest) { who_or_sender (invocation, who), why, uid, pid },
+                          &fd, &error))
     return_error (invocation, error);
   else
     return_fd (invocation, fd, pp_dbus_manager_complete_hold, self->skeleton);
@@ -515,8 +516,9 @@ inhibit_with_caller (PpService *self, GDBusMethodInvocation *invocation,
       return;
     }
   g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(&s&s&s)", &what, &who, &why);
-  if (!pp_activity_inhibit (self->activity, what, who_or_sender (invocation, who), why,
-                            uid, pid, &fd, &error))
+  if (!pp_activity_inhibit (self->activity, what,
+                            &(PpTokenRequest) { who_or_sender (invocation, who), why, uid, pid },
+                            &fd, &error))
     return_error (invocation, error);
   else
     return_fd (invocation, fd, pp_dbus_manager_complete_inhibit, self->skeleton);

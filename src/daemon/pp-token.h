@@ -70,6 +70,14 @@ gboolean  pp_token_parse_what (const char       *what,
                                gboolean         *lid,
                                GError          **error);
 
+/* Who asks for a hold or an inhibitor, and why (SPEC §5 Hold, Inhibit). */
+typedef struct {
+  const char *who;   /* free text (PP_TOKEN_TEXT_MAX) */
+  const char *why;
+  guint32     uid;   /* counted against the limits; PP_TOKEN_UID_UNKNOWN */
+  guint32     pid;   /* shown by ListInhibitors; 0 when unknown */
+} PpTokenRequest;
+
 /* A hold or an inhibitor, as ListInhibitors lists it (SPEC §5). */
 typedef struct {
   char    *what;     /* "hold", or Inhibit's what */

@@ -292,7 +292,7 @@ test_hold_until_fd_closed (void **state)
   int fd = -1;
   Waited w = { ops, NULL };
 
-  assert_true (pp_power_ops_hold (ops, "1-2", "backup", "copying", 1000, 4242, &fd, &error));
+  assert_true (pp_power_ops_hold (ops, "1-2", &(PpTokenRequest) { "backup", "copying", 1000, 4242 }, &fd, &error));
   assert_null (error);
   assert_true (fd >= 0);
   assert_int_equal (pp_token_count_for_uid (1000), 1);
@@ -335,21 +335,21 @@ test_hold_refused (void **state)
   g_autoptr(GPtrArray) holds = NULL;
   int fd = -1, fd2 = -1;
 
-  assert_false (pp_power_ops_hold (ops, STORAGE, long_text, "", 1000, 1, &fd, &error));
+  assert_false (pp_power_ops_hold (ops, STORAGE, &(PpTokenRequest) { long_text, "", 1000, 1 }, &fd, &error));
   assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT));
   g_clear_error (&error);
-  assert_false (pp_power_ops_hold (ops, "no-such-device", "a", "b", 1000, 1, &fd, &error));
+  assert_false (pp_power_ops_hold (ops, "no-such-device", &(PpTokenRequest) { "a", "b", 1000, 1 }, &fd, &error));
   assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE));
   g_clear_error (&error);
   assert_int_equal (fd, -1);
 
   /* one per user: the second of uid 1000 is refused, uid 1001 may */
   pp_token_set_limits (1, 10);
-  assert_true (pp_power_ops_hold (ops, STORAGE, "a", "b", 1000, 1, &fd, &error));
-  assert_false (pp_power_ops_hold (ops, STORAGE, "a", "b", 1000, 1, &fd2, &error));
+  assert_true (pp_power_ops_hold (ops, STORAGE, &(PpTokenRequest) { "a", "b", 1000, 1 }, &fd, &error));
+  assert_false (pp_power_ops_hold (ops, STORAGE, &(PpTokenRequest) { "a", "b", 1000, 1 }, &fd2, &error));
   assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_REFUSED));
   g_clear_error (&error);
-  assert_true (pp_power_ops_hold (ops, STORAGE, "c", "d", 1001, 2, &fd2, &error));
+  assert_true (pp_power_ops_hold (ops, STORAGE, &(PpTokenRequest) { "c", "d", 1001, 2 }, &fd2, &error));
   holds = pp_power_ops_list_holds (ops);
   assert_int_equal (holds->len, 2);
   close (fd);
@@ -385,7 +385,7 @@ test_idle_inhibitor (void **state)
 
   assert_int_equal (pp_activity_get_idle_timeout_sec (activity), 1);
   assert_false (pp_activity_get_user_idle (activity));
-  assert_true (pp_activity_inhibit (activity, "idle", "player", "a film", 1000, 77, &fd, &error));
+  assert_true (pp_activity_inhibit (activity, "idle", &(PpTokenRequest) { "player", "a film", 1000, 77 }, &fd, &error));
   assert_null (error);
   list = pp_activity_list_inhibitors (activity);
   assert_int_equal (list->len, 1);
@@ -420,16 +420,16 @@ test_lid_inhibitor_and_bad_what (void **state)
   Waited w = { NULL, activity };
   int fd = -1;
 
-  assert_false (pp_activity_inhibit (activity, "idle:idle", "x", "y", 1000, 1, &fd, &error));
+  assert_false (pp_activity_inhibit (activity, "idle:idle", &(PpTokenRequest) { "x", "y", 1000, 1 }, &fd, &error));
   assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT));
   g_clear_error (&error);
-  assert_false (pp_activity_inhibit (activity, "sleep", "x", "y", 1000, 1, &fd, &error));
+  assert_false (pp_activity_inhibit (activity, "sleep", &(PpTokenRequest) { "x", "y", 1000, 1 }, &fd, &error));
   assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT));
   g_clear_error (&error);
   assert_int_equal (fd, -1);
 
   assert_false (pp_activity_get_lid_inhibited (activity));
-  assert_true (pp_activity_inhibit (activity, "lid", "x", "y", 1000, 1, &fd, &error));
+  assert_true (pp_activity_inhibit (activity, "lid", &(PpTokenRequest) { "x", "y", 1000, 1 }, &fd, &error));
   assert_true (pp_activity_get_lid_inhibited (activity));
   close (fd);
   if (!wait_for (lid_not_inhibited, &w))
