@@ -266,18 +266,25 @@ test_power_down_errors (void **state)
   assert_string_equal (control, "on");
 }
 
-typedef struct {
-  PpPowerOps *ops;
-  PpActivity *activity;
-} Waited;
-
-static gboolean
-no_holds (gpointer data)
+/* @list (of PpTokenInfo) has one row, this one. */
+static void
+assert_one_token (GPtrArray *list, const char *what, const char *who, const char *device, guint32 pid)
 {
-  Waited *w = data;
-  g_autoptr(GPtrArray) holds = pp_power_ops_list_holds (w->ops);
+  PpTokenInfo *info;
 
-  return holds->len == 0;
+  assert_int_equal (list->len, 1);
+  info = g_ptr_array_index (list, 0);
+  assert_string_equal (info->what, what);
+  assert_string_equal (info->who, who);
+  assert_string_equal (info->device, device);
+  assert_int_equal (info->pid, pid);
+}
+
+/* Every hold and inhibitor released (their fds closed and seen). */
+static gboolean
+no_tokens (gpointer data)
+{
+  return pp_token_count () == 0;
 }
 
 static void
@@ -287,10 +294,8 @@ test_hold_until_fd_closed (void **state)
   g_autoptr(PpPowerOps) ops = pp_power_ops_new (st->manager);
   g_autoptr(GPtrArray) holds = NULL;
   g_autoptr(GError) error = NULL;
-  PpTokenInfo *info;
   PpDevice *dev;
   int fd = -1;
-  Waited w = { ops, NULL };
 
   assert_true (pp_power_ops_hold (ops, "1-2", &(PpTokenRequest) { "backup", "copying", 1000, 4242 }, &fd, &error));
   assert_null (error);
@@ -298,13 +303,8 @@ test_hold_until_fd_closed (void **state)
   assert_int_equal (pp_token_count_for_uid (1000), 1);
 
   holds = pp_power_ops_list_holds (ops);
-  assert_int_equal (holds->len, 1);
-  info = g_ptr_array_index (holds, 0);
-  assert_string_equal (info->what, "hold");
-  assert_string_equal (info->who, "backup");
-  assert_string_equal (info->why, "copying");
-  assert_string_equal (info->device, STORAGE);
-  assert_int_equal (info->pid, 4242);
+  assert_one_token (holds, "hold", "backup", STORAGE, 4242);
+  assert_string_equal (((PpTokenInfo *) g_ptr_array_index (holds, 0))->why, "copying");
 
   /* held: the device and the hub it hangs on */
   assert_true (pp_manager_is_held (st->manager, STORAGE));
@@ -319,8 +319,11 @@ test_hold_until_fd_closed (void **state)
 
   /* the holder goes: the hold ends, from the main loop */
   close (fd);
-  if (!wait_for (no_holds, &w))
+  if (!wait_for (no_tokens, NULL))
     fail_msg ("the hold did not end within %d ms of closing its fd", WAIT_TIMEOUT_MS);
+  g_clear_pointer (&holds, g_ptr_array_unref);
+  holds = pp_power_ops_list_holds (ops);
+  assert_int_equal (holds->len, 0);
   assert_false (pp_manager_is_held (st->manager, STORAGE));
   assert_int_equal (pp_token_count_for_uid (1000), 0);
 }
@@ -361,15 +364,7 @@ test_hold_refused (void **state)
 static gboolean
 user_idle (gpointer data)
 {
-  return pp_activity_get_user_idle (((Waited *) data)->activity);
-}
-
-static gboolean
-no_inhibitors (gpointer data)
-{
-  g_autoptr(GPtrArray) list = pp_activity_list_inhibitors (((Waited *) data)->activity);
-
-  return list->len == 0;
+  return pp_activity_get_user_idle (data);
 }
 
 static void
@@ -379,8 +374,6 @@ test_idle_inhibitor (void **state)
   g_autoptr(PpActivity) activity = pp_activity_new (st->manager);
   g_autoptr(GPtrArray) list = NULL;
   g_autoptr(GError) error = NULL;
-  PpTokenInfo *info;
-  Waited w = { NULL, activity };
   int fd = -1;
 
   assert_int_equal (pp_activity_get_idle_timeout_sec (activity), 1);
@@ -388,27 +381,25 @@ test_idle_inhibitor (void **state)
   assert_true (pp_activity_inhibit (activity, "idle", &(PpTokenRequest) { "player", "a film", 1000, 77 }, &fd, &error));
   assert_null (error);
   list = pp_activity_list_inhibitors (activity);
-  assert_int_equal (list->len, 1);
-  info = g_ptr_array_index (list, 0);
-  assert_string_equal (info->what, "idle");
-  assert_string_equal (info->who, "player");
-  assert_string_equal (info->device, "");
-  assert_int_equal (info->pid, 77);
+  assert_one_token (list, "idle", "player", "", 77);
   assert_false (pp_activity_get_user_idle (activity));
 
   /* released: the inhibitor goes, and without input the user is idle
    * after IdleTimeoutSec=1 */
   close (fd);
-  if (!wait_for (no_inhibitors, &w))
+  if (!wait_for (no_tokens, NULL))
     fail_msg ("the inhibitor did not end within %d ms of closing its fd", WAIT_TIMEOUT_MS);
-  if (!wait_for (user_idle, &w))
+  g_clear_pointer (&list, g_ptr_array_unref);
+  list = pp_activity_list_inhibitors (activity);
+  assert_int_equal (list->len, 0);
+  if (!wait_for (user_idle, activity))
     fail_msg ("not idle within %d ms of the inhibitor's end", WAIT_TIMEOUT_MS);
 }
 
 static gboolean
 lid_not_inhibited (gpointer data)
 {
-  return !pp_activity_get_lid_inhibited (((Waited *) data)->activity);
+  return !pp_activity_get_lid_inhibited (data);
 }
 
 static void
@@ -417,7 +408,6 @@ test_lid_inhibitor_and_bad_what (void **state)
   State *st = *state;
   g_autoptr(PpActivity) activity = pp_activity_new (st->manager);
   g_autoptr(GError) error = NULL;
-  Waited w = { NULL, activity };
   int fd = -1;
 
   assert_false (pp_activity_inhibit (activity, "idle:idle", &(PpTokenRequest) { "x", "y", 1000, 1 }, &fd, &error));
@@ -432,7 +422,7 @@ test_lid_inhibitor_and_bad_what (void **state)
   assert_true (pp_activity_inhibit (activity, "lid", &(PpTokenRequest) { "x", "y", 1000, 1 }, &fd, &error));
   assert_true (pp_activity_get_lid_inhibited (activity));
   close (fd);
-  if (!wait_for (lid_not_inhibited, &w))
+  if (!wait_for (lid_not_inhibited, activity))
     fail_msg ("the lid inhibitor did not end within %d ms", WAIT_TIMEOUT_MS);
 }
 
