@@ -150,8 +150,9 @@ on_authorized (GObject *source, GAsyncResult *res, gpointer user_data)
   g_free (call);
 }
 
-/* @interactive: polkit may ask the user (AllowUserInteraction). Always
- * TRUE for the handle-* signal: the invocation is answered later. */
+/* @interactive: polkit may ask the user (AllowUserInteraction). Returns
+ * what the handle-* signal returns: handled, the invocation is answered
+ * once polkit has. */
 static gboolean
 run_authorized (PpService             *self,
                 GDBusMethodInvocation *invocation,
