@@ -367,8 +367,9 @@ pp_decision_free (PpDecision *decision)
 {
   if (decision == NULL)
     return;
-  g_ptr_array_unref (decision->settings);
-  g_ptr_array_unref (decision->left_alone);
+  /* callers may steal the settings */
+  g_clear_pointer (&decision->settings, g_ptr_array_unref);
+  g_clear_pointer (&decision->left_alone, g_ptr_array_unref);
   g_free (decision->skip_origin);
   g_free (decision);
 }
