@@ -121,7 +121,7 @@ classify_usb (PpDevice *dev)
 
   if (g_str_equal (klass, dev->props.klass))
     return FALSE;
-  g_debug ("%s: class %s from the drivers of its interfaces", dev->info->syspath, klass);
+  g_debug ("%s: class %s (udev's class, else its interfaces' drivers)", dev->info->syspath, klass);
   g_free (dev->props.klass);
   dev->props.klass = g_strdup (klass);
   return TRUE;
