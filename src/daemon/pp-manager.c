@@ -1402,6 +1402,7 @@ pp_manager_set_override (PpManager   *self,
   const PpOverride *current;
   g_autoptr(PpOverride) previous = NULL;
   g_autofree char *attr_path = NULL;
+  g_autofree char *excluded = NULL;
   g_autoptr(GError) apply_error = NULL;
 
   if (attr == NULL)
@@ -1416,6 +1417,14 @@ pp_manager_set_override (PpManager   *self,
       g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
                    "%s is ignored (POWERPOLICY_IGNORE=1): the daemon never writes to it",
                    dev->info->syspath);
+      return FALSE;
+    }
+  excluded = pp_manager_get_exclusion (self, dev);
+  if (excluded != NULL)
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
+                   "%s is left to its driver (%s): the daemon never writes to it",
+                   dev->info->syspath, excluded);
       return FALSE;
     }
   attr_path = g_build_filename (dev->info->syspath, attr, NULL);

@@ -237,8 +237,14 @@ is_input_device (PpDevice *dev)
 static const char *
 stay_up_reason (PpPowerOps *self, PpDevice *dev)
 {
+  g_autofree char *excluded = NULL;
+
   if (dev->props.ignore)
     return "POWERPOLICY_IGNORE=1";
+  /* its driver runs its runtime PM: nothing is written to it */
+  excluded = pp_manager_get_exclusion (self->manager, dev);
+  if (excluded != NULL)
+    return "its driver is excluded (ExcludeDrivers=)";
   if (pp_manager_is_held (self->manager, dev->info->syspath))
     return "held";
   if (dev->props.autosuspend == PP_TRISTATE_NO)

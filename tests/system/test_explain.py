@@ -176,6 +176,13 @@ class TestExcludeDrivers(ExplainTestCase):
         self.call('Reload')
         self.assertEqual(self.attr(MEI, 'power/control'), 'on')
         self.assertEqual(self.attr(XHCI, 'power/control'), 'auto')
+        # nothing to override, nothing to power down
+        err = self.assertDBusError('org.powerpolicy1.Error.Refused', 'SetOverride',
+                                   ('0000:00:16.0', 'Control', 'auto'), '(sss)')
+        self.assertIn(why, err.message)
+        rows = self.call('PowerDown', (MEI, False, 'auto'), '(sbs)')[0]
+        self.assertEqual(rows, [(MEI, 'skipped', 'its driver is excluded (ExcludeDrivers=)')])
+        self.assertEqual(self.attr(MEI, 'power/control'), 'on')
         # pmctl show says why
         r = subprocess.run([PMCTL, 'show', '0000:00:16.0'], capture_output=True, text=True,
                            env={'PATH': '/usr/bin:/bin', 'LANG': 'C.UTF-8',
