@@ -59,6 +59,7 @@ device_to_variant (PpService *self, PpDevice *dev)
   g_autoptr(GPtrArray) suppliers = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) consumers = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *blocker = NULL;
+  g_autofree char *excluded = pp_manager_get_exclusion (self->manager, dev);
   const char *syspath = dev->info->syspath;
 
   pp_power_ops_get_tree_fields (self->power_ops, syspath, suppliers, consumers, &blocker);
@@ -80,6 +81,7 @@ device_to_variant (PpService *self, PpDevice *dev)
   g_variant_builder_add (&b, "{sv}", "held", g_variant_new_boolean (status->held));
   g_variant_builder_add (&b, "{sv}", "blocker", g_variant_new_string (blocker ? blocker : ""));
   g_variant_builder_add (&b, "{sv}", "ignored", g_variant_new_boolean (dev->props.ignore));
+  g_variant_builder_add (&b, "{sv}", "excluded", g_variant_new_string (excluded ? excluded : ""));
   return g_variant_builder_end (&b);
 }
 
@@ -571,6 +573,34 @@ handle_list_inhibitors (PpDbusManager *skeleton, GDBusMethodInvocation *invocati
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
+/* Explain: open to everyone, like GetDevice. */
+static gboolean
+handle_explain (PpDbusManager         *skeleton,
+                GDBusMethodInvocation *invocation,
+                const char            *arg,
+                PpService             *self)
+{
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sssss)"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+  PpDevice *dev = pp_manager_resolve_device (self->manager, arg, &error);
+
+  if (dev == NULL)
+    {
+      return_error (invocation, error);
+      return G_DBUS_METHOD_INVOCATION_HANDLED;
+    }
+  rows = pp_manager_explain (self->manager, dev);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      PpExplainRow *r = g_ptr_array_index (rows, i);
+      g_variant_builder_add (&b, "(sssss)", r->attribute, r->current, r->decided, r->layer,
+                             r->origin);
+    }
+  pp_dbus_manager_complete_explain (skeleton, invocation, g_variant_builder_end (&b));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
 /* Declared in the XML (SPEC §5), served by no domain object yet. */
 static gboolean
 handle_not_implemented (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
@@ -703,13 +733,14 @@ static void
 connect_handlers (PpService *self)
 {
   static const char * const not_implemented[] = {
-    "handle-explain", "handle-list-changes", "handle-list-overrides", "handle-get-statistics",
+    "handle-list-changes", "handle-list-overrides", "handle-get-statistics",
   };
   PpDbusManager *skeleton = self->skeleton;
 
   g_signal_connect (skeleton, "g-authorize-method", G_CALLBACK (on_authorize_method), self);
   g_signal_connect (skeleton, "handle-list-devices", G_CALLBACK (handle_list_devices), self);
   g_signal_connect (skeleton, "handle-get-device", G_CALLBACK (handle_get_device), self);
+  g_signal_connect (skeleton, "handle-explain", G_CALLBACK (handle_explain), self);
   g_signal_connect (skeleton, "handle-list-inhibitors", G_CALLBACK (handle_list_inhibitors), self);
   g_signal_connect (skeleton, "handle-get-video-quirks", G_CALLBACK (handle_get_video_quirks), self);
   g_signal_connect (skeleton, "handle-reload", G_CALLBACK (handle_reload), self);

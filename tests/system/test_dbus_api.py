@@ -80,11 +80,10 @@ class TestOverrides(PowerPolicyTestCase):
         self.assertNotIn(HDA, open(overrides_file(d)).read())
 
     def test_device_name_with_brackets_survives_restart(self):
-        # a name GKeyFile cannot take as a group name (issue 14); a class
-        # from the rules, so that the tag rules take the platform device
+        # a name GKeyFile cannot take as a group name (issue 14)
         dev = self.laptop.add('platform', 'platform/odd[1]:x', None,
                               ['power/control', 'auto', 'power/runtime_status', 'active'],
-                              ['POWERPOLICY_CLASS', 'platform'])
+                              ['POWERPOLICY_CLASS', 'odd'])  # tagged by the rules
         d = self.start_daemon()
         self.call('SetOverride', (dev, 'Control', 'on'), '(sss)')
         self.assertEqual(self.attr(dev, 'power/control'), 'on')
