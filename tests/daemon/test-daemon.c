@@ -45,6 +45,7 @@ typedef struct {
   char            *root;     /* the testbed's */
   char            *work;     /* config, state and runtime directories */
   PpManager       *manager;
+  PpPowerOps      *ops;      /* PowerDown, PowerUp, Hold on @manager */
   gboolean         dry_run;
 } State;
 
@@ -58,6 +59,12 @@ read_attr (State *st, const char *syspath, const char *attr)
     return NULL;
   return g_strstrip (g_strdup (text));
 }
+
+#define assert_attr(st, syspath, attr, expected) \
+  G_STMT_START { \
+    g_autofree char *_value = read_attr ((st), (syspath), (attr)); \
+    assert_string_equal (_value ? _value : "(missing)", (expected)); \
+  } G_STMT_END
 
 static gboolean
 on_tick (gpointer data)
@@ -146,6 +153,7 @@ setup_common (void **state, gboolean dry_run)
   st->manager = pp_manager_new (&options);
   if (!pp_manager_start (st->manager, &error))
     fail_msg ("the manager does not start: %s", error->message);
+  st->ops = pp_power_ops_new (st->manager);
   pp_token_set_limits (PP_TOKEN_DEFAULT_PER_USER, PP_TOKEN_DEFAULT_TOTAL);
   *state = st;
   return 0;
@@ -169,6 +177,7 @@ teardown (void **state)
   State *st = *state;
   g_autoptr(GFile) work = g_file_new_for_path (st->work);
 
+  g_clear_object (&st->ops);
   pp_manager_shutdown (st->manager);
   g_clear_object (&st->manager);
   pp_testbed_unbind_run_udev ();
@@ -209,15 +218,13 @@ static void
 test_power_down_up (void **state)
 {
   State *st = *state;
-  g_autoptr(PpPowerOps) ops = pp_power_ops_new (st->manager);
+  PpPowerOps *ops = st->ops;
   g_autoptr(GPtrArray) down = NULL;
   g_autoptr(GPtrArray) up = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *control = NULL;
   PpPowerResult *row;
 
-  g_autofree char *before = read_attr (st, STORAGE, "power/control");
-  assert_string_equal (before, "on");
+  assert_attr (st, STORAGE, "power/control", "on");
 
   /* by name, as the D-Bus API accepts */
   down = pp_power_ops_power_down (ops, "1-2", FALSE, "auto", &error);
@@ -225,27 +232,23 @@ test_power_down_up (void **state)
   assert_non_null (down);
   row = find_row (down, STORAGE);
   assert_string_equal (row->status, "suspended");
-  control = read_attr (st, STORAGE, "power/control");
-  assert_string_equal (control, "auto");
-  g_clear_pointer (&control, g_free);
+  assert_attr (st, STORAGE, "power/control", "auto");
 
   up = pp_power_ops_power_up (ops, STORAGE, FALSE, &error);
   assert_null (error);
   assert_non_null (up);
   row = find_row (up, STORAGE);
   assert_string_equal (row->status, "on");
-  control = read_attr (st, STORAGE, "power/control");
-  assert_string_equal (control, "on");
+  assert_attr (st, STORAGE, "power/control", "on");
 }
 
 static void
 test_power_down_errors (void **state)
 {
   State *st = *state;
-  g_autoptr(PpPowerOps) ops = pp_power_ops_new (st->manager);
+  PpPowerOps *ops = st->ops;
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) rows = NULL;
-  g_autofree char *control = NULL;
 
   rows = pp_power_ops_power_down (ops, STORAGE, FALSE, "sideways", &error);
   assert_null (rows);
@@ -262,8 +265,7 @@ test_power_down_errors (void **state)
   assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE));
 
   /* nothing half-applied */
-  control = read_attr (st, STORAGE, "power/control");
-  assert_string_equal (control, "on");
+  assert_attr (st, STORAGE, "power/control", "on");
 }
 
 /* @list (of PpTokenInfo) has one row, this one. */
@@ -291,7 +293,7 @@ static void
 test_hold_until_fd_closed (void **state)
 {
   State *st = *state;
-  g_autoptr(PpPowerOps) ops = pp_power_ops_new (st->manager);
+  PpPowerOps *ops = st->ops;
   g_autoptr(GPtrArray) holds = NULL;
   g_autoptr(GError) error = NULL;
   PpDevice *dev;
@@ -332,7 +334,7 @@ static void
 test_hold_refused (void **state)
 {
   State *st = *state;
-  g_autoptr(PpPowerOps) ops = pp_power_ops_new (st->manager);
+  PpPowerOps *ops = st->ops;
   g_autoptr(GError) error = NULL;
   g_autofree char *long_text = g_strnfill (PP_TOKEN_TEXT_MAX + 1, 'x');
   g_autoptr(GPtrArray) holds = NULL;
@@ -454,7 +456,6 @@ test_sleep_state_missing (void **state)
 {
   State *st = *state;
   g_autoptr(PpSleep) sleep = pp_sleep_new (st->manager, NULL);
-  g_autofree char *written = NULL;
   SleepResult r = { 0 };
 
   assert_string_equal (pp_sleep_get_backend (sleep), "kernel");
@@ -466,8 +467,7 @@ test_sleep_state_missing (void **state)
   assert_true (g_error_matches (r.error, PP_ERROR, PP_ERROR_NOT_SUPPORTED));
   assert_non_null (strstr (r.error->message, "disk"));
   g_clear_error (&r.error);
-  written = read_attr (st, "/sys/power", "state");
-  assert_string_equal (written, "freeze mem");
+  assert_attr (st, "/sys/power", "state", "freeze mem");
 }
 
 static void
@@ -475,7 +475,6 @@ test_sleep_dry_run_writes_nothing (void **state)
 {
   State *st = *state;
   g_autoptr(PpSleep) sleep = pp_sleep_new (st->manager, NULL);
-  g_autofree char *written = NULL;
   SleepResult r = { 0 };
 
   assert_true (st->dry_run);
@@ -485,8 +484,7 @@ test_sleep_dry_run_writes_nothing (void **state)
     fail_msg ("Suspend did not finish within %d ms", WAIT_TIMEOUT_MS);
   if (!r.ok)
     fail_msg ("Suspend (dry run) failed: %s", r.error->message);
-  written = read_attr (st, "/sys/power", "state");
-  assert_string_equal (written, "freeze mem");
+  assert_attr (st, "/sys/power", "state", "freeze mem");
 }
 
 int
