@@ -18,6 +18,7 @@
 #include "pp-overrides.h"
 #include "pp-restore.h"
 #include "pp-sysfs.h"
+#include "pp-token.h"
 #include "pp-util.h"
 
 
@@ -978,6 +979,7 @@ load_config (PpManager *self, GPtrArray *problems, GError **error)
   /* the one dry-run switch: every writer asks pp_manager_get_dry_run() */
   self->dry_run = self->options.dry_run || config->dry_run;
   pp_overrides_set_persist (self->overrides, !self->dry_run);
+  pp_token_set_limits (config->max_inhibitors_per_user, config->max_inhibitors);
   if (self->dry_run != was_dry_run)
     {
       if (self->dry_run)

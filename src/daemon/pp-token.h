@@ -6,6 +6,8 @@
 
 #include <glib.h>
 
+#include "pp-config.h"
+
 G_BEGIN_DECLS
 
 /* Limits on what a caller may make the daemon keep (SPEC §5, documented in
@@ -27,7 +29,7 @@ G_BEGIN_DECLS
  * × 4,096 = 18.2 MiB. With real syspaths (< 256 bytes) it is < 3.2 MiB. */
 #define PP_TOKEN_DEFAULT_PER_USER 64
 #define PP_TOKEN_DEFAULT_TOTAL    4096
-#define PP_TOKEN_TOTAL_CEILING    4096
+#define PP_TOKEN_TOTAL_CEILING    PP_MAX_INHIBITORS_LIMIT
 
 typedef struct _PpToken PpToken;
 

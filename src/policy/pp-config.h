@@ -124,7 +124,7 @@ typedef struct {
 
 #define PP_DEFAULT_MAX_INHIBITORS_PER_USER  64
 #define PP_DEFAULT_MAX_INHIBITORS           4096
-#define PP_MAX_INHIBITORS_LIMIT             65536
+#define PP_MAX_INHIBITORS_LIMIT             4096  /* each one is a file descriptor of the daemon */
 
 /* A setting with its origin (pp_setting_new(), in pp-policy.h, is this
  * with no origin); free with pp_setting_free(). */
