@@ -12,7 +12,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from ppharness import (  # noqa: E402
-    AS_NOBODY, BUS_NAME, IFACE, OBJ_PATH, PPCALL, PowerPolicyTestCase, main, wait_until)
+    AS_NOBODY, BUS_NAME, IFACE, OBJ_PATH, PPCALL, TEST_CONFIG, PowerPolicyTestCase, main,
+    wait_until)
 from gi.repository import GLib, Gio  # noqa: E402
 
 REFUSED = 'org.powerpolicy1.Error.Refused'
@@ -135,6 +136,31 @@ class TestHostile(PowerPolicyTestCase):
         os.close(fds.pop())
         wait_until(lambda: len(self.inhibitors()) == PER_USER - 1, 5, 'one released')
         fds.append(self.inhibit())
+
+    def test_configured_limits_and_reload(self):
+        config = TEST_CONFIG.replace('[Daemon]\n', '[Daemon]\nMaxInhibitorsPerUser=2\nMaxInhibitors=3\n', 1)
+        self.assertIn('MaxInhibitorsPerUser=2', config)
+        self.daemon = self.start_daemon(config_text=config)
+        fds = []
+        self.addCleanup(self.close_all, fds)
+        fds += [self.hold(), self.inhibit()]
+        e = self.assertDBusError(REFUSED, 'Inhibit', ('idle', 'who', 'why'), '(sss)')
+        self.assertIn('MaxInhibitorsPerUser=2', e.message)
+        # the total counts every user's
+        config = config.replace('MaxInhibitors=3', 'MaxInhibitors=2')
+        with open(self.daemon.config_path, 'w') as f:
+            f.write(config)
+        self.call('Reload')
+        if os.geteuid() == 0:
+            r = self.as_nobody([['Inhibit', '(sss)', ['idle', 'nobody', 'x']]])
+            self.assertFalse(r[0]['ok'], r)
+            self.assertIn('MaxInhibitors=2', r[0]['message'], r)
+        # Reload takes new limits; tokens already given out stay
+        with open(self.daemon.config_path, 'w') as f:
+            f.write(TEST_CONFIG)
+        self.call('Reload')
+        fds.append(self.inhibit())
+        self.assertEqual(len(self.inhibitors()), 3)
 
     def test_list_inhibitors_bounded_at_the_limits(self):
         self.daemon = self.start_daemon()
