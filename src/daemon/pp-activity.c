@@ -16,6 +16,7 @@
 #include "pp-dock.h"
 #include "pp-drm.h"
 #include "pp-error.h"
+#include "pp-log.h"
 #include "pp-idle.h"
 #include "pp-input.h"
 
@@ -217,7 +218,7 @@ inhibitor_release (gpointer user_data)
   guint lid_before = self->n_lid_inhibitors;
   gboolean idle = inh->idle;
 
-  g_info ("Inhibitor released: %s by '%s' (pid %u)", inh->what, inh->who, inh->pid);
+  pp_log_inhibitor (FALSE, inh->what, inh->who, inh->why, inh->pid);
   if (inh->lid)
     self->n_lid_inhibitors--;
   /* frees @inh */
@@ -272,7 +273,7 @@ inhibitor_add (PpActivity *self, Inhibitor *inh)
   guint lid_before = self->n_lid_inhibitors;
 
   inh->self = self;
-  g_info ("Inhibitor taken: %s by '%s' (pid %u): %s", inh->what, inh->who, inh->pid, inh->why);
+  pp_log_inhibitor (TRUE, inh->what, inh->who, inh->why, inh->pid);
   if (inh->lid)
     self->n_lid_inhibitors++;
   g_ptr_array_add (self->inhibitors, inh);

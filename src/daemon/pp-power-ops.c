@@ -15,6 +15,7 @@
 
 #include "pp-devlinks.h"
 #include "pp-error.h"
+#include "pp-log.h"
 #include "pp-names.h"
 #include "pp-policy.h"
 #include "pp-power-ops.h"
@@ -739,7 +740,7 @@ on_hold_released (gpointer user_data)
 {
   Hold *hold = user_data;
 
-  g_info ("Hold on %s by %s released", hold->device, hold->who);
+  pp_log_hold (FALSE, hold->device, hold->who, hold->why, hold->pid);
   /* the policy returns; this frees @hold */
   g_ptr_array_remove (hold->self->holds, hold);
 }
@@ -827,8 +828,9 @@ finish_hold (guint32 pid, const GError *pid_error, gpointer user_data)
     g_warning ("Hold on %s: %s (the hold stays, the policy retries)", p->syspath, error->message);
   hold->self = self;
   g_ptr_array_add (self->holds, hold);
-  g_info ("%s (pid %u) holds %s and %u devices it depends on: %s",
-          hold->who, pid, p->syspath, hold->paths->len - 1, hold->why);
+  pp_log_hold (TRUE, p->syspath, hold->who, hold->why, pid);
+  g_debug ("The hold on %s keeps %u devices it depends on on", p->syspath,
+           hold->paths->len - 1);
   g_dbus_method_invocation_return_value_with_unix_fd_list (p->invocation,
                                                            g_variant_new ("(h)", 0),
                                                            fd_list);

@@ -5,7 +5,9 @@
 
 #include "pp-auth.h"
 #include "pp-error.h"
+#include "pp-foreign.h"
 #include "pp-names.h"
+#include "pp-overrides.h"
 #include "pp-power-ops.h"
 #include "pp-resources.h"
 #include "pp-service.h"
@@ -288,6 +290,42 @@ handle_list_inhibitors (PpService *self, GDBusMethodInvocation *invocation)
 }
 
 static void
+handle_list_changes (PpService *self, GDBusMethodInvocation *invocation)
+{
+  g_autoptr(GPtrArray) changes = pp_manager_list_changes (self->manager);
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(ssss)"));
+
+  for (guint i = 0; i < changes->len; i++)
+    {
+      PpManagerChange *c = g_ptr_array_index (changes, i);
+      g_variant_builder_add (&b, "(ssss)", c->path, c->attribute, c->original, c->current);
+    }
+  g_dbus_method_invocation_return_value (invocation, g_variant_new ("(a(ssss))", &b));
+}
+
+static void
+handle_list_overrides (PpService *self, GDBusMethodInvocation *invocation)
+{
+  g_autoptr(GPtrArray) rows = pp_manager_list_overrides (self->manager);
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sss)"));
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      PpOverrideRow *r = g_ptr_array_index (rows, i);
+      g_variant_builder_add (&b, "(sss)", r->path, r->key, r->value);
+    }
+  g_dbus_method_invocation_return_value (invocation, g_variant_new ("(a(sss))", &b));
+}
+
+static GVariant *
+get_conflicts (PpService *self)
+{
+  g_autoptr(GPtrArray) rows = pp_manager_list_conflicts (self->manager);
+
+  return pp_conflicts_to_variant (rows, NULL);
+}
+
+static void
 handle_method_call (GDBusConnection       *connection,
                     const char            *sender,
                     const char            *object_path,
@@ -305,6 +343,10 @@ handle_method_call (GDBusConnection       *connection,
     handle_get_device (self, invocation, parameters);
   else if (g_str_equal (method_name, "ListInhibitors"))
     handle_list_inhibitors (self, invocation);
+  else if (g_str_equal (method_name, "ListChanges"))
+    handle_list_changes (self, invocation);
+  else if (g_str_equal (method_name, "ListOverrides"))
+    handle_list_overrides (self, invocation);
   else if (g_str_equal (method_name, "Reload"))
     run_authorized (self, invocation, PP_POLKIT_ACTION_MANAGE, handle_reload);
   else if (g_str_equal (method_name, "SetOverride"))
@@ -362,6 +404,8 @@ handle_get_property (GDBusConnection *connection,
     return g_variant_new_boolean (self->activity && pp_activity_get_lid_closed (self->activity));
   if (g_str_equal (property_name, "Docked"))
     return g_variant_new_boolean (self->activity && pp_activity_get_docked (self->activity));
+  if (g_str_equal (property_name, "Conflicts"))
+    return get_conflicts (self);
 
   g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_PROPERTY,
                "unknown property %s", property_name);
@@ -400,6 +444,12 @@ on_on_battery_changed (PpManager *manager, GParamSpec *pspec, PpService *self)
 {
   emit_properties_changed (self, "OnBattery",
                            g_variant_new_boolean (pp_manager_get_on_battery (manager)));
+}
+
+static void
+on_conflicts_changed (PpManager *manager, PpService *self)
+{
+  emit_properties_changed (self, "Conflicts", get_conflicts (self));
 }
 
 static void
@@ -539,6 +589,7 @@ pp_service_start (PpService *self, GError **error)
 
   g_signal_connect (self->manager, "notify::on-battery", G_CALLBACK (on_on_battery_changed), self);
   g_signal_connect (self->manager, "device-changed", G_CALLBACK (on_device_changed), self);
+  g_signal_connect (self->manager, "conflicts-changed", G_CALLBACK (on_conflicts_changed), self);
 
   self->owner_id = g_bus_own_name_on_connection (self->bus, PP_DBUS_NAME,
                                                  G_BUS_NAME_OWNER_FLAGS_DO_NOT_QUEUE,
