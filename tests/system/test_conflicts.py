@@ -6,6 +6,7 @@ and other programs changing what the daemon wrote (Conflicts, never
 fight), the structured journal events (the POWERPOLICY_LOG_JOURNAL_FILE
 stand-in) and caller text escaped in the log."""
 
+import json
 import os
 import signal
 import sys
@@ -18,6 +19,7 @@ from ppharness import (  # noqa: E402
     BUS_NAME, HDA, HUB, IFACE, MOUSE, OBJ_PATH, POWER_SAVE, SCSI_HOST, STORAGE, XHCI,
     PowerPolicyTestCase, main, wait_until,
 )
+from test_pmctl import PmctlTestCase  # noqa: E402
 from test_sleep import SleepTestCase  # noqa: E402
 
 MODULE = '/sys/module/snd_hda_intel'
@@ -395,6 +397,73 @@ class TestJournal(ConflictsTestCase):
             self.assertEqual(rec['WHY'], 'tab\\there\\rreturn\\x07bell')
         self.assertEqual(len(self.events(MSG_HOLD_TAKEN)), 1)
         self.assertEqual(len(self.events(MSG_INHIBITOR_TAKEN)), 1)
+
+
+class TestPmctl(PmctlTestCase):
+
+    def test_diff(self):
+        self.start_daemon()
+        rc, out, err = self.pmctl('diff')
+        self.assertEqual((rc, err), (0, ''))
+        lines = [line.split('\t') for line in out.splitlines()]
+        self.assertIn([HDA, 'power/control', 'on', 'auto'], lines)
+        self.assertIn([MODULE, 'parameters/power_save', '0', '10'], lines)
+        self.assertEqual(len(lines), len(self.call('ListChanges')[0]))
+        rc, out, err = self.pmctl('--json', 'diff')
+        self.assertEqual(rc, 0, err)
+        rows = json.loads(out)
+        self.assertIn({'path': HDA, 'attribute': 'power/control', 'original': 'on',
+                       'current': 'auto'}, rows)
+        # on a terminal: a header, the current values highlighted
+        rc, out = self.pmctl_tty('diff', env={'TERM': 'xterm'})
+        self.assertEqual(rc, 0)
+        self.assertIn('ORIGINAL', out)
+        self.assertIn('\033[33mauto\033[0m', out)
+        rc, out = self.pmctl_tty('diff', env={'TERM': 'xterm', 'NO_COLOR': '1'})
+        self.assertNotIn('\033[', out)
+
+    def test_diff_empty(self):
+        self.start_daemon(args=['--dry-run'])
+        self.assertEqual(self.pmctl('diff'), (0, '', ''))
+        self.assertEqual(self.pmctl('--json', 'diff'), (0, '[]\n', ''))
+        rc, out = self.pmctl_tty('diff')
+        self.assertEqual(rc, 0)
+        self.assertIn('Nothing changed', out)
+
+    def test_overrides(self):
+        self.start_daemon()
+        self.assertEqual(self.pmctl('overrides'), (0, '', ''))
+        rc, out = self.pmctl_tty('overrides')
+        self.assertIn('No overrides', out)
+        self.assertEqual(self.pmctl('set', '1-1.2', 'Control', 'on')[0], 0)
+        self.assertEqual(self.pmctl('set', '1-1.2', 'AutosuspendDelayMs', '300')[0], 0)
+        rc, out, err = self.pmctl('overrides')
+        self.assertEqual((rc, err), (0, ''))
+        self.assertEqual(out, '%s\tControl\ton\n%s\tAutosuspendDelayMs\t300\n' % (STORAGE, STORAGE))
+        rc, out, err = self.pmctl('--json', 'overrides')
+        self.assertEqual(json.loads(out), [
+            {'path': STORAGE, 'key': 'Control', 'value': 'on'},
+            {'path': STORAGE, 'key': 'AutosuspendDelayMs', 'value': '300'}])
+        self.assertEqual(self.pmctl('reset', '1-1.2')[0], 0)
+        self.assertEqual(self.pmctl('overrides'), (0, '', ''))
+
+    def test_status_shows_conflicts(self):
+        d = self.new_daemon()
+        os.makedirs(os.path.join(d.conflicts_root, 'run/tlp'))
+        d.start()
+        self.wait_for_name()
+        rc, out, err = self.pmctl('status')
+        self.assertEqual(rc, 0, err)
+        fields = dict(line.split('\t', 1) for line in out.splitlines())
+        self.assertTrue(fields['Conflicts'].startswith('tlp: '), fields['Conflicts'])
+        rc, out, err = self.pmctl('--json', 'status')
+        status = json.loads(out)
+        self.assertEqual([c['subject'] for c in status['Conflicts']], ['tlp'])
+        self.assertIn('what', status['Conflicts'][0])
+        if 'DryRun' in status:
+            self.assertIs(status['DryRun'], False)
+        rc, out = self.pmctl_tty('status', env={'TERM': 'xterm'})
+        self.assertIn('\033[33mtlp: ', out)
 
 
 if __name__ == '__main__':
