@@ -1414,15 +1414,17 @@ pp_manager_change_free (PpManagerChange *change)
   g_free (change);
 }
 
-/* Split @path into the device (or module, or directory) it belongs to
- * and the attribute below it. */
+/* Split @path into the device it belongs to and the attribute below
+ * it; a path under no device (a module parameter, a /sys/power setting)
+ * is its own path, with its file name as the attribute (as the D-Bus
+ * interface documents ListChanges). */
 static void
 split_attribute_path (PpManager *self, const char *path, char **dir, char **attribute)
 {
-  g_autofree char *up = g_path_get_dirname (path);
-
   if (pp_sysfs_path_is_under (path, PP_SYSFS_DEVICES))
     {
+      g_autofree char *up = g_path_get_dirname (path);
+
       while (strlen (up) > strlen (PP_SYSFS_DEVICES))
         {
           char *parent;
@@ -1438,24 +1440,9 @@ split_attribute_path (PpManager *self, const char *path, char **dir, char **attr
           g_free (up);
           up = parent;
         }
-      g_free (up);
-      up = g_path_get_dirname (path);
     }
-  else if (pp_sysfs_path_is_under (path, PP_SYSFS_MODULE))
-    {
-      /* /sys/module/NAME and the parameter below it */
-      const char *rest = path + strlen (PP_SYSFS_MODULE) + 1;
-      const char *slash = strchr (rest, '/');
-
-      if (slash != NULL)
-        {
-          *dir = g_strndup (path, slash - path);
-          *attribute = g_strdup (slash + 1);
-          return;
-        }
-    }
+  *dir = g_strdup (path);
   *attribute = g_path_get_basename (path);
-  *dir = g_steal_pointer (&up);
 }
 
 static gint

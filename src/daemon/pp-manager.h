@@ -156,8 +156,9 @@ gboolean       pp_manager_clear_overrides     (PpManager   *self,
  * ListChanges): the originals this run recorded whose attribute still
  * exists and now holds another value, sorted by path and attribute
  * (values made valid UTF-8).
- * @path is the device (or /sys/module/NAME, or the directory of the
- * attribute), @attribute relative to it. Array of PpManagerChange. */
+ * @path is the device, @attribute relative to it; a file under no
+ * device (a module parameter, a /sys/power setting) has its own path as
+ * @path and its file name as @attribute. Array of PpManagerChange. */
 typedef struct {
   char *path;
   char *attribute;

@@ -20,9 +20,9 @@ from ppharness import (  # noqa: E402
     PowerPolicyTestCase, main, wait_until,
 )
 from test_pmctl import PmctlTestCase  # noqa: E402
-from test_sleep import SleepTestCase  # noqa: E402
+from test_sleep import SLEEP_CONFIG, SleepTestCase  # noqa: E402
 
-MODULE = '/sys/module/snd_hda_intel'
+POWER_SAVE_NAME = 'power_save'
 
 MSG_POLICY_APPLIED = 'ba005311daf1443f94941e4734a9e236'
 MSG_WRITE_FAILED = '997f4a4bb4194c6cacda2b3246e1ed26'
@@ -106,7 +106,7 @@ class TestListChanges(ConflictsTestCase):
             (STORAGE, 'power/autosuspend_delay_ms'): self.attr(STORAGE, 'power/autosuspend_delay_ms'),
             (SCSI_HOST, 'link_power_management_policy'):
                 self.attr(SCSI_HOST, 'link_power_management_policy'),
-            (MODULE, 'parameters/power_save'): self.laptop.read(POWER_SAVE),
+            (POWER_SAVE, POWER_SAVE_NAME): self.laptop.read(POWER_SAVE),
         }
         d = self.start()
         rows = self.changes()
@@ -117,13 +117,13 @@ class TestListChanges(ConflictsTestCase):
         self.assertEqual(by_key[(STORAGE, 'power/autosuspend_delay_ms')], ('2000', '5000'))
         self.assertEqual(by_key[(SCSI_HOST, 'link_power_management_policy')],
                          ('max_performance', 'med_power_with_dipm'))
-        self.assertEqual(by_key[(MODULE, 'parameters/power_save')], ('0', '10'))
+        self.assertEqual(by_key[(POWER_SAVE, POWER_SAVE_NAME)], ('0', '10'))
         # every row: the value before the daemon, and the value now
         for (path, attribute), (original, current) in by_key.items():
             with self.subTest(path=path, attribute=attribute):
                 if (path, attribute) in before:
                     self.assertEqual(original, before[(path, attribute)])
-                if path == MODULE:
+                if path == POWER_SAVE:
                     self.assertEqual(current, self.laptop.read(POWER_SAVE))
                 else:
                     self.assertEqual(current, self.attr(path, attribute))
@@ -139,7 +139,7 @@ class TestListChanges(ConflictsTestCase):
         self.assertEqual(d.stop(signal.SIGTERM), 0)
         for (path, attribute), original in before.items():
             with self.subTest(restored=(path, attribute)):
-                if path == MODULE:
+                if path == POWER_SAVE:
                     self.assertEqual(self.laptop.read(POWER_SAVE), original)
                 else:
                     self.assertEqual(self.attr(path, attribute), original)
@@ -253,7 +253,7 @@ class TestForeignChanges(ConflictsTestCase):
 class TestResume(SleepTestCase):
 
     def test_firmware_reset_across_resume_is_not_foreign(self):
-        self.start(args=['--no-logind'])
+        self.start(args=['--no-logind'], config=SLEEP_CONFIG + 'MemSleep=s2idle\n')
         self.assertEqual(self.attr(HDA, 'power/control'), 'auto')
         # "firmware" resets the attribute while the machine sleeps: the
         # resume pass puts the policy back and reports nothing
@@ -264,6 +264,9 @@ class TestResume(SleepTestCase):
         log = self.daemon.read_log()
         self.assertNotIn('another program', log)
         self.assertIn('Resumed from mem', log)
+        # a setting of its own (no device): its own path, its name
+        self.assertIn(('/sys/power/mem_sleep', 'mem_sleep', 'deep', 's2idle'),
+                      self.call('ListChanges')[0])
 
 
 class TestInstalledTools(ConflictsTestCase):
@@ -399,7 +402,7 @@ class TestJournal(ConflictsTestCase):
         self.assertEqual(len(self.events(MSG_INHIBITOR_TAKEN)), 1)
 
 
-class TestPmctl(PmctlTestCase):
+class TestPmctlChanges(PmctlTestCase):
 
     def test_diff(self):
         self.start_daemon()
@@ -407,7 +410,7 @@ class TestPmctl(PmctlTestCase):
         self.assertEqual((rc, err), (0, ''))
         lines = [line.split('\t') for line in out.splitlines()]
         self.assertIn([HDA, 'power/control', 'on', 'auto'], lines)
-        self.assertIn([MODULE, 'parameters/power_save', '0', '10'], lines)
+        self.assertIn([POWER_SAVE, POWER_SAVE_NAME, '0', '10'], lines)
         self.assertEqual(len(lines), len(self.call('ListChanges')[0]))
         rc, out, err = self.pmctl('--json', 'diff')
         self.assertEqual(rc, 0, err)
