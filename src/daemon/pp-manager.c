@@ -662,7 +662,14 @@ execute_plan_writes (PpManager *self, GPtrArray *plan, GError **first_error)
       /* only a layer's writes: leaving the layer reverts them, and a
        * value found changed next time is another program's */
       if (w->dir != NULL)
-        pp_foreign_tracker_note_written (self->foreign, w->dir, w->relpath, w->value);
+        {
+          /* what the kernel made of it ("1" to a bool reads back "Y"),
+           * so that its own form is not taken for another program's */
+          g_autofree char *now = pp_sysfs_read (w->path, NULL);
+
+          pp_foreign_tracker_note_written (self->foreign, w->dir, w->relpath,
+                                           now != NULL ? now : w->value);
+        }
       if (!self->options.oneshot && w->dir != NULL)
         mark_touched (self, w);
       g_debug ("%s = %s (was %s)", w->path, w->value, w->current);
