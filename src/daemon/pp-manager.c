@@ -759,11 +759,9 @@ static gboolean
 apply_device (PpManager *self, PpDevice *dev, GError **error)
 {
   g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
-  gboolean ok;
 
   plan_device (self, plan, dev);
-  ok = execute_plan (self, plan, error);
-  return ok;
+  return execute_plan (self, plan, error);
 }
 
 static void
@@ -830,6 +828,24 @@ forget_originals (PpManager *self, const char *dir)
   compact_journal (self);
 }
 
+static gboolean conflict_rows_equal (GPtrArray *a, GPtrArray *b);
+
+/* Forget what the tracker knows of a device; Conflicts changes only when
+ * it had a row there. */
+static void
+forget_foreign_device (PpManager *self, const char *syspath)
+{
+  g_autoptr(GPtrArray) before = pp_foreign_tracker_list_conflicts (self->foreign);
+  g_autoptr(GPtrArray) after = NULL;
+
+  pp_foreign_tracker_forget_device (self->foreign, syspath);
+  if (before->len == 0)
+    return;
+  after = pp_foreign_tracker_list_conflicts (self->foreign);
+  if (!conflict_rows_equal (before, after))
+    self->foreign_changed = TRUE;
+}
+
 static void
 forget_device (PpManager *self, PpDeviceInfo *info)
 {
@@ -839,13 +855,9 @@ forget_device (PpManager *self, PpDeviceInfo *info)
     return;
   device_table_remove (self, info->syspath);
   g_hash_table_remove (self->touched, info->syspath);
-  if (pp_foreign_tracker_size (self->foreign) > 0)
-    {
-      /* it starts afresh when it comes back */
-      pp_foreign_tracker_forget_device (self->foreign, info->syspath);
-      self->foreign_changed = TRUE;
-      flush_conflicts_changed (self);
-    }
+  /* it starts afresh when it comes back */
+  forget_foreign_device (self, info->syspath);
+  flush_conflicts_changed (self);
   g_hash_table_remove (self->powered_down, info->syspath);
   g_signal_emit (self, signals[SIGNAL_DEVICE_REMOVED], 0, info->syspath);
   if (was_supply)
@@ -905,12 +917,8 @@ on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self
       is_new = !g_hash_table_contains (self->devices, info->syspath);
       /* a new device, or a driver (re)bound: the driver may have reset
        * what the daemon wrote, which is no other program's change */
-      if ((is_new || g_str_equal (action, "bind")) &&
-          pp_foreign_tracker_size (self->foreign) > 0)
-        {
-          pp_foreign_tracker_forget_device (self->foreign, info->syspath);
-          self->foreign_changed = TRUE;
-        }
+      if (is_new || g_str_equal (action, "bind"))
+        forget_foreign_device (self, info->syspath);
       dev = device_table_set (self, info);
       if (g_str_equal (info->subsystem, "power_supply"))
         update_power_source (self, TRUE);
@@ -1107,14 +1115,13 @@ static void
 redetect_conflicts (PpManager *self)
 {
   g_autoptr(GPtrArray) found = pp_conflicts_detect (NULL);
+  g_autoptr(GPtrArray) foreign = pp_foreign_tracker_list_conflicts (self->foreign);
 
   pp_conflicts_log_new (self->installed_conflicts, found);
-  if (!conflict_rows_equal (self->installed_conflicts, found))
+  if (!conflict_rows_equal (self->installed_conflicts, found) || foreign->len > 0)
     self->foreign_changed = TRUE;
   g_clear_pointer (&self->installed_conflicts, g_ptr_array_unref);
   self->installed_conflicts = g_steal_pointer (&found);
-  if (pp_foreign_tracker_size (self->foreign) > 0)
-    self->foreign_changed = TRUE;
   pp_foreign_tracker_reset (self->foreign);
 }
 
