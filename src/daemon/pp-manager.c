@@ -52,6 +52,8 @@ struct _PpManager {
 
   PpManagerTreeHook tree_hook;      /* suppliers/consumers/blocker of the dictionary */
   gpointer          tree_hook_data;
+  PpManagerHoldHook hold_hook;      /* who holds a device, for Explain */
+  gpointer          hold_hook_data;
 
   GHashTable       *failed_writes;  /* path -> errno, to log each failure once */
   guint             n_write_failures;
@@ -101,6 +103,44 @@ lookup_info_property (gpointer user_data, const char *key)
   return pp_device_info_get_property (user_data, key);
 }
 
+static gboolean
+is_usb_device (PpDeviceInfo *info)
+{
+  return g_str_equal (info->subsystem, "usb") && g_strcmp0 (info->devtype, "usb_device") == 0;
+}
+
+/* The class of a USB device also follows the drivers bound to its
+ * interfaces (SPEC §3); POWERPOLICY_CLASS from the rules wins. Other
+ * devices: their class as udev's properties say. */
+static const char *
+usb_effective_class (PpDevice *dev)
+{
+  g_autoptr(GArray) interfaces = NULL;
+
+  if (!is_usb_device (dev->info))
+    return dev->props.klass;
+  interfaces = pp_udev_read_usb_interfaces (dev->info->syspath);
+  return pp_usb_class_effective (pp_device_info_get_property (dev->info, "POWERPOLICY_CLASS"),
+                                 dev->info->subsystem,
+                                 (const PpUsbInterface *) (gpointer) interfaces->data,
+                                 interfaces->len,
+                                 pp_udev_read_usb_vendor (dev->info->syspath));
+}
+
+/* TRUE when the class changed. */
+static gboolean
+classify_usb (PpDevice *dev)
+{
+  const char *klass = usb_effective_class (dev);
+
+  if (g_str_equal (klass, dev->props.klass))
+    return FALSE;
+  g_debug ("%s: class %s (udev's class, else its interfaces' drivers)", dev->info->syspath, klass);
+  g_free (dev->props.klass);
+  dev->props.klass = g_strdup (klass);
+  return TRUE;
+}
+
 static PpDevice *
 pp_device_new (PpDeviceInfo *info)
 {
@@ -111,6 +151,7 @@ pp_device_new (PpDeviceInfo *info)
   pp_device_props_init (&dev->props, info->subsystem, lookup_info_property, info, warnings);
   for (guint i = 0; i < warnings->len; i++)
     g_warning ("%s: %s", info->syspath, (char *) g_ptr_array_index (warnings, i));
+  classify_usb (dev);
   return dev;
 }
 
@@ -418,36 +459,48 @@ plan_reverts (PpManager  *self,
     }
 }
 
-/* @power_up: PowerUp's pass, power/control=on above every layer (for
- * this pass only: the next one is the policy's again). */
+static char *hold_origin (PpManager *self, const char *syspath);
+
+/* The one decision for a device, behind applying and Explain.
+ * @power_up: PowerUp's pass, power/control=on above every layer (for
+ * this pass only: the next one is the policy's again). @with_power_down:
+ * PowerDown(auto), when in force, is a layer of the answer. */
+static PpDecision *
+decide_device (PpManager *self, PpDevice *dev, gboolean power_up, gboolean with_power_down)
+{
+  const char *syspath = dev->info->syspath;
+  gboolean held = g_hash_table_contains (self->held, syspath);
+  g_autofree char *held_by = held ? hold_origin (self, syspath) : NULL;
+  PpDeviceState state = {
+    .override = pp_overrides_lookup (self->overrides, syspath),
+    .powered_down = with_power_down && g_hash_table_contains (self->powered_down, syspath),
+    .held = held || power_up,
+    .held_by = held ? held_by : power_up ? "PowerUp over D-Bus" : NULL,
+    .driver = dev->info->driver,
+  };
+
+  return pp_policy_decide (self->config, &dev->props, &self->situation, &state);
+}
+
+/* Returns the settings planned (NULL for an ignored device or a link). */
 static GPtrArray *
 plan_device_full (PpManager *self, GPtrArray *plan, PpDevice *dev, gboolean power_up)
 {
-  g_autoptr(GPtrArray) settings = NULL;
-  const PpOverride *override;
-  PpOverride powered_down = { (char *) "auto", 0, NULL };
+  g_autoptr(PpDecision) decision = NULL;
 
   if (dev->props.ignore || is_device_link (dev))
     return NULL;
-  override = pp_overrides_lookup (self->overrides, dev->info->syspath);
-  /* PowerDown(auto) stays in force until PowerUp: it is the caller's
-   * latest word, above their overrides (holds still win) */
-  if (g_hash_table_contains (self->powered_down, dev->info->syspath))
+  decision = decide_device (self, dev, power_up, TRUE);
+  /* a device whose driver the class excludes gets nothing written, and
+   * what an earlier pass wrote (before that driver was bound) goes back
+   * to its original: decision->settings is empty */
+  for (guint i = 0; i < decision->settings->len; i++)
     {
-      powered_down.wakeup = override ? override->wakeup : NULL;
-      override = &powered_down;
-    }
-  settings = pp_policy_device_settings (self->config, &dev->props, &self->situation,
-                                        override,
-                                        power_up ||
-                                        g_hash_table_contains (self->held, dev->info->syspath));
-  for (guint i = 0; i < settings->len; i++)
-    {
-      PpSetting *s = g_ptr_array_index (settings, i);
+      PpSetting *s = g_ptr_array_index (decision->settings, i);
       plan_write (self, plan, dev, dev->info->syspath, s->key, s->value);
     }
-  plan_reverts (self, plan, dev, dev->info->syspath, settings);
-  return g_steal_pointer (&settings);
+  plan_reverts (self, plan, dev, dev->info->syspath, decision->settings);
+  return g_steal_pointer (&decision->settings);
 }
 
 static void
@@ -864,6 +917,26 @@ forget_device (PpManager *self, PpDeviceInfo *info)
     update_power_source (self, TRUE);
 }
 
+/* Re-classify the USB device an interface belongs to, and re-apply its
+ * policy when its class changed. */
+static void
+reclassify_usb_parent (PpManager *self, PpDeviceInfo *interface)
+{
+  const char *parent = pp_device_info_get_parent (interface);
+  PpDevice *dev = parent ? g_hash_table_lookup (self->devices, parent) : NULL;
+  g_autofree char *was = NULL;
+
+  if (dev == NULL || !is_usb_device (dev->info))
+    return;
+  was = g_strdup (dev->props.klass);
+  if (!classify_usb (dev))
+    return;
+  g_info ("%s: class %s (was %s): drivers of its interfaces changed",
+          dev->info->syspath, dev->props.klass, was);
+  apply_device (self, dev, NULL);
+  g_signal_emit (self, signals[SIGNAL_DEVICE_ADDED], 0, dev, FALSE);
+}
+
 static void
 on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self)
 {
@@ -882,6 +955,15 @@ on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self
     }
   if (!is_managed_path (info->syspath))
     return;
+
+  /* a driver bound to or unbound from an interface of a USB device (the
+   * interfaces bind after the device appeared, and are not tagged) */
+  if (g_str_equal (info->subsystem, "usb") && g_strcmp0 (info->devtype, "usb_interface") == 0 &&
+      (g_str_equal (action, "bind") || g_str_equal (action, "unbind")))
+    {
+      reclassify_usb_parent (self, info);
+      return;
+    }
 
   /* the power-dependency tree is read from sysfs, managed devices or
    * not (device links are never tagged) */
@@ -1355,18 +1437,78 @@ pp_manager_write_attribute (PpManager           *self,
 char *
 pp_manager_get_decided_value (PpManager *self, PpDevice *dev, const char *relpath)
 {
-  const PpOverride *override = pp_overrides_lookup (self->overrides, dev->info->syspath);
-  g_autoptr(GPtrArray) settings =
-    pp_policy_device_settings (self->config, &dev->props, &self->situation, override,
-                               g_hash_table_contains (self->held, dev->info->syspath));
-
-  for (guint i = 0; i < settings->len; i++)
+  /* PowerDown's layer is not part of the answer */
+  g_autoptr(PpDecision) decision = decide_device (self, dev, FALSE, FALSE);
+  for (guint i = 0; i < decision->settings->len; i++)
     {
-      PpSetting *s = g_ptr_array_index (settings, i);
+      PpSetting *s = g_ptr_array_index (decision->settings, i);
       if (g_str_equal (s->key, relpath))
         return g_strdup (s->value);
     }
   return NULL;
+}
+
+GPtrArray *
+pp_manager_explain (PpManager *self, PpDevice *dev)
+{
+  g_autoptr(PpDecision) decision = decide_device (self, dev, FALSE, TRUE);
+  g_autoptr(GPtrArray) rows = pp_policy_explain (self->config, dev->props.klass, decision);
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_explain_row_free);
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      PpExplainRow *row = g_ptr_array_index (rows, i);
+      g_autofree char *path = g_build_filename (dev->info->syspath, row->attribute, NULL);
+      g_autofree char *current = NULL;
+
+      /* an attribute the device does not have and nothing decides: no row */
+      if (!g_file_test (path, G_FILE_TEST_EXISTS) && *row->decided == '\0')
+        continue;
+      current = pp_sysfs_read_opt (dev->info->syspath, row->attribute);
+      /* D-Bus strings are UTF-8: an attribute may hold anything */
+      row->current = g_utf8_make_valid (current ? current : "", -1);
+      if (!g_utf8_validate (row->origin, -1, NULL))
+        {
+          char *valid = g_utf8_make_valid (row->origin, -1);
+          g_free (row->origin);
+          row->origin = valid;
+        }
+      g_ptr_array_add (out, g_steal_pointer (&rows->pdata[i]));
+    }
+  return out;
+}
+
+char *
+pp_manager_get_exclusion (PpManager *self, PpDevice *dev)
+{
+  g_autoptr(PpDecision) decision = NULL;
+
+  if (is_device_link (dev))
+    return NULL;
+  decision = decide_device (self, dev, FALSE, TRUE);
+  if (decision->skipped != PP_SOURCE_EXCLUDED)
+    return NULL;
+  return g_steal_pointer (&decision->skip_origin);
+}
+
+void
+pp_manager_set_hold_hook (PpManager         *self,
+                          PpManagerHoldHook  hook,
+                          gpointer           user_data)
+{
+  self->hold_hook = hook;
+  self->hold_hook_data = user_data;
+}
+
+/* "held by WHO (WHY), pid N" of each hold on @syspath, from the hook. */
+static char *
+hold_origin (PpManager *self, const char *syspath)
+{
+  char *origin = NULL;
+
+  if (self->hold_hook != NULL)
+    origin = self->hold_hook (self, syspath, self->hold_hook_data);
+  return origin != NULL ? origin : g_strdup ("held");
 }
 
 gboolean
@@ -1537,6 +1679,7 @@ pp_manager_set_override (PpManager   *self,
   const PpOverride *current;
   g_autoptr(PpOverride) previous = NULL;
   g_autofree char *attr_path = NULL;
+  g_autofree char *excluded = NULL;
   g_autoptr(GError) apply_error = NULL;
 
   if (attr == NULL)
@@ -1551,6 +1694,14 @@ pp_manager_set_override (PpManager   *self,
       g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
                    "%s is ignored (POWERPOLICY_IGNORE=1): the daemon never writes to it",
                    dev->info->syspath);
+      return FALSE;
+    }
+  excluded = pp_manager_get_exclusion (self, dev);
+  if (excluded != NULL)
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
+                   "%s is left to its driver (%s): the daemon never writes to it",
+                   dev->info->syspath, excluded);
       return FALSE;
     }
   attr_path = g_build_filename (dev->info->syspath, attr, NULL);
@@ -1726,6 +1877,7 @@ pp_manager_device_to_variant (PpManager *self, PpDevice *dev)
   g_autoptr(GPtrArray) suppliers = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) consumers = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *blocker = NULL;
+  g_autofree char *excluded = pp_manager_get_exclusion (self, dev);
 
   if (parent == NULL || !is_managed_path (parent))
     parent = "";
@@ -1753,6 +1905,8 @@ pp_manager_device_to_variant (PpManager *self, PpDevice *dev)
                          g_variant_new_boolean (g_hash_table_contains (self->held, syspath)));
   g_variant_builder_add (&b, "{sv}", "blocker", g_variant_new_string (blocker ? blocker : ""));
   g_variant_builder_add (&b, "{sv}", "ignored", g_variant_new_boolean (dev->props.ignore));
+  g_variant_builder_add (&b, "{sv}", "excluded", g_variant_new_take_string (
+                           excluded != NULL ? g_steal_pointer (&excluded) : g_strdup ("")));
   return g_variant_builder_end (&b);
 }
 

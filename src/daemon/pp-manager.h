@@ -76,6 +76,16 @@ char          *pp_manager_get_decided_value   (PpManager   *self,
                                                const char  *relpath);
 gboolean       pp_manager_is_held             (PpManager   *self,
                                                const char  *syspath);
+/* Explain (SPEC §5): one PpExplainRow* (pp-policy.h) per attribute the
+ * policy touches on @device, with its current value read from sysfs;
+ * an attribute the device lacks and nothing decides has no row. */
+GPtrArray     *pp_manager_explain             (PpManager   *self,
+                                               PpDevice    *device);
+/* "driver D excluded by FILE:LINE" when the class of @device excludes
+ * its bound driver (ExcludeDrivers=) and nothing is written to it, else
+ * NULL. */
+char          *pp_manager_get_exclusion       (PpManager   *self,
+                                               PpDevice    *device);
 /* PowerDown(auto) in force (@down) until PowerUp: power/control=auto and
  * an autosuspend delay of 0 above the policy and overrides; applied now. */
 gboolean       pp_manager_set_powered_down    (PpManager   *self,
@@ -194,6 +204,17 @@ typedef void (*PpManagerTreeHook) (PpManager  *manager,
                                    gpointer    user_data);
 void           pp_manager_set_tree_hook       (PpManager         *self,
                                                PpManagerTreeHook  hook,
+                                               gpointer           user_data);
+
+/* Who holds @syspath, as Explain's origin of a hold: "held by WHO (WHY),
+ * pid N" per hold keeping it on, g_malloc'ed, or NULL when the hook
+ * knows none. Set by the component that keeps the holds (pp-power-ops);
+ * NULL hook: "held". */
+typedef char *(*PpManagerHoldHook) (PpManager  *manager,
+                                    const char *syspath,
+                                    gpointer    user_data);
+void           pp_manager_set_hold_hook       (PpManager         *self,
+                                               PpManagerHoldHook  hook,
                                                gpointer           user_data);
 
 G_END_DECLS

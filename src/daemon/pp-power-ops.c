@@ -238,8 +238,14 @@ is_input_device (PpDevice *dev)
 static const char *
 stay_up_reason (PpPowerOps *self, PpDevice *dev)
 {
+  g_autofree char *excluded = NULL;
+
   if (dev->props.ignore)
     return "POWERPOLICY_IGNORE=1";
+  /* its driver runs its runtime PM: nothing is written to it */
+  excluded = pp_manager_get_exclusion (self->manager, dev);
+  if (excluded != NULL)
+    return "its driver is excluded (ExcludeDrivers=)";
   if (pp_manager_is_held (self->manager, dev->info->syspath))
     return "held";
   if (dev->props.autosuspend == PP_TRISTATE_NO)
@@ -878,6 +884,42 @@ pp_power_ops_add_holds (PpPowerOps *self, GVariantBuilder *builder)
     }
 }
 
+#define EXPLAIN_MAX_HOLDS 8
+
+/* Explain's origin of a hold on @syspath: every hold that keeps it on,
+ * the device itself held or something that depends on it. */
+static char *
+describe_holds (PpManager *manager, const char *syspath, gpointer user_data)
+{
+  PpPowerOps *self = user_data;
+  g_autoptr(GString) s = NULL;
+  guint n = 0;
+
+  for (guint i = 0; i < self->holds->len; i++)
+    {
+      Hold *hold = g_ptr_array_index (self->holds, i);
+      gboolean covers = FALSE;
+
+      for (guint j = 0; j < hold->paths->len && !covers; j++)
+        covers = g_str_equal (g_ptr_array_index (hold->paths, j), syspath);
+      if (!covers)
+        continue;
+      /* holds are many only when callers make them so: a bounded answer */
+      if (++n > EXPLAIN_MAX_HOLDS)
+        continue;
+      if (s == NULL)
+        s = g_string_new (NULL);
+      else
+        g_string_append (s, "; ");
+      g_string_append_printf (s, "held by %s (%s), pid %u", hold->who, hold->why, hold->pid);
+      if (!g_str_equal (hold->device, syspath))
+        g_string_append_printf (s, ", for %s", hold->device);
+    }
+  if (n > EXPLAIN_MAX_HOLDS)
+    g_string_append_printf (s, "; and %u more holds", n - EXPLAIN_MAX_HOLDS);
+  return s != NULL ? g_string_free (g_steal_pointer (&s), FALSE) : NULL;
+}
+
 /* ---- PowerDown / PowerUp over D-Bus ------------------------------------ */
 
 void
@@ -1021,6 +1063,7 @@ pp_power_ops_finalize (GObject *object)
     ((Hold *) g_ptr_array_index (self->holds, i))->self = NULL;
   g_ptr_array_unref (self->holds);
   pp_manager_set_tree_hook (self->manager, NULL, NULL);
+  pp_manager_set_hold_hook (self->manager, NULL, NULL);
   g_signal_handlers_disconnect_by_data (self->manager, self);
   g_clear_object (&self->manager);
   g_clear_handle_id (&self->tree_timeout, g_source_remove);
@@ -1053,5 +1096,6 @@ pp_power_ops_new (PpManager *manager)
   self->manager = g_object_ref (manager);
   g_signal_connect (manager, "topology-changed", G_CALLBACK (on_topology_changed), self);
   pp_manager_set_tree_hook (manager, fill_tree_fields, self);
+  pp_manager_set_hold_hook (manager, describe_holds, self);
   return self;
 }

@@ -79,6 +79,33 @@ handle_get_device (PpService *self, GDBusMethodInvocation *invocation, GVariant 
                                                         pp_manager_device_to_variant (self->manager, dev)));
 }
 
+/* Explain: open to everyone, like GetDevice. */
+static void
+handle_explain (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+{
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sssss)"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+  const char *arg;
+  PpDevice *dev;
+
+  g_variant_get (params, "(&s)", &arg);
+  dev = pp_manager_resolve_device (self->manager, arg, &error);
+  if (dev == NULL)
+    {
+      return_error (invocation, error);
+      return;
+    }
+  rows = pp_manager_explain (self->manager, dev);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      PpExplainRow *r = g_ptr_array_index (rows, i);
+      g_variant_builder_add (&b, "(sssss)", r->attribute, r->current, r->decided, r->layer,
+                             r->origin);
+    }
+  g_dbus_method_invocation_return_value (invocation, g_variant_new ("(a(sssss))", &b));
+}
+
 /* A state-changing call runs only once the caller is authorized; its
  * arguments are resolved afterwards, so a device that vanished meanwhile
  * is an error, not a dangling pointer. */
@@ -341,6 +368,8 @@ handle_method_call (GDBusConnection       *connection,
     handle_list_devices (self, invocation);
   else if (g_str_equal (method_name, "GetDevice"))
     handle_get_device (self, invocation, parameters);
+  else if (g_str_equal (method_name, "Explain"))
+    handle_explain (self, invocation, parameters);
   else if (g_str_equal (method_name, "ListInhibitors"))
     handle_list_inhibitors (self, invocation);
   else if (g_str_equal (method_name, "ListChanges"))

@@ -61,6 +61,7 @@ pp_setting_free (PpSetting *setting)
   g_free (setting->key);
   g_free (setting->value);
   g_free (setting->file);
+  g_free (setting->origin);
   g_free (setting);
 }
 

@@ -82,7 +82,8 @@ class TestOverrides(PowerPolicyTestCase):
     def test_device_name_with_brackets_survives_restart(self):
         # a name GKeyFile cannot take as a group name (issue 14)
         dev = self.laptop.add('platform', 'platform/odd[1]:x', None,
-                              ['power/control', 'auto', 'power/runtime_status', 'active'], [])
+                              ['power/control', 'auto', 'power/runtime_status', 'active'],
+                              ['POWERPOLICY_CLASS', 'odd'])  # tagged by the rules
         d = self.start_daemon()
         self.call('SetOverride', (dev, 'Control', 'on'), '(sss)')
         self.assertEqual(self.attr(dev, 'power/control'), 'on')

@@ -63,7 +63,7 @@ class PmctlTestCase(PowerPolicyTestCase):
 class TestNotRunning(PmctlTestCase):
 
     def test_every_command_one_line(self):
-        for args in (['status'], ['list'], ['show', '1-1'], ['reload'], ['monitor'],
+        for args in (['status'], ['list'], ['show', '1-1'], ['explain', '1-1'], ['reload'], ['monitor'],
                      ['--json', 'status'], ['tree'], ['tree', '1-1'], ['power-down', '1-1'],
                      ['power-up', '1-1', '--subtree'], ['hold', '1-1', '--', 'true'],
                      ['inhibit', '--', 'true'], ['inhibitors'], ['quirks'], ['suspend'],

@@ -442,6 +442,72 @@ test_monitor_hotplug (void **state)
   assert_true (e->tagged);
 }
 
+/* The interfaces of a USB device, read from its directory (they are not
+ * tagged): class codes, the bound driver, sorted, bounded. */
+static void
+test_usb_interfaces (void **state)
+{
+  State *st = *state;
+  g_autoptr(GArray) none = NULL;
+  g_autoptr(GArray) ifaces = NULL;
+  g_autoptr(GArray) many = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *big = NULL;
+  const PpUsbInterface *i0, *i1;
+
+  umockdev_testbed_set_attribute (st->tb, IFACE, "bInterfaceSubClass", "01\n");
+  umockdev_testbed_set_attribute (st->tb, IFACE, "bInterfaceProtocol", "02\n");
+  umockdev_testbed_set_attribute_link (st->tb, IFACE, "driver",
+                                       "../../../../../bus/usb/drivers/usbhid");
+  umockdev_testbed_set_attribute (st->tb, MOUSE, "idVendor", "046d\n");
+  /* a second interface, vendor-specific, no driver yet */
+  second = umockdev_testbed_add_device (st->tb, "usb", "1-1:1.1", MOUSE,
+                                        "bInterfaceClass", "ff\n", "bInterfaceSubClass", "ff\n",
+                                        "bInterfaceProtocol", "ff\n", NULL,
+                                        "DEVTYPE", "usb_interface", NULL);
+  assert_non_null (second);
+
+  ifaces = pp_udev_read_usb_interfaces (MOUSE);
+  assert_int_equal (ifaces->len, 2);
+  i0 = &g_array_index (ifaces, PpUsbInterface, 0);
+  i1 = &g_array_index (ifaces, PpUsbInterface, 1);
+  assert_int_equal (i0->interface_class, 0x03);
+  assert_int_equal (i0->interface_subclass, 0x01);
+  assert_int_equal (i0->interface_protocol, 0x02);
+  assert_string_equal (i0->driver, "usbhid");
+  assert_int_equal (i1->interface_class, 0xff);
+  assert_int_equal (i1->interface_subclass, 0xff);
+  assert_int_equal (i1->interface_protocol, 0xff);
+  assert_null (i1->driver);
+  assert_int_equal (pp_udev_read_usb_vendor (MOUSE), 0x046d);
+  assert_string_equal (pp_usb_class_from_interfaces ((PpUsbInterface *) (gpointer) ifaces->data,
+                                                     ifaces->len, 0x046d),
+                       PP_USB_CLASS_MOUSE);
+
+  /* a device without interfaces, and one that does not exist */
+  none = pp_udev_read_usb_interfaces (HUB);
+  assert_int_equal (none->len, 0);
+  g_array_unref (g_steal_pointer (&none));
+  none = pp_udev_read_usb_interfaces (HUB "/nonexistent");
+  assert_int_equal (none->len, 0);
+  assert_int_equal (pp_udev_read_usb_vendor (HUB), 0);
+
+  /* more interfaces than the kernel allows: at most PP_USB_MAX_INTERFACES */
+  big = umockdev_testbed_add_device (st->tb, "usb", "1-2", HUB, NULL,
+                                     "DEVTYPE", "usb_device", NULL);
+  assert_non_null (big);
+  for (guint n = 0; n < PP_USB_MAX_INTERFACES + 4; n++)
+    {
+      g_autofree char *name = g_strdup_printf ("1-2:1.%u", n);
+      g_autofree char *path = umockdev_testbed_add_device (st->tb, "usb", name, big,
+                                                           "bInterfaceClass", "08\n", NULL,
+                                                           "DEVTYPE", "usb_interface", NULL);
+      assert_non_null (path);
+    }
+  many = pp_udev_read_usb_interfaces (big);
+  assert_int_equal (many->len, PP_USB_MAX_INTERFACES);
+}
+
 int
 main (void)
 {
@@ -453,6 +519,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_monitor_add, setup, teardown),
     cmocka_unit_test_setup_teardown (test_monitor_change_remove, setup, teardown),
     cmocka_unit_test_setup_teardown (test_monitor_hotplug, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_usb_interfaces, setup, teardown),
   };
 
   /* A private /run (before any thread exists: unshare needs a single
