@@ -255,7 +255,8 @@ def main():
           ' (umockdev testbed, private D-Bus, mocked logind: nothing on this machine is touched)')
     print('Devices: USB controller -> root hub -> hub 1-1 -> mouse 1-1.1 + USB stick 1-1.2;\n'
           'SATA host0; HDA audio 0000:00:1f.3 (+ snd_hda_intel); AC adapter and battery.\n'
-          'Policy: data/powerpolicy.conf as shipped, with IdleTimeoutSec=2.')
+          'Policy: data/powerpolicy.conf as shipped, copied to %s,\n'
+          'with a drop-in for the demo: IdleTimeoutSec=2, lid HoldoffSec=0.' % daemon.config_path)
     daemon.start()
     demo = Demo(builddir, laptop, bus_address)
     rc = 0
