@@ -8,7 +8,9 @@
 #include "pp-auth.h"
 #include "pp-dbus.h"
 #include "pp-error.h"
+#include "pp-foreign.h"
 #include "pp-names.h"
+#include "pp-overrides.h"
 #include "pp-power-ops.h"
 #include "pp-service.h"
 #include "pp-sleep.h"
@@ -601,6 +603,37 @@ handle_explain (PpDbusManager         *skeleton,
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
+/* ListChanges and ListOverrides: open to everyone, like ListDevices. */
+static gboolean
+handle_list_changes (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
+{
+  g_autoptr(GPtrArray) changes = pp_manager_list_changes (self->manager);
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(ssss)"));
+
+  for (guint i = 0; i < changes->len; i++)
+    {
+      PpManagerChange *c = g_ptr_array_index (changes, i);
+      g_variant_builder_add (&b, "(ssss)", c->path, c->attribute, c->original, c->current);
+    }
+  pp_dbus_manager_complete_list_changes (skeleton, invocation, g_variant_builder_end (&b));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static gboolean
+handle_list_overrides (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
+{
+  g_autoptr(GPtrArray) rows = pp_manager_list_overrides (self->manager);
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sss)"));
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      PpOverrideRow *r = g_ptr_array_index (rows, i);
+      g_variant_builder_add (&b, "(sss)", r->path, r->key, r->value);
+    }
+  pp_dbus_manager_complete_list_overrides (skeleton, invocation, g_variant_builder_end (&b));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
 /* Declared in the XML (SPEC §5), served by no domain object yet. */
 static gboolean
 handle_not_implemented (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
@@ -673,6 +706,15 @@ pp_service_set_activity (PpService *self, PpActivity *activity)
   g_set_object (&self->activity, activity);
 }
 
+/* Conflicts: the skeleton announces the new value (PropertiesChanged). */
+static void
+on_conflicts_changed (PpManager *manager, PpService *self)
+{
+  g_autoptr(GPtrArray) rows = pp_manager_list_conflicts (manager);
+
+  pp_dbus_manager_set_conflicts (self->skeleton, pp_conflicts_to_variant (rows, NULL));
+}
+
 /* DeviceChanged: the attributes a write changed, under the names of the
  * device dictionary. */
 static void
@@ -733,7 +775,7 @@ static void
 connect_handlers (PpService *self)
 {
   static const char * const not_implemented[] = {
-    "handle-list-changes", "handle-list-overrides", "handle-get-statistics",
+    "handle-get-statistics",
   };
   PpDbusManager *skeleton = self->skeleton;
 
@@ -742,6 +784,8 @@ connect_handlers (PpService *self)
   g_signal_connect (skeleton, "handle-get-device", G_CALLBACK (handle_get_device), self);
   g_signal_connect (skeleton, "handle-explain", G_CALLBACK (handle_explain), self);
   g_signal_connect (skeleton, "handle-list-inhibitors", G_CALLBACK (handle_list_inhibitors), self);
+  g_signal_connect (skeleton, "handle-list-changes", G_CALLBACK (handle_list_changes), self);
+  g_signal_connect (skeleton, "handle-list-overrides", G_CALLBACK (handle_list_overrides), self);
   g_signal_connect (skeleton, "handle-get-video-quirks", G_CALLBACK (handle_get_video_quirks), self);
   g_signal_connect (skeleton, "handle-reload", G_CALLBACK (handle_reload), self);
   g_signal_connect (skeleton, "handle-set-override", G_CALLBACK (handle_set_override), self);
@@ -762,7 +806,6 @@ connect_properties (PpService *self)
   PpDbusManager *skeleton = self->skeleton;
 
   pp_dbus_manager_set_version (skeleton, PACKAGE_VERSION);
-  pp_dbus_manager_set_conflicts (skeleton, g_variant_new_array (G_VARIANT_TYPE ("(ss)"), NULL, 0));
   bind (self, self->manager, "on-battery", "on-battery");
   bind (self, self->manager, "dry-run", "dry-run");
   bind (self, self->sleep, "backend", "backend");
@@ -803,6 +846,8 @@ pp_service_start (PpService *self, GError **error)
   connect_handlers (self);
   connect_properties (self);
   g_signal_connect (self->manager, "device-changed", G_CALLBACK (on_device_changed), self);
+  g_signal_connect (self->manager, "conflicts-changed", G_CALLBACK (on_conflicts_changed), self);
+  on_conflicts_changed (self->manager, self);
   if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (self->skeleton),
                                          self->bus, PP_DBUS_PATH, error))
     return FALSE;
