@@ -29,7 +29,7 @@ pp_device_arg_check (const char *arg, PpDeviceArgKind *kind, GError **error)
                            "device argument is not valid UTF-8");
       return FALSE;
     }
-  shown = pp_escape_text (arg, 0);
+  shown = pp_escape_text (arg, PP_ESCAPE_SHOWN_MAX);
 
   if (arg[0] == '/')
     {

@@ -1,42 +1,81 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pp_escape_text(): pure, so linked into the policy library (which logs
- * and reports file contents) as well as the daemon. */
+ * and reports file contents) as well as the daemon, whose event log
+ * (pp-log.c) escapes every field with it. */
 #include "config.h"
 
 #include <string.h>
 
 #include "pp-util.h"
 
+#define ELLIPSIS "\xe2\x80\xa6"  /* U+2026, 3 bytes */
+
 char *
-pp_escape_text (const char *text, gsize max_shown)
+pp_escape_text (const char *text, gsize max)
 {
-  GString *out;
-  gsize i;
+  const gsize ellipsis_len = strlen (ELLIPSIS);
+  g_autoptr(GString) out = NULL;
+  const char *end;
+  gsize cut = 0;
+  gboolean truncated = FALSE;
 
   if (text == NULL)
-    return g_strdup ("(null)");
-  if (max_shown == 0)
-    max_shown = PP_ESCAPE_SHOWN_MAX;
-  out = g_string_sized_new (strnlen (text, max_shown) + 8);
-  for (i = 0; text[i] != '\0' && i < max_shown; i++)
-    {
-      guchar c = (guchar) text[i];
+    return g_strdup ("");
+  if (max != 0 && max < ellipsis_len)
+    max = ellipsis_len;
 
-      switch (c)
+  out = g_string_new (NULL);
+  end = text + strlen (text);
+  for (const char *p = text; p < end;)
+    {
+      char unit[8];
+      gsize unit_len, consumed = 1;
+      guchar c = (guchar) *p;
+
+      if (c == '\n')
+        unit_len = g_strlcpy (unit, "\\n", sizeof unit);
+      else if (c == '\t')
+        unit_len = g_strlcpy (unit, "\\t", sizeof unit);
+      else if (c == '\r')
+        unit_len = g_strlcpy (unit, "\\r", sizeof unit);
+      else if (c < 0x20 || c == 0x7f)
+        unit_len = g_snprintf (unit, sizeof unit, "\\x%02x", c);
+      else if (c < 0x80)
         {
-        case '\\': g_string_append (out, "\\\\"); break;
-        case '"':  g_string_append (out, "\\\""); break;
-        case '\n': g_string_append (out, "\\n"); break;
-        case '\r': g_string_append (out, "\\r"); break;
-        case '\t': g_string_append (out, "\\t"); break;
-        default:
-          if (c >= 0x20 && c < 0x7f)
-            g_string_append_c (out, (char) c);
-          else
-            g_string_append_printf (out, "\\x%02x", c);
+          unit[0] = (char) c;
+          unit_len = 1;
         }
+      else
+        {
+          gunichar ch = g_utf8_get_char_validated (p, end - p);
+
+          /* invalid UTF-8, and the C1 controls (U+0080..U+009F, which a
+           * terminal may take as escape sequences), byte by byte */
+          if (ch == (gunichar) -1 || ch == (gunichar) -2 || ch < 0xa0)
+            unit_len = g_snprintf (unit, sizeof unit, "\\x%02x", c);
+          else
+            {
+              consumed = g_utf8_next_char (p) - p;
+              memcpy (unit, p, consumed);
+              unit_len = consumed;
+            }
+        }
+
+      if (max != 0 && out->len + unit_len > max)
+        {
+          truncated = TRUE;
+          break;
+        }
+      g_string_append_len (out, unit, unit_len);
+      if (max != 0 && out->len + ellipsis_len <= max)
+        cut = out->len;
+      p += consumed;
     }
-  if (text[i] != '\0')
-    g_string_append (out, "...");
-  return g_string_free (out, FALSE);
+
+  if (truncated)
+    {
+      g_string_truncate (out, cut);
+      g_string_append (out, ELLIPSIS);
+    }
+  return g_string_free (g_steal_pointer (&out), FALSE);
 }

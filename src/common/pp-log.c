@@ -12,9 +12,9 @@
 #include <systemd/sd-journal.h>
 
 #include "pp-log.h"
+#include "pp-util.h"
 
 #define PP_LOG_DOMAIN "powerpolicyd"
-#define ELLIPSIS "\xe2\x80\xa6"  /* U+2026, 3 bytes */
 
 /* Generated once with systemd-id128 new; never change a released one. */
 static const struct {
@@ -72,76 +72,6 @@ pp_log_level_priority (GLogLevelFlags level)
   return "7";
 }
 
-char *
-pp_log_escape (const char *text, gsize max)
-{
-  const gsize ellipsis_len = strlen (ELLIPSIS);
-  g_autoptr(GString) out = NULL;
-  const char *end;
-  gsize cut = 0;
-  gboolean truncated = FALSE;
-
-  if (text == NULL)
-    return g_strdup ("");
-  if (max != 0 && max < ellipsis_len)
-    max = ellipsis_len;
-
-  out = g_string_new (NULL);
-  end = text + strlen (text);
-  for (const char *p = text; p < end;)
-    {
-      char unit[8];
-      gsize unit_len, consumed = 1;
-      guchar c = (guchar) *p;
-
-      if (c == '\n')
-        unit_len = g_strlcpy (unit, "\\n", sizeof unit);
-      else if (c == '\t')
-        unit_len = g_strlcpy (unit, "\\t", sizeof unit);
-      else if (c == '\r')
-        unit_len = g_strlcpy (unit, "\\r", sizeof unit);
-      else if (c < 0x20 || c == 0x7f)
-        unit_len = g_snprintf (unit, sizeof unit, "\\x%02x", c);
-      else if (c < 0x80)
-        {
-          unit[0] = (char) c;
-          unit_len = 1;
-        }
-      else
-        {
-          gunichar ch = g_utf8_get_char_validated (p, end - p);
-
-          /* invalid UTF-8, and the C1 controls (U+0080..U+009F, which a
-           * terminal may take as escape sequences), byte by byte */
-          if (ch == (gunichar) -1 || ch == (gunichar) -2 || ch < 0xa0)
-            unit_len = g_snprintf (unit, sizeof unit, "\\x%02x", c);
-          else
-            {
-              consumed = g_utf8_next_char (p) - p;
-              memcpy (unit, p, consumed);
-              unit_len = consumed;
-            }
-        }
-
-      if (max != 0 && out->len + unit_len > max)
-        {
-          truncated = TRUE;
-          break;
-        }
-      g_string_append_len (out, unit, unit_len);
-      if (max != 0 && out->len + ellipsis_len <= max)
-        cut = out->len;
-      p += consumed;
-    }
-
-  if (truncated)
-    {
-      g_string_truncate (out, cut);
-      g_string_append (out, ELLIPSIS);
-    }
-  return g_string_free (g_steal_pointer (&out), FALSE);
-}
-
 static gboolean
 key_is_valid (const char *key)
 {
@@ -168,7 +98,7 @@ record_lines (PpLogEvent        event,
               const char       *message)
 {
   GPtrArray *lines = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *escaped_message = pp_log_escape (message, PP_LOG_MESSAGE_MAX);
+  g_autofree char *escaped_message = pp_escape_text (message, PP_LOG_MESSAGE_MAX);
   guint n_fields = 0;
 
   g_ptr_array_add (lines, g_strconcat ("MESSAGE_ID=", pp_log_event_message_id (event), NULL));
@@ -183,7 +113,7 @@ record_lines (PpLogEvent        event,
         break;
       if (f->value == NULL || !key_is_valid (f->key))
         continue;
-      value = pp_log_escape (f->value, PP_LOG_FIELD_MAX);
+      value = pp_escape_text (f->value, PP_LOG_FIELD_MAX);
       g_ptr_array_add (lines, g_strconcat (f->key, "=", value, NULL));
       n_fields++;
     }
@@ -296,7 +226,7 @@ send_to_journal (PpLogEvent        event,
   if (sd_journal_sendv (iov, lines->len + 1) < 0)
     {
       /* the journal went away: keep the event on stderr */
-      g_autofree char *escaped = pp_log_escape (message, PP_LOG_MESSAGE_MAX);
+      g_autofree char *escaped = pp_escape_text (message, PP_LOG_MESSAGE_MAX);
       g_log (PP_LOG_DOMAIN, level, "%s", escaped);
     }
 }
@@ -337,7 +267,7 @@ pp_log_eventv (PpLogEvent        event,
     }
   else
     {
-      g_autofree char *escaped = pp_log_escape (message, PP_LOG_MESSAGE_MAX);
+      g_autofree char *escaped = pp_escape_text (message, PP_LOG_MESSAGE_MAX);
       g_log (PP_LOG_DOMAIN, level, "%s", escaped);
     }
 }
@@ -361,7 +291,7 @@ pp_log_event (PpLogEvent        event,
 static char *
 caller_text (const char *text)
 {
-  return pp_log_escape (text, PP_LOG_CALLER_TEXT_MAX);
+  return pp_escape_text (text, PP_LOG_CALLER_TEXT_MAX);
 }
 
 void

@@ -16,9 +16,9 @@
  *    lines, a blank line after each record): a stand-in for the journal that
  *    tests read.
  *
- * Every field value and the message are escaped with pp_log_escape() before
- * they leave: no newline or control character reaches a log line, whatever
- * a caller sent. */
+ * Every field value and the message are escaped with pp_escape_text()
+ * (pp-util.h) before they leave: no newline or control character reaches a
+ * log line, whatever a caller sent. */
 #pragma once
 
 #include <glib.h>
@@ -82,15 +82,6 @@ void         pp_log_eventv             (PpLogEvent        event,
                                         const PpLogField *fields,
                                         const char       *format,
                                         va_list           args) G_GNUC_PRINTF (4, 0);
-
-/* @text with every newline as "\n", tab as "\t", carriage return as "\r",
- * every other C0 control character, DEL and byte of invalid UTF-8 as
- * "\xNN"; cut at a character boundary (never inside an escape) so that the
- * result including a final "…" is at most @max bytes (@max 0: no limit;
- * @max below 3 counts as 3). NULL → "". Escaping is idempotent: escaped
- * text contains no character that is escaped again. */
-char        *pp_log_escape             (const char       *text,
-                                        gsize             max);
 
 /* The 32 hexadecimal digits of @event's MESSAGE_ID, and a short name
  * ("foreign-change") sent as POWERPOLICY_EVENT=. */

@@ -19,17 +19,20 @@ pp_compare_strings (gconstpointer a, gconstpointer b)
 GPtrArray *pp_list_dir_sorted (const char *path,
                                const char *suffix);
 
-/* At most this many bytes of caller text are shown by pp_escape_text(). */
+/* A bound for pp_escape_text() where a caller has no better one. */
 #define PP_ESCAPE_SHOWN_MAX 256
 
 /* (pp-escape.c, in the pure policy library too.)
- * @text (caller-supplied, any bytes) made safe for one log line: printable
- * ASCII is kept, '\\' and '"' are backslash-escaped, \n \r \t as such, every
- * other byte (control characters, DEL, bytes >= 0x80) as \xHH. At most
- * @max_shown bytes of @text are shown (0: PP_ESCAPE_SHOWN_MAX); a longer
- * text ends in "...". NULL becomes "(null)". The result is at most
- * 4 * @max_shown + 4 bytes long. Free with g_free(). */
+ * @text (caller-supplied, any bytes) made safe for one log line: every
+ * newline as "\n", tab as "\t", carriage return as "\r", every other C0
+ * control character, DEL, C1 control (U+0080..U+009F) and byte of invalid
+ * UTF-8 as "\xNN"; other valid UTF-8 is kept. Cut at a character boundary
+ * (never inside an escape) so that the result including a final "…" is at
+ * most @max bytes (@max 0: no limit; @max below 3 counts as 3). NULL
+ * becomes "". Idempotent: escaped text contains no character that is
+ * escaped again (a backslash or quote is kept as it is). Free with
+ * g_free(). */
 char      *pp_escape_text     (const char *text,
-                               gsize       max_shown);
+                               gsize       max);
 
 G_END_DECLS

@@ -192,7 +192,7 @@ pp_token_parse_what (const char *what, gboolean *idle, gboolean *lid, GError **e
       else
         {
           /* short (checked above) but any bytes: never shown raw */
-          g_autofree char *shown = pp_escape_text (parts[i], 0);
+          g_autofree char *shown = pp_escape_text (parts[i], PP_ESCAPE_SHOWN_MAX);
 
           g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
                        "unknown inhibitor kind '%s' (known: idle, lid)", shown);

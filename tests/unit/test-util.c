@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit tests of the pure helpers of pp-util.h that the policy library
+ * links (pp-escape.c): escaping of caller text. Links nothing but the
+ * policy library. */
+#include "config.h"
+
+#include <string.h>
+
+#include "pp-test.h"
+#include "pp-util.h"
+
+typedef struct {
+  const char *name;
+  const char *input;
+  gsize       max;
+  const char *expected;
+} EscapeRow;
+
+#define ELLIPSIS "\xe2\x80\xa6"
+
+static const EscapeRow escape_rows[] = {
+  { "plain",            "usb 1-2",                0,  "usb 1-2" },
+  { "empty",            "",                       0,  "" },
+  { "newline",          "a\nb",                   0,  "a\\nb" },
+  { "forged line",      "ok\nMESSAGE_ID=x",       0,  "ok\\nMESSAGE_ID=x" },
+  { "carriage return",  "a\rb",                   0,  "a\\rb" },
+  { "tab",              "a\tb",                   0,  "a\\tb" },
+  { "escape char",      "\x1b[31mred",            0,  "\\x1b[31mred" },
+  { "bell and DEL",     "\a\x7f",                 0,  "\\x07\\x7f" },
+  { "C0 range end",     "\x1f",                   0,  "\\x1f" },
+  { "space kept",       " ",                      0,  " " },
+  { "backslash kept",   "a\\nb",                  0,  "a\\nb" },
+  { "UTF-8 kept",       "Gr\xc3\xbc\xc3\x9f""e \xe2\x82\xac",   0, "Gr\xc3\xbc\xc3\x9f""e \xe2\x82\xac" },
+  { "4-byte UTF-8",     "\xf0\x9f\x94\x8b",       0,  "\xf0\x9f\x94\x8b" },
+  { "invalid byte",     "a\xff""b",               0,  "a\\xffb" },
+  { "lone continuation", "\x80",                  0,  "\\x80" },
+  { "truncated seq",    "a\xe2\x82",              0,  "a\\xe2\\x82" },
+  { "overlong",         "\xc0\xaf",               0,  "\\xc0\\xaf" },
+  { "C1 control",       "\xc2\x9b""31m",          0,  "\\xc2\\x9b31m" },
+  { "NBSP kept",        "\xc2\xa0",               0,  "\xc2\xa0" },
+  { "fits exactly",     "abcdef",                 6,  "abcdef" },
+  { "cut",              "abcdefg",                6,  "abc" ELLIPSIS },
+  { "cut at escape",    "ab\ncdefgh",             7,  "ab\\n" ELLIPSIS },
+  { "escape not split", "abc\ndefgh",             7,  "abc" ELLIPSIS },
+  { "hex not split",    "a\x01zzzzzz",            7,  "a" ELLIPSIS },
+  { "UTF-8 not split",  "ab\xe2\x82\xac""cdef",   7,  "ab" ELLIPSIS },
+  { "tiny max",         "abcdef",                 1,  ELLIPSIS },
+  { "max 3 exact",      "abc",                    3,  "abc" },
+  /* rows once asserted of the byte-wise escaper in test-quirkdb.c, now
+   * with this function's output: quotes and backslashes are kept */
+  { "quotes kept",      "and \"quotes\" \\",      0,  "and \"quotes\" \\" },
+  { "all controls",     "two\nlines\r\t\x01\x1b[31m\x7f", 0,
+                        "two\\nlines\\r\\t\\x01\\x1b[31m\\x7f" },
+  { "accented word",    "caf\xc3\xa9",            0,  "caf\xc3\xa9" },
+};
+
+static void
+test_escape (void **state)
+{
+  const EscapeRow *row = *state;
+  g_autofree char *escaped = pp_escape_text (row->input, row->max);
+  g_autofree char *again = pp_escape_text (escaped, 0);
+
+  assert_string_equal (escaped, row->expected);
+  if (row->max != 0)
+    assert_true (strlen (escaped) <= MAX (row->max, 3));
+  assert_true (g_utf8_validate (escaped, -1, NULL));
+  /* idempotent: escaping the escaped text changes nothing */
+  assert_string_equal (again, escaped);
+}
+
+static void
+test_escape_null (void **state)
+{
+  g_autofree char *escaped = pp_escape_text (NULL, 10);
+
+  (void) state;
+  assert_string_equal (escaped, "");
+}
+
+/* Every byte value alone: the result is printable and one line. */
+static void
+test_escape_every_byte (void **state)
+{
+  (void) state;
+  for (guint b = 1; b < 256; b++)
+    {
+      char input[2] = { (char) b, '\0' };
+      g_autofree char *escaped = pp_escape_text (input, 0);
+
+      for (const char *p = escaped; *p; p++)
+        assert_false ((guchar) *p < 0x20 || (guchar) *p == 0x7f);
+      assert_true (g_utf8_validate (escaped, -1, NULL));
+    }
+}
+
+int
+main (void)
+{
+  PpTestList *list = pp_test_list_new ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (escape_rows); i++)
+    pp_test_list_add (list, "escape", escape_rows[i].name, test_escape, NULL, NULL,
+                      &escape_rows[i]);
+  pp_test_list_add (list, "escape", "NULL", test_escape_null, NULL, NULL, NULL);
+  pp_test_list_add (list, "escape", "every byte", test_escape_every_byte, NULL, NULL, NULL);
+  return pp_test_list_run (list, "util");
+}
