@@ -315,14 +315,7 @@ pp_conflicts_unit_runs_powertop_auto_tune (const char *text)
 static char *
 find_powertop_unit (Scan *scan)
 {
-  g_autoptr(GPtrArray) names = g_ptr_array_new ();
-  GHashTableIter iter;
-  gpointer name;
-
-  g_hash_table_iter_init (&iter, scan->enabled);
-  while (g_hash_table_iter_next (&iter, &name, NULL))
-    g_ptr_array_add (names, name);
-  g_ptr_array_sort (names, pp_compare_strings);
+  g_autoptr(GPtrArray) names = pp_hash_table_sorted_keys (scan->enabled);
 
   for (guint i = 0; i < names->len; i++)
     {

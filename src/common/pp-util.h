@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Small helpers shared by every part of powerpolicy. The inline ones are
- * all the pure policy library uses; the others live in pp-util.c. */
+/* Small helpers shared by every part of powerpolicy. The inline ones and
+ * those of pp-util-pure.c are what the pure policy library links; the
+ * others live in pp-util.c (the common library). */
 #pragma once
 
 #include <glib.h>
@@ -14,6 +15,11 @@ pp_compare_strings (gconstpointer a, gconstpointer b)
   return g_strcmp0 (*(const char * const *) a, *(const char * const *) b);
 }
 
+/* (pp-util-pure.c) The keys of @table, which are C strings, sorted with
+ * pp_compare_strings(). The array borrows the keys: free it before the
+ * table changes. */
+GPtrArray *pp_hash_table_sorted_keys (GHashTable *table);
+
 /* The names in directory @path that end in @suffix (NULL: all), sorted;
  * NULL when the directory cannot be read. */
 GPtrArray *pp_list_dir_sorted (const char *path,
@@ -22,7 +28,7 @@ GPtrArray *pp_list_dir_sorted (const char *path,
 /* A bound for pp_escape_text() where a caller has no better one. */
 #define PP_ESCAPE_SHOWN_MAX 256
 
-/* (pp-escape.c, in the pure policy library too.)
+/* (pp-util-pure.c, in the pure policy library too.)
  * @text (caller-supplied, any bytes) made safe for one log line: every
  * newline as "\n", tab as "\t", carriage return as "\r", every other C0
  * control character, DEL, C1 control (U+0080..U+009F) and byte of invalid

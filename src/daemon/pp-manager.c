@@ -430,16 +430,10 @@ plan_reverts (PpManager  *self,
 {
   GHashTable *touched = g_hash_table_lookup (self->touched, dir);
   g_autoptr(GPtrArray) relpaths = NULL;
-  GHashTableIter iter;
-  gpointer key;
 
   if (touched == NULL)
     return;
-  relpaths = g_ptr_array_new ();
-  g_hash_table_iter_init (&iter, touched);
-  while (g_hash_table_iter_next (&iter, &key, NULL))
-    g_ptr_array_add (relpaths, key);
-  g_ptr_array_sort (relpaths, pp_compare_strings);
+  relpaths = pp_hash_table_sorted_keys (touched);
   for (guint i = 0; i < relpaths->len; i++)
     {
       const char *relpath = g_ptr_array_index (relpaths, i);

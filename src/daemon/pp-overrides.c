@@ -207,19 +207,13 @@ static gboolean
 save (PpOverrides *self, GHashTable *table, GError **error)
 {
   g_autoptr(GKeyFile) kf = g_key_file_new ();
-  g_autoptr(GPtrArray) paths = g_ptr_array_new ();
+  g_autoptr(GPtrArray) paths = pp_hash_table_sorted_keys (table);   /* a stable file */
   g_autofree char *data = NULL;
-  GHashTableIter iter;
-  gpointer key;
   gsize length = 0;
 
   g_key_file_set_comment (kf, NULL, NULL,
                           " powerpolicyd: per-device overrides set over D-Bus (pmctl set).\n"
                           " Written by the daemon; use 'pmctl reset DEVICE' to remove one.", NULL);
-  g_hash_table_iter_init (&iter, table);
-  while (g_hash_table_iter_next (&iter, &key, NULL))
-    g_ptr_array_add (paths, key);
-  g_ptr_array_sort (paths, pp_compare_strings);   /* a stable file */
   for (guint i = 0; i < paths->len; i++)
     {
       const char *path = g_ptr_array_index (paths, i);
@@ -374,14 +368,7 @@ GPtrArray *
 pp_overrides_list (PpOverrides *self)
 {
   GPtrArray *rows = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_override_row_free);
-  g_autoptr(GPtrArray) paths = g_ptr_array_new ();
-  GHashTableIter iter;
-  gpointer key;
-
-  g_hash_table_iter_init (&iter, self->by_device);
-  while (g_hash_table_iter_next (&iter, &key, NULL))
-    g_ptr_array_add (paths, key);
-  g_ptr_array_sort (paths, pp_compare_strings);
+  g_autoptr(GPtrArray) paths = pp_hash_table_sorted_keys (self->by_device);
   for (guint i = 0; i < paths->len; i++)
     {
       const char *path = g_ptr_array_index (paths, i);

@@ -161,15 +161,7 @@ pp_config_get_module (const PpConfig *config, const char *name)
 GPtrArray *
 pp_config_list_modules (const PpConfig *config)
 {
-  GPtrArray *names = g_ptr_array_new ();
-  GHashTableIter iter;
-  gpointer key;
-
-  g_hash_table_iter_init (&iter, config->modules);
-  while (g_hash_table_iter_next (&iter, &key, NULL))
-    g_ptr_array_add (names, key);
-  g_ptr_array_sort (names, pp_compare_strings);
-  return names;
+  return pp_hash_table_sorted_keys (config->modules);
 }
 
 GPtrArray *

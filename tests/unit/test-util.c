@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of the pure helpers of pp-util.h that the policy library
- * links (pp-escape.c): escaping of caller text. Links nothing but the
- * policy library. */
+ * links (pp-util-pure.c): escaping of caller text, sorted hash-table
+ * keys. Links nothing but the policy library. */
 #include "config.h"
 
 #include <string.h>
@@ -94,6 +94,29 @@ test_escape_every_byte (void **state)
     }
 }
 
+/* ---- sorted keys ---- */
+
+static void
+test_sorted_keys (void **state)
+{
+  g_autoptr(GHashTable) table = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GPtrArray) empty = pp_hash_table_sorted_keys (table);
+  g_autoptr(GPtrArray) keys = NULL;
+  const char * const in[] = { "pci", "usb", "Zebra", "ata", "usb2", "" };
+  const char * const sorted[] = { "", "Zebra", "ata", "pci", "usb", "usb2" };
+
+  (void) state;
+  assert_int_equal (empty->len, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (in); i++)
+    g_hash_table_add (table, (gpointer) in[i]);
+  keys = pp_hash_table_sorted_keys (table);
+  assert_int_equal (keys->len, G_N_ELEMENTS (sorted));
+  for (guint i = 0; i < keys->len; i++)
+    assert_string_equal (g_ptr_array_index (keys, i), sorted[i]);
+  /* borrowed: the very keys of the table */
+  assert_ptr_equal (g_ptr_array_index (keys, 1), in[2]);
+}
+
 int
 main (void)
 {
@@ -104,5 +127,6 @@ main (void)
                       &escape_rows[i]);
   pp_test_list_add (list, "escape", "NULL", test_escape_null, NULL, NULL, NULL);
   pp_test_list_add (list, "escape", "every byte", test_escape_every_byte, NULL, NULL, NULL);
+  pp_test_list_add (list, "keys", "sorted", test_sorted_keys, NULL, NULL, NULL);
   return pp_test_list_run (list, "util");
 }

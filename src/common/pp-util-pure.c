@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* pp_escape_text(): pure, so linked into the policy library (which logs
- * and reports file contents) as well as the daemon, whose event log
- * (pp-log.c) escapes every field with it. */
+/* The pure helpers of pp-util.h, linked into the policy library (which
+ * logs and reports file contents) as well as the daemon, whose event log
+ * (pp-log.c) escapes every field with pp_escape_text(). */
 #include "config.h"
 
 #include <string.h>
@@ -78,4 +78,18 @@ pp_escape_text (const char *text, gsize max)
       g_string_append (out, ELLIPSIS);
     }
   return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+GPtrArray *
+pp_hash_table_sorted_keys (GHashTable *table)
+{
+  GPtrArray *keys = g_ptr_array_sized_new (g_hash_table_size (table));
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, table);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_ptr_array_add (keys, key);
+  g_ptr_array_sort (keys, pp_compare_strings);
+  return keys;
 }
