@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pp-dot.h"
+#include "pp-format.h"
 
 /* ColorBrewer RdBu-like: suspended blue (good), active orange, error red */
 static const struct {
@@ -35,31 +36,8 @@ pp_dot_append_quoted (GString    *out,
                       const char *text,
                       gsize       max_bytes)
 {
-  g_autofree char *valid = g_utf8_make_valid (text != NULL ? text : "", -1);
-  const char *end = valid + strlen (valid);
-
-  if (max_bytes > 0 && (gsize) (end - valid) > max_bytes)
-    end = g_utf8_find_prev_char (valid, valid + max_bytes + 1);
   g_string_append_c (out, '"');
-  for (const char *p = valid; p < end; p++)
-    {
-      switch (*p)
-        {
-        case '\\':
-          /* doubled: never an escape (\N, \l) nor a quote's escape */
-          g_string_append (out, "\\\\");
-          break;
-        case '"':
-          g_string_append (out, "\\\"");
-          break;
-        case '\n':
-          g_string_append (out, "\\n");
-          break;
-        default:
-          if ((guchar) *p >= 0x20 && *p != 0x7f)
-            g_string_append_c (out, *p);
-        }
-    }
+  pp_format_append_escaped (out, text, max_bytes, TRUE);
   g_string_append_c (out, '"');
 }
 
@@ -78,12 +56,9 @@ basename_of (const char *path)
 static void
 append_bounded (GString *out, const char *text)
 {
-  g_autofree char *valid = g_utf8_make_valid (text, -1);
-  const char *end = valid + strlen (valid);
+  g_autofree char *valid = pp_format_valid_cut (text, PP_DOT_MAX_LABEL);
 
-  if (end - valid > PP_DOT_MAX_LABEL)
-    end = g_utf8_find_prev_char (valid, valid + PP_DOT_MAX_LABEL + 1);
-  g_string_append_len (out, valid, end - valid);
+  g_string_append (out, valid);
 }
 
 static void

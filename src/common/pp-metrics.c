@@ -6,37 +6,14 @@
 #include <math.h>
 #include <string.h>
 
+#include "pp-format.h"
 #include "pp-metrics.h"
 
 void
 pp_metrics_append_label_value (GString    *out,
                                const char *value)
 {
-  g_autofree char *valid = g_utf8_make_valid (value != NULL ? value : "", -1);
-  const char *end = valid + strlen (valid);
-
-  if (end - valid > PP_METRICS_MAX_LABEL)
-    {
-      /* cut before the character that crosses the limit */
-      end = g_utf8_find_prev_char (valid, valid + PP_METRICS_MAX_LABEL + 1);
-    }
-  for (const char *p = valid; p < end; p++)
-    {
-      switch (*p)
-        {
-        case '\\':
-          g_string_append (out, "\\\\");
-          break;
-        case '"':
-          g_string_append (out, "\\\"");
-          break;
-        case '\n':
-          g_string_append (out, "\\n");
-          break;
-        default:
-          g_string_append_c (out, *p);
-        }
-    }
+  pp_format_append_escaped (out, value, PP_METRICS_MAX_LABEL, FALSE);
 }
 
 static void

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "pp-test.h"
+#include "pp-format.h"
 #include "pp-metrics.h"
 
 /* ---- a parser of the text format (version 0.0.4) ------------------------- */
@@ -446,6 +447,37 @@ test_label_bounded (void **state)
   assert_int_equal (out->len, 0);
 }
 
+/* The escaping both formatters share (pp-format.c): the DOT flavour
+ * drops control characters, the exposition flavour keeps them. */
+static void
+test_format_escaped (void **state)
+{
+  static const struct {
+    const char *in;
+    gsize       max;
+    gboolean    drop;
+    const char *out;
+  } rows[] = {
+    { "a\\b\"c\nd", 0, FALSE, "a\\\\b\\\"c\\nd" },
+    { "a\\b\"c\nd", 0, TRUE,  "a\\\\b\\\"c\\nd" },
+    { "t\tx\x7f",        0, FALSE, "t\tx\x7f" },
+    { "t\tx\x7f",        0, TRUE,  "tx" },
+    { "\xff""z",          0, TRUE,  "\xef\xbf\xbd""z" },
+    { "ab\xc3\xa9",       3, FALSE, "ab" },
+    { "ab\xc3\xa9",       4, FALSE, "ab\xc3\xa9" },
+    { NULL,               0, TRUE,  "" },
+  };
+
+  (void) state;
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr(GString) out = g_string_new (NULL);
+
+      pp_format_append_escaped (out, rows[i].in, rows[i].max, rows[i].drop);
+      assert_string_equal (out->str, rows[i].out);
+    }
+}
+
 /* ---- main ---------------------------------------------------------------- */
 
 int
@@ -469,5 +501,6 @@ main (int argc, char **argv)
     pp_test_list_add (list, "metrics/label", label_cases[i].name, test_label, NULL, NULL,
                       &label_cases[i]);
   pp_test_list_add (list, "metrics", "label-bounded", test_label_bounded, NULL, NULL, NULL);
+  pp_test_list_add (list, "format", "escaped", test_format_escaped, NULL, NULL, NULL);
   return pp_test_list_run (list, "metrics");
 }
