@@ -372,6 +372,30 @@ pp_log_override (gboolean set, const char *device, const char *key, const char *
                   "Overrides of %s cleared", device_text);
 }
 
+/* A hold or an inhibitor taken or released: "@title @subject taken by
+ * WHO (WHY), pid PID", @subject also as the field @subject_key. */
+static void
+log_token (PpLogEvent  event,
+           const char *title,
+           const char *subject_key,
+           const char *subject,
+           gboolean    taken,
+           const char *who,
+           const char *why,
+           guint32     pid)
+{
+  g_autofree char *subject_text = caller_text (subject);
+  g_autofree char *who_text = caller_text (who);
+  g_autofree char *why_text = caller_text (why);
+  g_autofree char *pid_text = g_strdup_printf ("%u", pid);
+
+  pp_log_event (event, G_LOG_LEVEL_INFO,
+                PP_LOG_FIELDS ({ subject_key, subject }, { "WHO", who }, { "WHY", why },
+                               { "PID", pid_text }),
+                "%s %s %s by %s (%s), pid %u", title, subject_text,
+                taken ? "taken" : "released", who_text, why_text, pid);
+}
+
 void
 pp_log_hold (gboolean    taken,
              const char *device,
@@ -379,16 +403,8 @@ pp_log_hold (gboolean    taken,
              const char *why,
              guint32     pid)
 {
-  g_autofree char *device_text = caller_text (device);
-  g_autofree char *who_text = caller_text (who);
-  g_autofree char *why_text = caller_text (why);
-  g_autofree char *pid_text = g_strdup_printf ("%u", pid);
-
-  pp_log_event (taken ? PP_LOG_HOLD_TAKEN : PP_LOG_HOLD_RELEASED, G_LOG_LEVEL_INFO,
-                PP_LOG_FIELDS ({ "DEVICE", device }, { "WHO", who }, { "WHY", why },
-                               { "PID", pid_text }),
-                "Hold on %s %s by %s (%s), pid %u", device_text,
-                taken ? "taken" : "released", who_text, why_text, pid);
+  log_token (taken ? PP_LOG_HOLD_TAKEN : PP_LOG_HOLD_RELEASED, "Hold on",
+             "DEVICE", device, taken, who, why, pid);
 }
 
 void
@@ -398,16 +414,8 @@ pp_log_inhibitor (gboolean    taken,
                   const char *why,
                   guint32     pid)
 {
-  g_autofree char *what_text = caller_text (what);
-  g_autofree char *who_text = caller_text (who);
-  g_autofree char *why_text = caller_text (why);
-  g_autofree char *pid_text = g_strdup_printf ("%u", pid);
-
-  pp_log_event (taken ? PP_LOG_INHIBITOR_TAKEN : PP_LOG_INHIBITOR_RELEASED, G_LOG_LEVEL_INFO,
-                PP_LOG_FIELDS ({ "WHAT", what }, { "WHO", who }, { "WHY", why },
-                               { "PID", pid_text }),
-                "Inhibitor of %s %s by %s (%s), pid %u", what_text,
-                taken ? "taken" : "released", who_text, why_text, pid);
+  log_token (taken ? PP_LOG_INHIBITOR_TAKEN : PP_LOG_INHIBITOR_RELEASED, "Inhibitor of",
+             "WHAT", what, taken, who, why, pid);
 }
 
 void
