@@ -136,19 +136,13 @@ pp_devlink_read (const char           *devlink_dir,
   return link;
 }
 
+/* The sorted names in @dir; none when it cannot be read. */
 static GPtrArray *
 sorted_entries (const char *dir)
 {
-  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
+  GPtrArray *names = pp_list_dir_sorted (dir, NULL);
 
-  if (d == NULL)
-    return names;
-  while ((name = g_dir_read_name (d)) != NULL)
-    g_ptr_array_add (names, g_strdup (name));
-  g_ptr_array_sort (names, pp_compare_strings);
-  return names;
+  return names != NULL ? names : g_ptr_array_new_with_free_func (g_free);
 }
 
 GPtrArray *
