@@ -15,6 +15,7 @@
 #include "pp-manager.h"
 #include "pp-names.h"
 #include "pp-overrides.h"
+#include "pp-residency.h"
 #include "pp-restore.h"
 #include "pp-sysfs.h"
 #include "pp-util.h"
@@ -58,6 +59,10 @@ struct _PpManager {
   /* a pass could not journal its originals and changed nothing: the
    * next pass or event tries everything again */
   gboolean          journal_failed;
+
+  /* runtime-PM counter bases (GetStatistics): taken at start and for the
+   * devices a policy pass changed; read when asked, never on a timer */
+  PpResidencyBook  *residency;
 };
 
 enum {
@@ -616,7 +621,11 @@ execute_plan (PpManager *self, GPtrArray *plan, GError **first_error)
 
       g_hash_table_iter_init (&iter, done);
       while (g_hash_table_iter_next (&iter, &key, &value))
-        emit_device_changed (self, key, value);
+        {
+          /* residency "since the last policy change" for what changed */
+          pp_residency_book_set_base (self->residency, ((PpDevice *) key)->info->syspath);
+          emit_device_changed (self, key, value);
+        }
     }
   return ok;
 }
@@ -735,6 +744,7 @@ forget_device (PpManager *self, PpDeviceInfo *info)
   if (!g_hash_table_contains (self->devices, info->syspath))
     return;
   device_table_remove (self, info->syspath);
+  pp_residency_book_forget (self->residency, info->syspath);
   g_hash_table_remove (self->touched, info->syspath);
   g_hash_table_remove (self->powered_down, info->syspath);
   g_signal_emit (self, signals[SIGNAL_DEVICE_REMOVED], 0, info->syspath);
@@ -909,6 +919,18 @@ load_config (PpManager *self, GPtrArray *problems, GError **error)
   return TRUE;
 }
 
+/* The residency bases of every managed device (daemon start). */
+static void
+set_residency_bases (PpManager *self)
+{
+  GPtrArray *devices = pp_manager_list_devices (self);
+  g_autofree const char **paths = g_new (const char *, devices->len + 1);
+
+  for (guint i = 0; i < devices->len; i++)
+    paths[i] = ((PpDevice *) g_ptr_array_index (devices, i))->info->syspath;
+  pp_residency_book_set_base_all (self->residency, paths, devices->len);
+}
+
 gboolean
 pp_manager_start (PpManager *self, GError **error)
 {
@@ -957,6 +979,7 @@ pp_manager_start (PpManager *self, GError **error)
   self->situation.on_battery = compute_on_battery (self);
   g_info ("Power source: %s", self->situation.on_battery ? "battery" : "AC");
 
+  set_residency_bases (self);
   apply_all (self);
   self->started = TRUE;
   return TRUE;
@@ -1525,6 +1548,7 @@ pp_manager_finalize (GObject *object)
   g_hash_table_unref (self->powered_down);
   g_clear_pointer (&self->restore, pp_restore_free);
   g_clear_pointer (&self->overrides, pp_overrides_free);
+  g_clear_pointer (&self->residency, pp_residency_book_free);
   g_hash_table_unref (self->touched);
   g_clear_pointer (&self->config, pp_config_free);
   g_free (self->options.config_path);
@@ -1586,6 +1610,7 @@ pp_manager_init (PpManager *self)
   self->powered_down = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->touched = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                          (GDestroyNotify) g_hash_table_unref);
+  self->residency = pp_residency_book_new (0);
 }
 
 PpManager *
@@ -1602,4 +1627,40 @@ pp_manager_new (const PpManagerOptions *options)
   self->restore = pp_restore_new (self->options.runtime_dir);
   self->overrides = pp_overrides_new (self->options.state_dir);
   return self;
+}
+
+/* ---- statistics ------------------------------------------------------- */
+
+GArray *
+pp_manager_get_statistics (PpManager  *self,
+                           PpDevice   *device,
+                           GError    **error)
+{
+  g_autoptr(GArray) rows = g_array_new (FALSE, TRUE, sizeof (PpStatsRow));
+  GPtrArray *devices;
+
+  if (device != NULL)
+    {
+      PpStatsRow row = { device->info->syspath, device->props.klass, { 0 } };
+
+      if (!pp_residency_book_query (self->residency, device->info->syspath,
+                                    &row.residency, NULL, error))
+        return NULL;
+      g_array_append_val (rows, row);
+      return g_steal_pointer (&rows);
+    }
+
+  /* every managed device that has counters; one gone meanwhile, or
+   * without counters, is left out */
+  devices = pp_manager_list_devices (self);
+  for (guint i = 0; i < devices->len; i++)
+    {
+      PpDevice *dev = g_ptr_array_index (devices, i);
+      PpStatsRow row = { dev->info->syspath, dev->props.klass, { 0 } };
+
+      if (pp_residency_book_query (self->residency, dev->info->syspath,
+                                   &row.residency, NULL, NULL))
+        g_array_append_val (rows, row);
+    }
+  return g_steal_pointer (&rows);
 }

@@ -7,6 +7,7 @@
 
 #include "pp-config.h"
 #include "pp-policy.h"
+#include "pp-stats.h"
 #include "pp-udev.h"
 
 G_BEGIN_DECLS
@@ -168,5 +169,16 @@ typedef void (*PpManagerTreeHook) (PpManager  *manager,
 void           pp_manager_set_tree_hook       (PpManager         *self,
                                                PpManagerTreeHook  hook,
                                                gpointer           user_data);
+
+/* Residency (SPEC §5 GetStatistics) from the kernel's runtime-PM
+ * counters, read now: since the daemon started, or since the last policy
+ * pass that changed the device. @device NULL: every managed device with
+ * counters, sorted by path; else that device alone, or NULL with
+ * NoSuchDevice (gone) / NotSupported (no counters). An array of
+ * PpStatsRow whose strings are the manager's: use it before returning to
+ * the main loop. Reads ~2 small files per device; no timer. */
+GArray        *pp_manager_get_statistics      (PpManager   *self,
+                                               PpDevice    *device,
+                                               GError     **error);
 
 G_END_DECLS

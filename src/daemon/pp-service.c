@@ -287,6 +287,37 @@ handle_list_inhibitors (PpService *self, GDBusMethodInvocation *invocation)
   g_dbus_method_invocation_return_value (invocation, g_variant_new ("(a(ssssu))", &b));
 }
 
+/* GetStatistics (SPEC §5): open to everyone; "" means every device. */
+static void
+handle_get_statistics (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GArray) rows = NULL;
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sdtt)"));
+  const char *arg;
+  PpDevice *dev = NULL;
+
+  g_variant_get (params, "(&s)", &arg);
+  if (*arg != '\0')
+    dev = pp_manager_resolve_device (self->manager, arg, &error);
+  if (error == NULL)
+    rows = pp_manager_get_statistics (self->manager, dev, &error);
+  if (rows == NULL)
+    {
+      return_error (invocation, error);
+      return;
+    }
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const PpStatsRow *r = &g_array_index (rows, PpStatsRow, i);
+
+      g_variant_builder_add (&b, "(sdtt)", r->path, r->residency.suspended_share,
+                             (guint64) r->residency.active_ms,
+                             (guint64) r->residency.suspended_ms);
+    }
+  g_dbus_method_invocation_return_value (invocation, g_variant_new ("(a(sdtt))", &b));
+}
+
 static void
 handle_method_call (GDBusConnection       *connection,
                     const char            *sender,
@@ -305,6 +336,8 @@ handle_method_call (GDBusConnection       *connection,
     handle_get_device (self, invocation, parameters);
   else if (g_str_equal (method_name, "ListInhibitors"))
     handle_list_inhibitors (self, invocation);
+  else if (g_str_equal (method_name, "GetStatistics"))
+    handle_get_statistics (self, invocation, parameters);
   else if (g_str_equal (method_name, "Reload"))
     run_authorized (self, invocation, PP_POLKIT_ACTION_MANAGE, handle_reload);
   else if (g_str_equal (method_name, "SetOverride"))
