@@ -62,6 +62,8 @@ extern const PmctlCommand pmctl_command_set;         /* pmctl-policy.c */
 extern const PmctlCommand pmctl_command_reset;
 extern const PmctlCommand pmctl_command_reload;
 extern const PmctlCommand pmctl_command_monitor;     /* pmctl-monitor.c */
+extern const PmctlCommand pmctl_command_stats;       /* pmctl-stats.c */
+extern const PmctlCommand pmctl_command_metrics;
 
 /* ---- pmctl-client.c ---------------------------------------------------- */
 
