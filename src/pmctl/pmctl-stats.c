@@ -18,6 +18,7 @@
 #include "pp-enums.h"
 #include "pp-metrics.h"
 #include "pp-stats.h"
+#include "pp-util.h"
 
 /* Longest --interval: an hour (a window, not a timer the daemon keeps). */
 #define STATS_MAX_INTERVAL_SEC 3600
@@ -437,6 +438,96 @@ const PmctlCommand pmctl_command_stats = {
 
 /* ---- metrics ------------------------------------------------------------- */
 
+static void
+json_add_count_or_null (JsonBuilder *b, const char *name, guint64 value, gboolean unknown)
+{
+  json_builder_set_member_name (b, name);
+  if (unknown)
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_int_value (b, (gint64) MIN (value, (guint64) G_MAXINT64));
+}
+
+/* --json: the same values as one object (devices added up by class and
+ * status; null for what the daemon does not report). */
+static void
+metrics_print_json (Pmctl *ctl, const PpMetrics *m)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  for (guint i = 0; i < m->n_devices; i++)
+    {
+      const PpMetricsDeviceCount *c = &m->devices[i];
+      g_autofree char *key = g_strdup_printf ("%s%c%s", c->class ? c->class : "", 0x1f,
+                                              c->runtime_status ? c->runtime_status : "unknown");
+      gpointer old = g_hash_table_lookup (seen, key);
+
+      g_hash_table_replace (seen, g_steal_pointer (&key),
+                            GUINT_TO_POINTER (GPOINTER_TO_UINT (old) + c->count));
+    }
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "devices");
+  json_builder_begin_array (b);
+  {
+    GHashTableIter iter;
+    gpointer key, value;
+    g_autoptr(GPtrArray) sorted = g_ptr_array_new ();
+
+    g_hash_table_iter_init (&iter, seen);
+    while (g_hash_table_iter_next (&iter, &key, &value))
+      g_ptr_array_add (sorted, key);
+    g_ptr_array_sort (sorted, pp_compare_strings);
+    for (guint i = 0; i < sorted->len; i++)
+      {
+        const char *k = g_ptr_array_index (sorted, i);
+        const char *sep = strchr (k, 0x1f);
+
+        json_builder_begin_object (b);
+        json_builder_set_member_name (b, "class");
+        {
+          g_autofree char *klass = g_strndup (k, sep - k);
+          json_builder_add_string_value (b, klass);
+        }
+        json_builder_set_member_name (b, "runtime_status");
+        json_builder_add_string_value (b, sep + 1);
+        json_builder_set_member_name (b, "count");
+        json_builder_add_int_value (b, GPOINTER_TO_UINT (g_hash_table_lookup (seen, k)));
+        json_builder_end_object (b);
+      }
+  }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "classes");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < m->n_classes; i++)
+    {
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "class");
+      json_builder_add_string_value (b, m->classes[i].class ? m->classes[i].class : "");
+      json_builder_set_member_name (b, "suspended_ratio");
+      if (isnan (m->classes[i].suspended_ratio))
+        json_builder_add_null_value (b);
+      else
+        json_builder_add_double_value (b, m->classes[i].suspended_ratio);
+      json_builder_set_member_name (b, "never_suspending_devices");
+      json_builder_add_int_value (b, m->classes[i].n_never_suspend);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_add_count_or_null (b, "overrides", m->n_overrides, m->unknown & PP_METRICS_UNKNOWN_OVERRIDES);
+  json_add_count_or_null (b, "holds", m->n_holds, FALSE);
+  json_add_count_or_null (b, "inhibitors", m->n_inhibitors, FALSE);
+  json_add_count_or_null (b, "conflicts", m->n_conflicts, m->unknown & PP_METRICS_UNKNOWN_CONFLICTS);
+  json_add_count_or_null (b, "write_failures_total", m->write_failures_total,
+                          m->unknown & PP_METRICS_UNKNOWN_WRITE_FAILURES);
+  json_builder_set_member_name (b, "on_battery");
+  json_builder_add_boolean_value (b, m->on_battery);
+  json_builder_set_member_name (b, "user_idle");
+  json_builder_add_boolean_value (b, m->user_idle);
+  json_builder_end_object (b);
+  pmctl_json_print_builder (ctl, b);
+}
+
 static int
 run_metrics (Pmctl *ctl, char **args, char **command_argv)
 {
@@ -461,8 +552,6 @@ run_metrics (Pmctl *ctl, char **args, char **command_argv)
   const char *what, *who, *why, *device;
   guint32 pid;
 
-  if (ctl->json)
-    return pmctl_usage_error ("'metrics' prints the Prometheus text format only, not --json");
   if (!pmctl_connect (ctl, G_DBUS_PROXY_FLAGS_NONE))
     return PMCTL_EXIT_FAILURE;
   if (!pp_dbus_manager_call_list_devices_sync (ctl->manager, &devices, NULL, &error))
@@ -551,8 +640,13 @@ run_metrics (Pmctl *ctl, char **args, char **command_argv)
   m.unknown |= PP_METRICS_UNKNOWN_WRITE_FAILURES;
   m.last_pass_seconds = NAN;
 
-  text = pp_metrics_format (&m);
-  fputs (text, stdout);
+  if (ctl->json)
+    metrics_print_json (ctl, &m);
+  else
+    {
+      text = pp_metrics_format (&m);
+      fputs (text, stdout);
+    }
   stats_answer_clear (&answer);
   return pmctl_finish_output (PMCTL_EXIT_OK);
 }
