@@ -269,7 +269,22 @@ class TestPmctlMetrics(StatsTestCase):
         self.start_with_counters()
         self.set_runtime(XHCI, 1000 + 100, 0 + 300)
         devs = self.devices()
-        types, samples = parse_exposition(self.metrics())
+        text = self.metrics()
+        types, samples = parse_exposition(text)
+        try:
+            from prometheus_client.parser import text_string_to_metric_families
+        except ImportError:
+            text_string_to_metric_families = None
+        if text_string_to_metric_families is not None:
+            # the reference parser reads the same families and samples
+            families = list(text_string_to_metric_families(text))
+            self.assertEqual({f.name for f in families} | {f.name + '_total' for f in families
+                                                          if f.type == 'counter'},
+                             set(types) | {n[:-len('_total')] for n in types
+                                           if n.endswith('_total')})
+            self.assertEqual(sorted((s.name, tuple(sorted(s.labels.items())), s.value)
+                                    for f in families for s in f.samples),
+                             sorted((n, tuple(sorted(lb.items())), v) for n, lb, v in samples))
         for name, typ in types.items():
             self.assertTrue(name.startswith('powerpolicy_'), name)
             self.assertEqual(name.endswith('_total'), typ == 'counter', name)
