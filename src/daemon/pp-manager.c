@@ -622,8 +622,10 @@ execute_plan (PpManager *self, GPtrArray *plan, GError **first_error)
       g_hash_table_iter_init (&iter, done);
       while (g_hash_table_iter_next (&iter, &key, &value))
         {
-          /* residency "since the last policy change" for what changed */
-          pp_residency_book_set_base (self->residency, ((PpDevice *) key)->info->syspath);
+          /* residency "since the last policy change" for what changed
+           * (the start-up pass is followed by every device's base) */
+          if (self->started)
+            pp_residency_book_set_base (self->residency, ((PpDevice *) key)->info->syspath);
           emit_device_changed (self, key, value);
         }
     }
@@ -919,7 +921,8 @@ load_config (PpManager *self, GPtrArray *problems, GError **error)
   return TRUE;
 }
 
-/* The residency bases of every managed device (daemon start). */
+/* The residency bases of every managed device, after the start-up pass
+ * (one read of each device's counters). */
 static void
 set_residency_bases (PpManager *self)
 {
@@ -979,8 +982,10 @@ pp_manager_start (PpManager *self, GError **error)
   self->situation.on_battery = compute_on_battery (self);
   g_info ("Power source: %s", self->situation.on_battery ? "battery" : "AC");
 
-  set_residency_bases (self);
   apply_all (self);
+  /* --oneshot serves no statistics */
+  if (!self->options.oneshot)
+    set_residency_bases (self);
   self->started = TRUE;
   return TRUE;
 }

@@ -33,13 +33,22 @@ MIN_WINDOW_MS = 60000
 
 class StatsTestCase(PmctlTestCase):
 
+    def write_counter(self, syspath, value):
+        """A counter as sysfs shows it: never half-written (a reader of a
+        plain file could see it empty between truncate and write)."""
+        path = self.laptop.path(syspath)
+        tmp = path + '.new'
+        with open(tmp, 'w') as f:
+            f.write('%d\n' % value)
+        os.replace(tmp, path)
+
     def set_runtime(self, syspath, active_ms, suspended_ms):
-        self.laptop.write(syspath + '/power/runtime_active_time', '%d\n' % active_ms)
-        self.laptop.write(syspath + '/power/runtime_suspended_time', '%d\n' % suspended_ms)
+        self.write_counter(syspath + '/power/runtime_active_time', active_ms)
+        self.write_counter(syspath + '/power/runtime_suspended_time', suspended_ms)
 
     def set_usb(self, syspath, active_ms, connected_ms):
-        self.laptop.write(syspath + '/power/active_duration', '%d\n' % active_ms)
-        self.laptop.write(syspath + '/power/connected_duration', '%d\n' % connected_ms)
+        self.write_counter(syspath + '/power/active_duration', active_ms)
+        self.write_counter(syspath + '/power/connected_duration', connected_ms)
 
     def stats(self, device=''):
         return {row[0]: row[1:] for row in self.call('GetStatistics', (device,), '(s)')[0]}
