@@ -13,7 +13,9 @@
 #include <libudev.h>
 
 #include "pp-error.h"
+#include "pp-sysfs.h"
 #include "pp-udev.h"
+#include "pp-util.h"
 
 typedef struct udev_device    UdevDevice;
 typedef struct udev_enumerate UdevEnumerate;
@@ -161,6 +163,72 @@ pp_device_info_get_parent (PpDeviceInfo *info)
       dir = up;
     }
   return info->parent;
+}
+
+/* ---- USB interfaces ---------------------------------------------------- */
+
+static gboolean
+read_hex_byte (const char *dir, const char *relpath, guint8 *out)
+{
+  g_autofree char *text = pp_sysfs_read_opt (dir, relpath);
+  guint64 v = 0;
+
+  if (text == NULL || !g_ascii_string_to_unsigned (text, 16, 0, 0xff, &v, NULL))
+    return FALSE;
+  *out = (guint8) v;
+  return TRUE;
+}
+
+GArray *
+pp_udev_read_usb_interfaces (const char *syspath)
+{
+  GArray *out = g_array_new (FALSE, TRUE, sizeof (PpUsbInterface));
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GDir) dir = g_dir_open (syspath, 0, NULL);
+  const char *name;
+
+  if (dir == NULL)
+    return out;
+  /* a device directory has a few dozen entries; its interfaces are the
+   * ones with a ':' in their name */
+  while ((name = g_dir_read_name (dir)) != NULL)
+    if (strchr (name, ':') != NULL && names->len < 4 * PP_USB_MAX_INTERFACES)
+      g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, pp_compare_strings);
+
+  for (guint i = 0; i < names->len && out->len < PP_USB_MAX_INTERFACES; i++)
+    {
+      g_autofree char *iface = g_build_filename (syspath, g_ptr_array_index (names, i), NULL);
+      g_autofree char *link = g_build_filename (iface, "driver", NULL);
+      g_autofree char *target = NULL;
+      PpUsbInterface entry = { 0, 0, 0, NULL };
+
+      if (!read_hex_byte (iface, "bInterfaceClass", &entry.interface_class))
+        continue;
+      read_hex_byte (iface, "bInterfaceSubClass", &entry.interface_subclass);
+      read_hex_byte (iface, "bInterfaceProtocol", &entry.interface_protocol);
+      target = g_file_read_link (link, NULL);
+      if (target != NULL)
+        {
+          g_autofree char *driver = g_path_get_basename (target);
+          /* driver names are few (one per kernel driver): interning them
+           * is bounded */
+          entry.driver = g_intern_string (driver);
+        }
+      g_array_append_val (out, entry);
+    }
+  return out;
+}
+
+guint16
+pp_udev_read_usb_vendor (const char *syspath)
+{
+  g_autofree char *text = pp_sysfs_read_opt (syspath, "idVendor");
+  guint64 v = 0;
+
+  if (text == NULL || !g_ascii_string_to_unsigned (text, 16, 0, 0xffff, &v, NULL))
+    return 0;
+  return (guint16) v;
 }
 
 static void

@@ -6,6 +6,8 @@
 
 #include <glib-object.h>
 
+#include "pp-usbclass.h"
+
 G_BEGIN_DECLS
 
 /* The udev tag of every device the daemon manages
@@ -38,6 +40,20 @@ const char   *pp_device_info_get_property (PpDeviceInfo *info,
  * enumerate), or NULL at a root; looked up in sysfs on the first call. */
 const char   *pp_device_info_get_parent (PpDeviceInfo *info);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PpDeviceInfo, pp_device_info_unref)
+
+/* At most this many interfaces of a USB device are read (the kernel's
+ * USB_MAXINTERFACES). */
+#define PP_USB_MAX_INTERFACES 32
+
+/* The usb_interface children of the USB device @syspath (its
+ * directories "BUS-PORT:CONFIG.IFACE"), read from sysfs: interfaces are
+ * not tagged, so they are read from the device directory rather than
+ * enumerated. A GArray of PpUsbInterface, sorted by name, at most
+ * PP_USB_MAX_INTERFACES; the driver names are interned strings. Empty
+ * when the directory cannot be read. */
+GArray       *pp_udev_read_usb_interfaces (const char *syspath);
+/* The USB vendor id of @syspath (idVendor), 0 when unknown. */
+guint16       pp_udev_read_usb_vendor     (const char *syspath);
 
 #define PP_TYPE_UDEV (pp_udev_get_type ())
 G_DECLARE_FINAL_TYPE (PpUdev, pp_udev, PP, UDEV, GObject)

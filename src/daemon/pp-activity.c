@@ -9,10 +9,10 @@
 #include <unistd.h>
 
 #include <glib-unix.h>
-#include <gio/gunixfdlist.h>
 
 #include "pp-activity.h"
 #include "pp-token.h"
+#include "pp-util.h"
 #include "pp-dock.h"
 #include "pp-drm.h"
 #include "pp-error.h"
@@ -216,8 +216,9 @@ inhibitor_release (gpointer user_data)
   PpActivity *self = inh->self;
   guint lid_before = self->n_lid_inhibitors;
   gboolean idle = inh->idle;
+  g_autofree char *who = pp_escape_text (inh->who, 0);
 
-  g_info ("Inhibitor released: %s by '%s' (pid %u)", inh->what, inh->who, inh->pid);
+  g_info ("Inhibitor released: %s by \"%s\" (pid %u)", inh->what, who, inh->pid);
   if (inh->lid)
     self->n_lid_inhibitors--;
   /* frees @inh */
@@ -227,52 +228,15 @@ inhibitor_release (gpointer user_data)
   notify_lid_inhibited (self, lid_before);
 }
 
-/* what: a non-empty colon list of "idle" and "lid" */
-static gboolean
-parse_what (const char *what, gboolean *idle, gboolean *lid, GError **error)
-{
-  g_auto(GStrv) parts = NULL;
-
-  *idle = *lid = FALSE;
-  if (what == NULL || *what == '\0')
-    {
-      g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
-                   "what must be a colon-separated list of 'idle' and 'lid'");
-      return FALSE;
-    }
-  parts = g_strsplit (what, ":", -1);
-  for (guint i = 0; parts[i] != NULL; i++)
-    {
-      if (g_str_equal (parts[i], "idle"))
-        *idle = TRUE;
-      else if (g_str_equal (parts[i], "lid"))
-        *lid = TRUE;
-      else
-        {
-          /* a length past the end would make GLib read beyond it */
-          g_autofree char *shown = g_utf8_make_valid (parts[i], MIN (strlen (parts[i]), 64));
-
-          g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
-                       "unknown inhibitor kind '%s' (known: idle, lid)", shown);
-          return FALSE;
-        }
-    }
-  return TRUE;
-}
-
-typedef struct {
-  PpActivity            *self;         /* a reference */
-  GDBusMethodInvocation *invocation;   /* the reference GDBus gave us */
-  Inhibitor             *inh;
-} PendingInhibit;
-
 static void
 inhibitor_add (PpActivity *self, Inhibitor *inh)
 {
   guint lid_before = self->n_lid_inhibitors;
+  g_autofree char *who = pp_escape_text (inh->who, 0);
+  g_autofree char *why = pp_escape_text (inh->why, 0);
 
   inh->self = self;
-  g_info ("Inhibitor taken: %s by '%s' (pid %u): %s", inh->what, inh->who, inh->pid, inh->why);
+  g_info ("Inhibitor taken: %s by \"%s\" (pid %u): \"%s\"", inh->what, who, inh->pid, why);
   if (inh->lid)
     self->n_lid_inhibitors++;
   g_ptr_array_add (self->inhibitors, inh);
@@ -281,76 +245,47 @@ inhibitor_add (PpActivity *self, Inhibitor *inh)
   notify_lid_inhibited (self, lid_before);
 }
 
-static void
-on_caller_pid (guint32 pid, const GError *pid_error, gpointer user_data)
+gboolean
+pp_activity_inhibit (PpActivity            *self,
+                     const char            *what,
+                     const PpTokenRequest  *request,
+                     int                   *out_fd,
+                     GError               **error)
 {
-  PendingInhibit *pending = user_data;
-  g_autoptr(Inhibitor) inh = g_steal_pointer (&pending->inh);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GUnixFDList) fd_list = NULL;
-
-  if (pid_error != NULL)
-    g_dbus_method_invocation_return_error (pending->invocation, PP_ERROR, PP_ERROR_FAILED,
-                                           "cannot identify the caller: %s", pid_error->message);
-  else if ((inh->token = pp_token_new (inhibitor_release, inh, &fd_list, &error)) == NULL)
-    g_dbus_method_invocation_return_error (pending->invocation, PP_ERROR, PP_ERROR_FAILED,
-                                           "cannot create the inhibitor: %s", error->message);
-  else
-    {
-      inh->pid = pid;
-      inhibitor_add (pending->self, g_steal_pointer (&inh));
-      g_dbus_method_invocation_return_value_with_unix_fd_list (pending->invocation,
-                                                               g_variant_new ("(h)", 0),
-                                                               fd_list);
-    }
-  g_object_unref (pending->self);
-  g_free (pending);
-}
-
-void
-pp_activity_handle_inhibit (PpActivity *self, GDBusMethodInvocation *invocation)
-{
-  g_autoptr(GError) error = NULL;
-  const char *what, *who, *why;
+  g_autoptr(Inhibitor) inh = NULL;
   gboolean idle, lid;
-  PendingInhibit *pending;
-  Inhibitor *inh;
 
-  g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(&s&s&s)",
-                 &what, &who, &why);
-  if (!parse_what (what, &idle, &lid, &error))
-    {
-      g_dbus_method_invocation_return_gerror (invocation, error);
-      return;
-    }
-  if (!pp_token_check_text (invocation, who, why))
-    return;
-  if (*who == '\0')
-    who = g_dbus_method_invocation_get_sender (invocation);
+  if (!pp_token_parse_what (what, &idle, &lid, error))
+    return FALSE;
+  if (!pp_token_check_text (request->who, request->why, error))
+    return FALSE;
 
   inh = g_new0 (Inhibitor, 1);
   inh->what = g_strdup (what);
   inh->idle = idle;
   inh->lid = lid;
-  inh->who = g_strdup (who);
-  inh->why = g_strdup (why);
-
-  pending = g_new0 (PendingInhibit, 1);
-  pending->self = g_object_ref (self);
-  pending->invocation = invocation;
-  pending->inh = inh;
-  pp_token_get_caller_pid (invocation, on_caller_pid, pending);
+  inh->who = g_strdup (request->who);
+  inh->why = g_strdup (request->why);
+  inh->pid = request->pid;
+  inh->token = pp_token_new (request->uid, inhibitor_release, inh, out_fd, error);
+  if (inh->token == NULL)
+    return FALSE;
+  inhibitor_add (self, g_steal_pointer (&inh));
+  return TRUE;
 }
 
-void
-pp_activity_list_inhibitors (PpActivity *self, GVariantBuilder *builder)
+GPtrArray *
+pp_activity_list_inhibitors (PpActivity *self)
 {
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_token_info_free);
+
   for (guint i = 0; i < self->inhibitors->len; i++)
     {
       Inhibitor *inh = g_ptr_array_index (self->inhibitors, i);
 
-      g_variant_builder_add (builder, "(ssssu)", inh->what, inh->who, inh->why, "", inh->pid);
+      g_ptr_array_add (out, pp_token_info_new (inh->what, inh->who, inh->why, "", inh->pid));
     }
+  return out;
 }
 
 /* ---- public ----------------------------------------------------------- */

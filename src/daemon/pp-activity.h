@@ -14,9 +14,10 @@
  *   "lid-inhibited"    b  a "lid" inhibitor is held */
 #pragma once
 
-#include <gio/gio.h>
+#include <glib-object.h>
 
 #include "pp-manager.h"
+#include "pp-token.h"
 
 G_BEGIN_DECLS
 
@@ -36,16 +37,17 @@ gboolean     pp_activity_get_lid_inhibited  (PpActivity            *self);
 /* The configuration was reloaded: take IdleTimeoutSec again. */
 void         pp_activity_reload             (PpActivity            *self);
 
-/* The D-Bus method Inhibit(s what, s who, s why) -> h, once authorized:
- * validates @what (a colon list of "idle" and "lid"), finds the caller's
- * pid and returns the fd; the inhibitor ends when every copy of it is
- * closed (or its holder dies). Answers @invocation itself. */
-void         pp_activity_handle_inhibit     (PpActivity            *self,
-                                             GDBusMethodInvocation *invocation);
+/* Inhibit (SPEC §5) for @request: @what a colon list of "idle" and
+ * "lid"; the inhibitor ends when every copy of *@out_fd (owned by the
+ * caller) is closed or its holder dies. FALSE with InvalidArgument
+ * (what, who, why) or Refused (limits). */
+gboolean     pp_activity_inhibit            (PpActivity            *self,
+                                             const char            *what,
+                                             const PpTokenRequest  *request,
+                                             int                   *out_fd,
+                                             GError               **error);
 
-/* Add (what, who, why, "", pid) for every inhibitor to @builder, of type
- * a(ssssu) (ListInhibitors). */
-void         pp_activity_list_inhibitors    (PpActivity            *self,
-                                             GVariantBuilder       *builder);
+/* The inhibitors as PpTokenInfo (what, who, why, "", pid). */
+GPtrArray   *pp_activity_list_inhibitors    (PpActivity            *self);
 
 G_END_DECLS

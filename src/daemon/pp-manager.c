@@ -12,15 +12,16 @@
 
 #include "pp-config-files.h"
 #include "pp-error.h"
+#include "pp-devarg.h"
 #include "pp-manager.h"
 #include "pp-names.h"
 #include "pp-overrides.h"
 #include "pp-residency.h"
 #include "pp-restore.h"
 #include "pp-sysfs.h"
+#include "pp-token.h"
 #include "pp-util.h"
 
-#define PP_DEVICE_ARG_MAX 4096
 
 struct _PpManager {
   GObject           parent_instance;
@@ -48,8 +49,8 @@ struct _PpManager {
   GHashTable       *held;           /* syspath -> number of holds keeping it on */
   GHashTable       *powered_down;   /* syspaths PowerDown(auto) allowed to suspend */
 
-  PpManagerTreeHook tree_hook;      /* suppliers/consumers/blocker of the dictionary */
-  gpointer          tree_hook_data;
+  PpManagerHoldHook hold_hook;      /* who holds a device, for Explain */
+  gpointer          hold_hook_data;
 
   GHashTable       *failed_writes;  /* path -> errno, to log each failure once */
   guint             n_write_failures;
@@ -92,6 +93,44 @@ lookup_info_property (gpointer user_data, const char *key)
   return pp_device_info_get_property (user_data, key);
 }
 
+static gboolean
+is_usb_device (PpDeviceInfo *info)
+{
+  return g_str_equal (info->subsystem, "usb") && g_strcmp0 (info->devtype, "usb_device") == 0;
+}
+
+/* The class of a USB device also follows the drivers bound to its
+ * interfaces (SPEC §3); POWERPOLICY_CLASS from the rules wins. Other
+ * devices: their class as udev's properties say. */
+static const char *
+usb_effective_class (PpDevice *dev)
+{
+  g_autoptr(GArray) interfaces = NULL;
+
+  if (!is_usb_device (dev->info))
+    return dev->props.klass;
+  interfaces = pp_udev_read_usb_interfaces (dev->info->syspath);
+  return pp_usb_class_effective (pp_device_info_get_property (dev->info, "POWERPOLICY_CLASS"),
+                                 dev->info->subsystem,
+                                 (const PpUsbInterface *) (gpointer) interfaces->data,
+                                 interfaces->len,
+                                 pp_udev_read_usb_vendor (dev->info->syspath));
+}
+
+/* TRUE when the class changed. */
+static gboolean
+classify_usb (PpDevice *dev)
+{
+  const char *klass = usb_effective_class (dev);
+
+  if (g_str_equal (klass, dev->props.klass))
+    return FALSE;
+  g_debug ("%s: class %s (udev's class, else its interfaces' drivers)", dev->info->syspath, klass);
+  g_free (dev->props.klass);
+  dev->props.klass = g_strdup (klass);
+  return TRUE;
+}
+
 static PpDevice *
 pp_device_new (PpDeviceInfo *info)
 {
@@ -102,6 +141,7 @@ pp_device_new (PpDeviceInfo *info)
   pp_device_props_init (&dev->props, info->subsystem, lookup_info_property, info, warnings);
   for (guint i = 0; i < warnings->len; i++)
     g_warning ("%s: %s", info->syspath, (char *) g_ptr_array_index (warnings, i));
+  classify_usb (dev);
   return dev;
 }
 
@@ -362,36 +402,48 @@ plan_reverts (PpManager  *self,
     }
 }
 
-/* @power_up: PowerUp's pass, power/control=on above every layer (for
- * this pass only: the next one is the policy's again). */
+static char *hold_origin (PpManager *self, const char *syspath);
+
+/* The one decision for a device, behind applying and Explain.
+ * @power_up: PowerUp's pass, power/control=on above every layer (for
+ * this pass only: the next one is the policy's again). @with_power_down:
+ * PowerDown(auto), when in force, is a layer of the answer. */
+static PpDecision *
+decide_device (PpManager *self, PpDevice *dev, gboolean power_up, gboolean with_power_down)
+{
+  const char *syspath = dev->info->syspath;
+  gboolean held = g_hash_table_contains (self->held, syspath);
+  g_autofree char *held_by = held ? hold_origin (self, syspath) : NULL;
+  PpDeviceState state = {
+    .override = pp_overrides_lookup (self->overrides, syspath),
+    .powered_down = with_power_down && g_hash_table_contains (self->powered_down, syspath),
+    .held = held || power_up,
+    .held_by = held ? held_by : power_up ? "PowerUp over D-Bus" : NULL,
+    .driver = dev->info->driver,
+  };
+
+  return pp_policy_decide (self->config, &dev->props, &self->situation, &state);
+}
+
+/* Returns the settings planned (NULL for an ignored device or a link). */
 static GPtrArray *
 plan_device_full (PpManager *self, GPtrArray *plan, PpDevice *dev, gboolean power_up)
 {
-  g_autoptr(GPtrArray) settings = NULL;
-  const PpOverride *override;
-  PpOverride powered_down = { (char *) "auto", 0, NULL };
+  g_autoptr(PpDecision) decision = NULL;
 
   if (dev->props.ignore || is_device_link (dev))
     return NULL;
-  override = pp_overrides_lookup (self->overrides, dev->info->syspath);
-  /* PowerDown(auto) stays in force until PowerUp: it is the caller's
-   * latest word, above their overrides (holds still win) */
-  if (g_hash_table_contains (self->powered_down, dev->info->syspath))
+  decision = decide_device (self, dev, power_up, TRUE);
+  /* a device whose driver the class excludes gets nothing written, and
+   * what an earlier pass wrote (before that driver was bound) goes back
+   * to its original: decision->settings is empty */
+  for (guint i = 0; i < decision->settings->len; i++)
     {
-      powered_down.wakeup = override ? override->wakeup : NULL;
-      override = &powered_down;
-    }
-  settings = pp_policy_device_settings (self->config, &dev->props, &self->situation,
-                                        override,
-                                        power_up ||
-                                        g_hash_table_contains (self->held, dev->info->syspath));
-  for (guint i = 0; i < settings->len; i++)
-    {
-      PpSetting *s = g_ptr_array_index (settings, i);
+      PpSetting *s = g_ptr_array_index (decision->settings, i);
       plan_write (self, plan, dev, dev->info->syspath, s->key, s->value);
     }
-  plan_reverts (self, plan, dev, dev->info->syspath, settings);
-  return g_steal_pointer (&settings);
+  plan_reverts (self, plan, dev, dev->info->syspath, decision->settings);
+  return g_steal_pointer (&decision->settings);
 }
 
 static void
@@ -428,32 +480,30 @@ mark_touched (PpManager *self, PlannedWrite *w)
     g_hash_table_add (set, g_strdup (w->relpath));
 }
 
+/* Tell what a device's applied writes changed: its attributes (relative
+ * paths) and their new values, in the order written. */
 static void
 emit_device_changed (PpManager *self, PpDevice *dev, GPtrArray *writes)
 {
-  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
-  g_autoptr(GVariant) changed = NULL;
+  g_autoptr(GStrvBuilder) attrs = NULL;
+  g_autoptr(GStrvBuilder) values = NULL;
+  g_auto(GStrv) attrv = NULL;
+  g_auto(GStrv) valuev = NULL;
 
   if (!g_signal_has_handler_pending (self, signals[SIGNAL_DEVICE_CHANGED], 0, FALSE))
     return;
+  attrs = g_strv_builder_new ();
+  values = g_strv_builder_new ();
   for (guint i = 0; i < writes->len; i++)
     {
       PlannedWrite *w = g_ptr_array_index (writes, i);
 
-      if (g_str_equal (w->relpath, PP_ATTR_CONTROL))
-        g_variant_builder_add (&b, "{sv}", "control", g_variant_new_string (w->value));
-      else if (g_str_equal (w->relpath, PP_ATTR_WAKEUP))
-        g_variant_builder_add (&b, "{sv}", "wakeup", g_variant_new_string (w->value));
-      else if (g_str_equal (w->relpath, PP_ATTR_DELAY))
-        g_variant_builder_add (&b, "{sv}", "autosuspend_delay_ms",
-                               g_variant_new_int32 ((gint32) g_ascii_strtoll (w->value, NULL, 10)));
-      else
-        g_variant_builder_add (&b, "{sv}", w->relpath, g_variant_new_string (w->value));
+      g_strv_builder_add (attrs, w->relpath);
+      g_strv_builder_add (values, w->value);
     }
-  /* sunk: with no handler connected yet (at start-up) nothing else
-   * would ever take the floating reference */
-  changed = g_variant_ref_sink (g_variant_builder_end (&b));
-  g_signal_emit (self, signals[SIGNAL_DEVICE_CHANGED], 0, dev->info->syspath, changed);
+  attrv = g_strv_builder_end (attrs);
+  valuev = g_strv_builder_end (values);
+  g_signal_emit (self, signals[SIGNAL_DEVICE_CHANGED], 0, dev->info->syspath, attrv, valuev);
 }
 
 static void
@@ -754,6 +804,26 @@ forget_device (PpManager *self, PpDeviceInfo *info)
     update_power_source (self, TRUE);
 }
 
+/* Re-classify the USB device an interface belongs to, and re-apply its
+ * policy when its class changed. */
+static void
+reclassify_usb_parent (PpManager *self, PpDeviceInfo *interface)
+{
+  const char *parent = pp_device_info_get_parent (interface);
+  PpDevice *dev = parent ? g_hash_table_lookup (self->devices, parent) : NULL;
+  g_autofree char *was = NULL;
+
+  if (dev == NULL || !is_usb_device (dev->info))
+    return;
+  was = g_strdup (dev->props.klass);
+  if (!classify_usb (dev))
+    return;
+  g_info ("%s: class %s (was %s): drivers of its interfaces changed",
+          dev->info->syspath, dev->props.klass, was);
+  apply_device (self, dev, NULL);
+  g_signal_emit (self, signals[SIGNAL_DEVICE_ADDED], 0, dev, FALSE);
+}
+
 static void
 on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self)
 {
@@ -772,6 +842,15 @@ on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self
     }
   if (!is_managed_path (info->syspath))
     return;
+
+  /* a driver bound to or unbound from an interface of a USB device (the
+   * interfaces bind after the device appeared, and are not tagged) */
+  if (g_str_equal (info->subsystem, "usb") && g_strcmp0 (info->devtype, "usb_interface") == 0 &&
+      (g_str_equal (action, "bind") || g_str_equal (action, "unbind")))
+    {
+      reclassify_usb_parent (self, info);
+      return;
+    }
 
   /* the power-dependency tree is read from sysfs, managed devices or
    * not (device links are never tagged) */
@@ -912,6 +991,7 @@ load_config (PpManager *self, GPtrArray *problems, GError **error)
   /* the one dry-run switch: every writer asks pp_manager_get_dry_run() */
   self->dry_run = self->options.dry_run || config->dry_run;
   pp_overrides_set_persist (self->overrides, !self->dry_run);
+  pp_token_set_limits (config->max_inhibitors_per_user, config->max_inhibitors);
   if (self->dry_run != was_dry_run)
     {
       if (self->dry_run)
@@ -1216,18 +1296,78 @@ pp_manager_write_attribute (PpManager           *self,
 char *
 pp_manager_get_decided_value (PpManager *self, PpDevice *dev, const char *relpath)
 {
-  const PpOverride *override = pp_overrides_lookup (self->overrides, dev->info->syspath);
-  g_autoptr(GPtrArray) settings =
-    pp_policy_device_settings (self->config, &dev->props, &self->situation, override,
-                               g_hash_table_contains (self->held, dev->info->syspath));
-
-  for (guint i = 0; i < settings->len; i++)
+  /* PowerDown's layer is not part of the answer */
+  g_autoptr(PpDecision) decision = decide_device (self, dev, FALSE, FALSE);
+  for (guint i = 0; i < decision->settings->len; i++)
     {
-      PpSetting *s = g_ptr_array_index (settings, i);
+      PpSetting *s = g_ptr_array_index (decision->settings, i);
       if (g_str_equal (s->key, relpath))
         return g_strdup (s->value);
     }
   return NULL;
+}
+
+GPtrArray *
+pp_manager_explain (PpManager *self, PpDevice *dev)
+{
+  g_autoptr(PpDecision) decision = decide_device (self, dev, FALSE, TRUE);
+  g_autoptr(GPtrArray) rows = pp_policy_explain (self->config, dev->props.klass, decision);
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_explain_row_free);
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      PpExplainRow *row = g_ptr_array_index (rows, i);
+      g_autofree char *path = g_build_filename (dev->info->syspath, row->attribute, NULL);
+      g_autofree char *current = NULL;
+
+      /* an attribute the device does not have and nothing decides: no row */
+      if (!g_file_test (path, G_FILE_TEST_EXISTS) && *row->decided == '\0')
+        continue;
+      current = pp_sysfs_read_opt (dev->info->syspath, row->attribute);
+      /* D-Bus strings are UTF-8: an attribute may hold anything */
+      row->current = g_utf8_make_valid (current ? current : "", -1);
+      if (!g_utf8_validate (row->origin, -1, NULL))
+        {
+          char *valid = g_utf8_make_valid (row->origin, -1);
+          g_free (row->origin);
+          row->origin = valid;
+        }
+      g_ptr_array_add (out, g_steal_pointer (&rows->pdata[i]));
+    }
+  return out;
+}
+
+char *
+pp_manager_get_exclusion (PpManager *self, PpDevice *dev)
+{
+  g_autoptr(PpDecision) decision = NULL;
+
+  if (is_device_link (dev))
+    return NULL;
+  decision = decide_device (self, dev, FALSE, TRUE);
+  if (decision->skipped != PP_SOURCE_EXCLUDED)
+    return NULL;
+  return g_steal_pointer (&decision->skip_origin);
+}
+
+void
+pp_manager_set_hold_hook (PpManager         *self,
+                          PpManagerHoldHook  hook,
+                          gpointer           user_data)
+{
+  self->hold_hook = hook;
+  self->hold_hook_data = user_data;
+}
+
+/* "held by WHO (WHY), pid N" of each hold on @syspath, from the hook. */
+static char *
+hold_origin (PpManager *self, const char *syspath)
+{
+  char *origin = NULL;
+
+  if (self->hold_hook != NULL)
+    origin = self->hold_hook (self, syspath, self->hold_hook_data);
+  return origin != NULL ? origin : g_strdup ("held");
 }
 
 gboolean
@@ -1288,6 +1428,7 @@ pp_manager_set_override (PpManager   *self,
   const PpOverride *current;
   g_autoptr(PpOverride) previous = NULL;
   g_autofree char *attr_path = NULL;
+  g_autofree char *excluded = NULL;
   g_autoptr(GError) apply_error = NULL;
 
   if (attr == NULL)
@@ -1302,6 +1443,14 @@ pp_manager_set_override (PpManager   *self,
       g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
                    "%s is ignored (POWERPOLICY_IGNORE=1): the daemon never writes to it",
                    dev->info->syspath);
+      return FALSE;
+    }
+  excluded = pp_manager_get_exclusion (self, dev);
+  if (excluded != NULL)
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
+                   "%s is left to its driver (%s): the daemon never writes to it",
+                   dev->info->syspath, excluded);
       return FALSE;
     }
   attr_path = g_build_filename (dev->info->syspath, attr, NULL);
@@ -1360,46 +1509,15 @@ pp_manager_clear_overrides (PpManager  *self,
 static PpDevice *
 resolve_device (PpManager *self, const char *device, GError **error)
 {
+  PpDeviceArgKind kind;
   PpDevice *dev;
 
-  if (device == NULL || *device == '\0')
-    {
-      g_set_error_literal (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT, "empty device argument");
-      return NULL;
-    }
-  if (strlen (device) > PP_DEVICE_ARG_MAX)
-    {
-      g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
-                   "device argument longer than %d bytes", PP_DEVICE_ARG_MAX);
-      return NULL;
-    }
-  if (!g_utf8_validate (device, -1, NULL))
-    {
-      g_set_error_literal (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
-                           "device argument is not valid UTF-8");
-      return NULL;
-    }
-
-  if (device[0] == '/')
+  if (!pp_device_arg_check (device, &kind, error))
+    return NULL;
+  if (kind == PP_DEVICE_ARG_PATH)
     {
       char resolved[PATH_MAX];
-      g_auto(GStrv) parts = g_strsplit (device, "/", -1);
 
-      for (guint i = 0; parts[i]; i++)
-        {
-          if (g_str_equal (parts[i], "..") || g_str_equal (parts[i], "."))
-            {
-              g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
-                           "device path '%s' contains '%s'", device, parts[i]);
-              return NULL;
-            }
-        }
-      if (!g_str_has_prefix (device, "/sys/"))
-        {
-          g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE,
-                       "'%s' is not a sysfs device path", device);
-          return NULL;
-        }
       dev = g_hash_table_lookup (self->devices, device);
       if (dev != NULL)
         return dev;
@@ -1417,13 +1535,6 @@ resolve_device (PpManager *self, const char *device, GError **error)
           return NULL;
         }
       return dev;
-    }
-
-  if (strchr (device, '/') != NULL)
-    {
-      g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
-                   "'%s' is neither an absolute sysfs path nor a device name", device);
-      return NULL;
     }
 
   {
@@ -1464,56 +1575,42 @@ pp_manager_resolve_device (PpManager *self, const char *device, GError **error)
   return dev;
 }
 
-GVariant *
-pp_manager_device_to_variant (PpManager *self, PpDevice *dev)
+void
+pp_device_status_free (PpDeviceStatus *status)
 {
-  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
-  const char *syspath = dev->info->syspath;
-  g_autofree char *runtime_status = pp_sysfs_read_opt (syspath, "power/runtime_status");
-  g_autofree char *control = pp_sysfs_read_opt (syspath, PP_ATTR_CONTROL);
-  g_autofree char *wakeup = pp_sysfs_read_opt (syspath, PP_ATTR_WAKEUP);
-  gint64 delay = pp_sysfs_read_int (syspath, PP_ATTR_DELAY, -1);
-  const char *parent = pp_device_info_get_parent (dev->info);
-  g_autoptr(GPtrArray) suppliers = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GPtrArray) consumers = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *blocker = NULL;
-
-  if (parent == NULL || !is_managed_path (parent))
-    parent = "";
-  if (delay < G_MININT32 || delay > G_MAXINT32)
-    delay = -1;
-
-  g_variant_builder_add (&b, "{sv}", "path", g_variant_new_string (syspath));
-  g_variant_builder_add (&b, "{sv}", "subsystem", g_variant_new_string (dev->info->subsystem));
-  g_variant_builder_add (&b, "{sv}", "class", g_variant_new_string (dev->props.klass));
-  g_variant_builder_add (&b, "{sv}", "driver",
-                         g_variant_new_string (dev->info->driver ? dev->info->driver : ""));
-  g_variant_builder_add (&b, "{sv}", "parent", g_variant_new_string (parent));
-  if (self->tree_hook != NULL)
-    self->tree_hook (self, dev, suppliers, consumers, &blocker, self->tree_hook_data);
-  g_variant_builder_add (&b, "{sv}", "suppliers",
-                         g_variant_new_strv ((const char * const *) suppliers->pdata, suppliers->len));
-  g_variant_builder_add (&b, "{sv}", "consumers",
-                         g_variant_new_strv ((const char * const *) consumers->pdata, consumers->len));
-  g_variant_builder_add (&b, "{sv}", "runtime_status",
-                         g_variant_new_string (runtime_status && *runtime_status ? runtime_status : "unsupported"));
-  g_variant_builder_add (&b, "{sv}", "control", g_variant_new_string (control ? control : ""));
-  g_variant_builder_add (&b, "{sv}", "autosuspend_delay_ms", g_variant_new_int32 ((gint32) delay));
-  g_variant_builder_add (&b, "{sv}", "wakeup", g_variant_new_string (wakeup ? wakeup : ""));
-  g_variant_builder_add (&b, "{sv}", "held",
-                         g_variant_new_boolean (g_hash_table_contains (self->held, syspath)));
-  g_variant_builder_add (&b, "{sv}", "blocker", g_variant_new_string (blocker ? blocker : ""));
-  g_variant_builder_add (&b, "{sv}", "ignored", g_variant_new_boolean (dev->props.ignore));
-  return g_variant_builder_end (&b);
+  if (status == NULL)
+    return;
+  g_free (status->parent);
+  g_free (status->runtime_status);
+  g_free (status->control);
+  g_free (status->wakeup);
+  g_free (status);
 }
 
-void
-pp_manager_set_tree_hook (PpManager         *self,
-                          PpManagerTreeHook  hook,
-                          gpointer           user_data)
+PpDeviceStatus *
+pp_manager_get_device_status (PpManager *self, PpDevice *dev)
 {
-  self->tree_hook = hook;
-  self->tree_hook_data = user_data;
+  PpDeviceStatus *status = g_new0 (PpDeviceStatus, 1);
+  const char *syspath = dev->info->syspath;
+  const char *parent = pp_device_info_get_parent (dev->info);
+  gint64 delay = pp_sysfs_read_int (syspath, PP_ATTR_DELAY, -1);
+
+  status->parent = g_strdup (parent != NULL && is_managed_path (parent) ? parent : "");
+  status->runtime_status = pp_sysfs_read_opt (syspath, "power/runtime_status");
+  if (status->runtime_status == NULL || *status->runtime_status == '\0')
+    {
+      g_free (status->runtime_status);
+      status->runtime_status = g_strdup ("unsupported");
+    }
+  status->control = pp_sysfs_read_opt (syspath, PP_ATTR_CONTROL);
+  if (status->control == NULL)
+    status->control = g_strdup ("");
+  status->wakeup = pp_sysfs_read_opt (syspath, PP_ATTR_WAKEUP);
+  if (status->wakeup == NULL)
+    status->wakeup = g_strdup ("");
+  status->autosuspend_delay_ms = (delay < G_MININT32 || delay > G_MAXINT32) ? -1 : (gint32) delay;
+  status->held = g_hash_table_contains (self->held, syspath);
+  return status;
 }
 
 /* ---- GObject ---------------------------------------------------------- */
@@ -1580,11 +1677,13 @@ pp_manager_class_init (PpManagerClass *klass)
                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, props);
 
-  /* (path, a{sv} of what changed) */
+  /* (const char *syspath, GStrv attributes, GStrv values): what the
+   * writes of one apply changed on a device, attribute paths relative to
+   * it ("power/control") and the values written, index by index */
   signals[SIGNAL_DEVICE_CHANGED] =
     g_signal_new ("device-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
-                  0, NULL, NULL, NULL, G_TYPE_NONE, 2,
-                  G_TYPE_STRING, G_TYPE_VARIANT);
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 3,
+                  G_TYPE_STRING, G_TYPE_STRV, G_TYPE_STRV);
   /* (PpDevice *device, gboolean is_new): after add/change and its apply */
   signals[SIGNAL_DEVICE_ADDED] =
     g_signal_new ("device-added", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
@@ -1636,22 +1735,29 @@ pp_manager_new (const PpManagerOptions *options)
 
 /* ---- statistics ------------------------------------------------------- */
 
+static void
+append_stats_row (GArray *rows, PpDevice *dev, const PpResidency *r)
+{
+  PpManagerStatsRow row = { dev->info->syspath, dev->props.klass, r->suspended_share,
+                            r->active_ms, r->suspended_ms };
+
+  g_array_append_val (rows, row);
+}
+
 GArray *
 pp_manager_get_statistics (PpManager  *self,
                            PpDevice   *device,
                            GError    **error)
 {
-  g_autoptr(GArray) rows = g_array_new (FALSE, TRUE, sizeof (PpStatsRow));
+  g_autoptr(GArray) rows = g_array_new (FALSE, TRUE, sizeof (PpManagerStatsRow));
   GPtrArray *devices;
+  PpResidency r;
 
   if (device != NULL)
     {
-      PpStatsRow row = { device->info->syspath, device->props.klass, { 0 } };
-
-      if (!pp_residency_book_query (self->residency, device->info->syspath,
-                                    &row.residency, NULL, error))
+      if (!pp_residency_book_query (self->residency, device->info->syspath, &r, NULL, error))
         return NULL;
-      g_array_append_val (rows, row);
+      append_stats_row (rows, device, &r);
       return g_steal_pointer (&rows);
     }
 
@@ -1661,11 +1767,9 @@ pp_manager_get_statistics (PpManager  *self,
   for (guint i = 0; i < devices->len; i++)
     {
       PpDevice *dev = g_ptr_array_index (devices, i);
-      PpStatsRow row = { dev->info->syspath, dev->props.klass, { 0 } };
 
-      if (pp_residency_book_query (self->residency, dev->info->syspath,
-                                   &row.residency, NULL, NULL))
-        g_array_append_val (rows, row);
+      if (pp_residency_book_query (self->residency, dev->info->syspath, &r, NULL, NULL))
+        append_stats_row (rows, dev, &r);
     }
   return g_steal_pointer (&rows);
 }

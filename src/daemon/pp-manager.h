@@ -7,7 +7,6 @@
 
 #include "pp-config.h"
 #include "pp-policy.h"
-#include "pp-stats.h"
 #include "pp-udev.h"
 
 G_BEGIN_DECLS
@@ -77,6 +76,16 @@ char          *pp_manager_get_decided_value   (PpManager   *self,
                                                const char  *relpath);
 gboolean       pp_manager_is_held             (PpManager   *self,
                                                const char  *syspath);
+/* Explain (SPEC §5): one PpExplainRow* (pp-policy.h) per attribute the
+ * policy touches on @device, with its current value read from sysfs;
+ * an attribute the device lacks and nothing decides has no row. */
+GPtrArray     *pp_manager_explain             (PpManager   *self,
+                                               PpDevice    *device);
+/* "driver D excluded by FILE:LINE" when the class of @device excludes
+ * its bound driver (ExcludeDrivers=) and nothing is written to it, else
+ * NULL. */
+char          *pp_manager_get_exclusion       (PpManager   *self,
+                                               PpDevice    *device);
 /* PowerDown(auto) in force (@down) until PowerUp: power/control=auto and
  * an autosuspend delay of 0 above the policy and overrides; applied now. */
 gboolean       pp_manager_set_powered_down    (PpManager   *self,
@@ -153,30 +162,49 @@ gboolean       pp_manager_clear_overrides     (PpManager   *self,
                                                PpDevice    *device,
                                                GError     **error);
 
-/* The device dictionary of SPEC §5. */
-GVariant      *pp_manager_device_to_variant   (PpManager   *self,
-                                               PpDevice    *device);
+/* What the device dictionary of SPEC §5 shows beyond PpDevice itself,
+ * read when asked. */
+typedef struct {
+  char     *parent;                /* the managed parent's syspath, or "" */
+  char     *runtime_status;        /* power/runtime_status, "unsupported" without */
+  char     *control;               /* power/control, "" without */
+  gint32    autosuspend_delay_ms;  /* -1 without */
+  char     *wakeup;                /* power/wakeup, "" without */
+  gboolean  held;                  /* a hold keeps it up */
+} PpDeviceStatus;
 
-/* Fills the power-dependency fields of a device dictionary: add g_strdup'ed
- * paths to @suppliers/@consumers, set *@blocker (g_malloc'ed) or leave it
- * NULL. Set by the tree component (pp-power-ops); NULL = empty fields. */
-typedef void (*PpManagerTreeHook) (PpManager  *manager,
-                                   PpDevice   *device,
-                                   GPtrArray  *suppliers,
-                                   GPtrArray  *consumers,
-                                   char      **blocker,
-                                   gpointer    user_data);
-void           pp_manager_set_tree_hook       (PpManager         *self,
-                                               PpManagerTreeHook  hook,
+PpDeviceStatus *pp_manager_get_device_status (PpManager   *self,
+                                              PpDevice    *device);
+void           pp_device_status_free          (PpDeviceStatus *status);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PpDeviceStatus, pp_device_status_free)
+
+/* Who holds @syspath, as Explain's origin of a hold: "held by WHO (WHY),
+ * pid N" per hold keeping it on, g_malloc'ed, or NULL when the hook
+ * knows none. Set by the component that keeps the holds (pp-power-ops);
+ * NULL hook: "held". */
+typedef char *(*PpManagerHoldHook) (PpManager  *manager,
+                                    const char *syspath,
+                                    gpointer    user_data);
+void           pp_manager_set_hold_hook       (PpManager         *self,
+                                               PpManagerHoldHook  hook,
                                                gpointer           user_data);
+
+/* One row of GetStatistics (SPEC §5); strings are the manager's. */
+typedef struct {
+  const char *path;
+  const char *class;
+  double      suspended_share;  /* 0..1; 0 for an empty window */
+  guint64     active_ms;
+  guint64     suspended_ms;
+} PpManagerStatsRow;
 
 /* Residency (SPEC §5 GetStatistics) from the kernel's runtime-PM
  * counters, read now: since the daemon started, or since the last policy
  * pass that changed the device. @device NULL: every managed device with
  * counters, sorted by path; else that device alone, or NULL with
  * NoSuchDevice (gone) / NotSupported (no counters). An array of
- * PpStatsRow whose strings are the manager's: use it before returning to
- * the main loop. Reads ~2 small files per device; no timer. */
+ * PpManagerStatsRow whose strings are the manager's: use it before
+ * returning to the main loop. Reads ~2 small files per device; no timer. */
 GArray        *pp_manager_get_statistics      (PpManager   *self,
                                                PpDevice    *device,
                                                GError     **error);

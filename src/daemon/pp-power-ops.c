@@ -237,8 +237,14 @@ is_input_device (PpDevice *dev)
 static const char *
 stay_up_reason (PpPowerOps *self, PpDevice *dev)
 {
+  g_autofree char *excluded = NULL;
+
   if (dev->props.ignore)
     return "POWERPOLICY_IGNORE=1";
+  /* its driver runs its runtime PM: nothing is written to it */
+  excluded = pp_manager_get_exclusion (self->manager, dev);
+  if (excluded != NULL)
+    return "its driver is excluded (ExcludeDrivers=)";
   if (pp_manager_is_held (self->manager, dev->info->syspath))
     return "held";
   if (dev->props.autosuspend == PP_TRISTATE_NO)
@@ -274,15 +280,38 @@ walk_state (const char *path, PpTreeNodeState *state, gpointer user_data)
 /* ---- writing ---------------------------------------------------------- */
 
 typedef struct {
-  GVariantBuilder rows;
+  GPtrArray      *rows;        /* PpPowerResult* */
   GHashTable     *stayed_up;   /* paths that were to go down but did not */
 } Results;
+
+void
+pp_power_result_free (PpPowerResult *result)
+{
+  if (result == NULL)
+    return;
+  g_free (result->path);
+  g_free (result->status);
+  g_free (result->detail);
+  g_free (result);
+}
 
 static void
 add_row (Results *r, const char *path, const char *status, const char *detail)
 {
+  PpPowerResult *row = g_new0 (PpPowerResult, 1);
+
   g_debug ("%s: %s%s%s", path, status, detail && *detail ? ": " : "", detail ? detail : "");
-  g_variant_builder_add (&r->rows, "(sss)", path, status, detail ? detail : "");
+  row->path = g_strdup (path);
+  row->status = g_strdup (status);
+  row->detail = g_strdup (detail ? detail : "");
+  g_ptr_array_add (r->rows, row);
+}
+
+static void
+results_init (Results *r)
+{
+  r->rows = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_power_result_free);
+  r->stayed_up = NULL;
 }
 
 /* Write a switch through the manager's plan/execute (journalled, so
@@ -495,15 +524,16 @@ power_down_off (PpPowerOps *self, Results *r, PpDevice *dev)
   add_row (r, syspath, "off", detail);
 }
 
-GVariant *
+GPtrArray *
 pp_power_ops_power_down (PpPowerOps  *self,
-                         PpDevice    *device,
+                         const char  *device_arg,
                          gboolean     subtree,
                          const char  *mode,
                          GError     **error)
 {
   g_autoptr(GPtrArray) cycles = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) steps = NULL;
+  PpDevice *device;
   gboolean off;
   Results r;
 
@@ -517,6 +547,9 @@ pp_power_ops_power_down (PpPowerOps  *self,
                    "unknown mode '%s' (expected auto or off)", mode ? mode : "");
       return NULL;
     }
+  device = pp_manager_resolve_device (self->manager, device_arg, error);
+  if (device == NULL)
+    return NULL;
 
   steps = pp_tree_plan_power_down (get_tree (self), device->info->syspath, subtree,
                                    walk_state, self, cycles);
@@ -532,7 +565,7 @@ pp_power_ops_power_down (PpPowerOps  *self,
 
   g_info ("PowerDown %s%s, mode %s: %u devices", device->info->syspath,
           subtree ? " with its subtree" : "", mode, steps->len);
-  g_variant_builder_init (&r.rows, G_VARIANT_TYPE ("a(sss)"));
+  results_init (&r);
   r.stayed_up = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint i = 0; i < steps->len; i++)
     {
@@ -566,7 +599,7 @@ pp_power_ops_power_down (PpPowerOps  *self,
         }
     }
   g_hash_table_unref (r.stayed_up);
-  return g_variant_builder_end (&r.rows);
+  return r.rows;
 }
 
 static void
@@ -688,16 +721,15 @@ vanished_switched_off (PpPowerOps *self, const char *root, const char *name, gbo
   return out;
 }
 
-GVariant *
-pp_power_ops_power_up (PpPowerOps *self, PpDevice *device, gboolean subtree)
+static GPtrArray *
+power_up_device (PpPowerOps *self, PpDevice *device, gboolean subtree)
 {
   g_autoptr(GPtrArray) cycles = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) order = pp_tree_plan_power_up (get_tree (self), device->info->syspath,
                                                       subtree, cycles);
   Results r;
 
-  g_variant_builder_init (&r.rows, G_VARIANT_TYPE ("a(sss)"));
-  r.stayed_up = NULL;
+  results_init (&r);
   for (guint i = 0; i < cycles->len; i++)
     g_warning ("Device link cycle (walked once, not followed round): %s",
                (char *) g_ptr_array_index (cycles, i));
@@ -717,7 +749,40 @@ pp_power_ops_power_up (PpPowerOps *self, PpDevice *device, gboolean subtree)
     for (guint i = 0; i < gone->len; i++)
       power_up_vanished (self, &r, g_ptr_array_index (gone, i));
   }
-  return g_variant_builder_end (&r.rows);
+  return r.rows;
+}
+
+GPtrArray *
+pp_power_ops_power_up (PpPowerOps  *self,
+                       const char  *device_arg,
+                       gboolean     subtree,
+                       GError     **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  PpDevice *dev = pp_manager_resolve_device (self->manager, device_arg, &local_error);
+
+  if (dev == NULL && g_error_matches (local_error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE))
+    {
+      /* a device PowerDown(off) switched off is gone from sysfs: its
+       * switch still answers to the name it had */
+      g_autoptr(GPtrArray) gone = vanished_switched_off (self, NULL, device_arg, subtree);
+
+      if (gone->len > 0)
+        {
+          Results r;
+
+          results_init (&r);
+          for (guint i = 0; i < gone->len; i++)
+            power_up_vanished (self, &r, g_ptr_array_index (gone, i));
+          return r.rows;
+        }
+    }
+  if (dev == NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+  return power_up_device (self, dev, subtree);
 }
 
 /* ---- holds ------------------------------------------------------------ */
@@ -739,7 +804,9 @@ on_hold_released (gpointer user_data)
 {
   Hold *hold = user_data;
 
-  g_info ("Hold on %s by %s released", hold->device, hold->who);
+  g_autofree char *who = pp_escape_text (hold->who, 0);
+
+  g_info ("Hold on %s by \"%s\" released", hold->device, who);
   /* the policy returns; this frees @hold */
   g_ptr_array_remove (hold->self->holds, hold);
 }
@@ -763,186 +830,105 @@ holds_element_free (gpointer data)
   hold_free (hold);
 }
 
-typedef struct {
-  PpPowerOps            *self;
-  GDBusMethodInvocation *invocation;
-  char                  *syspath;
-  char                  *who;
-  char                  *why;
-} PendingHold;
-
-static void
-pending_hold_free (PendingHold *p)
+gboolean
+pp_power_ops_hold (PpPowerOps            *self,
+                   const char            *device_arg,
+                   const PpTokenRequest  *request,
+                   int                   *out_fd,
+                   GError               **error)
 {
-  g_object_unref (p->self);
-  g_free (p->syspath);
-  g_free (p->who);
-  g_free (p->why);
-  g_free (p);
-}
-
-static void
-finish_hold (guint32 pid, const GError *pid_error, gpointer user_data)
-{
-  PendingHold *p = user_data;
-  PpPowerOps *self = p->self;
-  PpDevice *dev = pp_manager_get_device (self->manager, p->syspath);
-  g_autoptr(GUnixFDList) fd_list = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *shown_who = NULL;
+  g_autofree char *shown_why = NULL;
   GPtrArray *prerequisites;
+  PpDevice *dev;
   Hold *hold;
 
-  if (pid_error != NULL)
-    g_debug ("Cannot get the pid of the holder: %s", pid_error->message);
+  if (!pp_token_check_text (request->who, request->why, error))
+    return FALSE;
+  dev = pp_manager_resolve_device (self->manager, device_arg, error);
   if (dev == NULL)
-    {
-      g_dbus_method_invocation_return_error (p->invocation, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE,
-                                             "%s went away", p->syspath);
-      pending_hold_free (p);
-      return;
-    }
+    return FALSE;
 
   hold = g_new0 (Hold, 1);
-  hold->token = pp_token_new (on_hold_released, hold, &fd_list, &error);
+  hold->token = pp_token_new (request->uid, on_hold_released, hold, out_fd, error);
   if (hold->token == NULL)
     {
       g_free (hold);
-      g_dbus_method_invocation_return_error (p->invocation, PP_ERROR, PP_ERROR_FAILED,
-                                             "cannot create the hold: %s", error->message);
-      pending_hold_free (p);
-      return;
+      return FALSE;
     }
-  hold->device = g_strdup (p->syspath);
-  hold->who = g_strdup (p->who);
-  hold->why = g_strdup (p->why);
-  hold->pid = pid;
+  hold->device = g_strdup (dev->info->syspath);
+  hold->who = g_strdup (request->who);
+  hold->why = g_strdup (request->why);
+  hold->pid = request->pid;
   hold->paths = g_ptr_array_new_with_free_func (g_free);
-  g_ptr_array_add (hold->paths, g_strdup (p->syspath));
-  prerequisites = pp_tree_get_prerequisites (get_tree (self), p->syspath);
+  g_ptr_array_add (hold->paths, g_strdup (hold->device));
+  prerequisites = pp_tree_get_prerequisites (get_tree (self), hold->device);
   for (guint i = 0; i < prerequisites->len; i++)
     g_ptr_array_add (hold->paths, g_strdup (g_ptr_array_index (prerequisites, i)));
   g_ptr_array_unref (prerequisites);
 
-  if (!pp_manager_set_held (self->manager, hold->paths, TRUE, &error))
-    g_warning ("Hold on %s: %s (the hold stays, the policy retries)", p->syspath, error->message);
+  if (!pp_manager_set_held (self->manager, hold->paths, TRUE, &local_error))
+    g_warning ("Hold on %s: %s (the hold stays, the policy retries)", hold->device,
+               local_error->message);
   hold->self = self;
   g_ptr_array_add (self->holds, hold);
-  g_info ("%s (pid %u) holds %s and %u devices it depends on: %s",
-          hold->who, pid, p->syspath, hold->paths->len - 1, hold->why);
-  g_dbus_method_invocation_return_value_with_unix_fd_list (p->invocation,
-                                                           g_variant_new ("(h)", 0),
-                                                           fd_list);
-  pending_hold_free (p);
+  shown_who = pp_escape_text (hold->who, 0);
+  shown_why = pp_escape_text (hold->why, 0);
+  g_info ("\"%s\" (pid %u) holds %s and %u devices it depends on: \"%s\"",
+          shown_who, hold->pid, hold->device, hold->paths->len - 1, shown_why);
+  return TRUE;
 }
 
-void
-pp_power_ops_handle_hold (PpPowerOps *self, GDBusMethodInvocation *invocation)
+GPtrArray *
+pp_power_ops_list_holds (PpPowerOps *self)
 {
-  GVariant *params = g_dbus_method_invocation_get_parameters (invocation);
-  const char *sender = g_dbus_method_invocation_get_sender (invocation);
-  g_autoptr(GError) error = NULL;
-  const char *arg, *who, *why;
-  PendingHold *p;
-  PpDevice *dev;
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_token_info_free);
 
-  g_variant_get (params, "(&s&s&s)", &arg, &who, &why);
-  if (!pp_token_check_text (invocation, who, why))
-    return;
-  dev = pp_manager_resolve_device (self->manager, arg, &error);
-  if (dev == NULL)
-    {
-      g_dbus_method_invocation_return_gerror (invocation, error);
-      return;
-    }
-
-  p = g_new0 (PendingHold, 1);
-  p->self = g_object_ref (self);
-  p->invocation = invocation;
-  p->syspath = g_strdup (dev->info->syspath);
-  p->who = g_strdup (*who ? who : (sender ? sender : "unknown"));
-  p->why = g_strdup (why);
-  /* the device is resolved again once the pid is known: it may go meanwhile */
-  pp_token_get_caller_pid (invocation, finish_hold, p);
-}
-
-void
-pp_power_ops_add_holds (PpPowerOps *self, GVariantBuilder *builder)
-{
   for (guint i = 0; i < self->holds->len; i++)
     {
       Hold *hold = g_ptr_array_index (self->holds, i);
-      g_variant_builder_add (builder, "(ssssu)", "hold", hold->who, hold->why,
-                             hold->device, hold->pid);
+
+      g_ptr_array_add (out, pp_token_info_new ("hold", hold->who, hold->why,
+                                               hold->device, hold->pid));
     }
+  return out;
 }
 
-/* ---- PowerDown / PowerUp over D-Bus ------------------------------------ */
+#define EXPLAIN_MAX_HOLDS 8
 
-void
-pp_power_ops_handle_power_down (PpPowerOps *self, GDBusMethodInvocation *invocation)
+/* Explain's origin of a hold on @syspath: every hold that keeps it on,
+ * the device itself held or something that depends on it. */
+static char *
+describe_holds (PpManager *manager, const char *syspath, gpointer user_data)
 {
-  GVariant *params = g_dbus_method_invocation_get_parameters (invocation);
-  g_autoptr(GError) error = NULL;
-  const char *arg, *mode;
-  gboolean subtree;
-  PpDevice *dev;
-  GVariant *rows;
+  PpPowerOps *self = user_data;
+  g_autoptr(GString) s = NULL;
+  guint n = 0;
 
-  g_variant_get (params, "(&sb&s)", &arg, &subtree, &mode);
-  if (!g_str_equal (mode, "auto") && !g_str_equal (mode, "off"))
+  for (guint i = 0; i < self->holds->len; i++)
     {
-      g_dbus_method_invocation_return_error (invocation, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
-                                             "unknown mode '%s' (expected auto or off)", mode);
-      return;
-    }
-  dev = pp_manager_resolve_device (self->manager, arg, &error);
-  rows = dev ? pp_power_ops_power_down (self, dev, subtree, mode, &error) : NULL;
-  if (rows == NULL)
-    {
-      g_dbus_method_invocation_return_gerror (invocation, error);
-      return;
-    }
-  g_dbus_method_invocation_return_value (invocation, g_variant_new_tuple (&rows, 1));
-}
+      Hold *hold = g_ptr_array_index (self->holds, i);
+      gboolean covers = FALSE;
 
-void
-pp_power_ops_handle_power_up (PpPowerOps *self, GDBusMethodInvocation *invocation)
-{
-  GVariant *params = g_dbus_method_invocation_get_parameters (invocation);
-  g_autoptr(GError) error = NULL;
-  const char *arg;
-  gboolean subtree;
-  PpDevice *dev;
-  GVariant *rows;
-
-  g_variant_get (params, "(&sb)", &arg, &subtree);
-  dev = pp_manager_resolve_device (self->manager, arg, &error);
-  if (dev == NULL && g_error_matches (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE))
-    {
-      /* a device PowerDown(off) switched off is gone from sysfs: its
-       * switch still answers to the name it had */
-      g_autoptr(GPtrArray) gone = vanished_switched_off (self, NULL, arg, subtree);
-
-      if (gone->len > 0)
-        {
-          Results r;
-
-          g_variant_builder_init (&r.rows, G_VARIANT_TYPE ("a(sss)"));
-          r.stayed_up = NULL;
-          for (guint i = 0; i < gone->len; i++)
-            power_up_vanished (self, &r, g_ptr_array_index (gone, i));
-          rows = g_variant_builder_end (&r.rows);
-          g_dbus_method_invocation_return_value (invocation, g_variant_new_tuple (&rows, 1));
-          return;
-        }
+      for (guint j = 0; j < hold->paths->len && !covers; j++)
+        covers = g_str_equal (g_ptr_array_index (hold->paths, j), syspath);
+      if (!covers)
+        continue;
+      /* holds are many only when callers make them so: a bounded answer */
+      if (++n > EXPLAIN_MAX_HOLDS)
+        continue;
+      if (s == NULL)
+        s = g_string_new (NULL);
+      else
+        g_string_append (s, "; ");
+      g_string_append_printf (s, "held by %s (%s), pid %u", hold->who, hold->why, hold->pid);
+      if (!g_str_equal (hold->device, syspath))
+        g_string_append_printf (s, ", for %s", hold->device);
     }
-  if (dev == NULL)
-    {
-      g_dbus_method_invocation_return_gerror (invocation, error);
-      return;
-    }
-  rows = pp_power_ops_power_up (self, dev, subtree);
-  g_dbus_method_invocation_return_value (invocation, g_variant_new_tuple (&rows, 1));
+  if (n > EXPLAIN_MAX_HOLDS)
+    g_string_append_printf (s, "; and %u more holds", n - EXPLAIN_MAX_HOLDS);
+  return s != NULL ? g_string_free (g_steal_pointer (&s), FALSE) : NULL;
 }
 
 /* ---- device dictionary fields ----------------------------------------- */
@@ -967,16 +953,13 @@ is_blocking (const char *path, gpointer user_data)
   return g_strcmp0 (control, "on") == 0;
 }
 
-static void
-fill_tree_fields (PpManager  *manager,
-                  PpDevice   *dev,
-                  GPtrArray  *suppliers,
-                  GPtrArray  *consumers,
-                  char      **blocker,
-                  gpointer    user_data)
+void
+pp_power_ops_get_tree_fields (PpPowerOps  *self,
+                              const char  *syspath,
+                              GPtrArray   *suppliers,
+                              GPtrArray   *consumers,
+                              char       **blocker)
 {
-  PpPowerOps *self = user_data;
-  const char *syspath = dev->info->syspath;
   g_autoptr(GPtrArray) s = pp_tree_get_suppliers (get_tree (self), syspath);
   g_autoptr(GPtrArray) c = pp_tree_get_consumers (get_tree (self), syspath);
   g_autofree char *control = NULL;
@@ -1018,7 +1001,7 @@ pp_power_ops_finalize (GObject *object)
   for (guint i = 0; i < self->holds->len; i++)
     ((Hold *) g_ptr_array_index (self->holds, i))->self = NULL;
   g_ptr_array_unref (self->holds);
-  pp_manager_set_tree_hook (self->manager, NULL, NULL);
+  pp_manager_set_hold_hook (self->manager, NULL, NULL);
   g_signal_handlers_disconnect_by_data (self->manager, self);
   g_clear_object (&self->manager);
   g_clear_handle_id (&self->tree_timeout, g_source_remove);
@@ -1050,6 +1033,6 @@ pp_power_ops_new (PpManager *manager)
 
   self->manager = g_object_ref (manager);
   g_signal_connect (manager, "topology-changed", G_CALLBACK (on_topology_changed), self);
-  pp_manager_set_tree_hook (manager, fill_tree_fields, self);
+  pp_manager_set_hold_hook (manager, describe_holds, self);
   return self;
 }

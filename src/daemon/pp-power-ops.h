@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The power-dependency tree at work (issue 4, SPEC §5): keeps a PpTree
  * current with the manager's devices and the device links, and implements
- * PowerDown, PowerUp and Hold on top of the manager. */
+ * PowerDown, PowerUp and Hold on top of the manager. Plain C: the D-Bus
+ * side is pp-service.c. */
 #pragma once
 
-#include <gio/gio.h>
+#include <glib-object.h>
 
 #include "pp-manager.h"
+#include "pp-token.h"
 #include "pp-tree.h"
 
 G_BEGIN_DECLS
@@ -14,35 +16,55 @@ G_BEGIN_DECLS
 #define PP_TYPE_POWER_OPS (pp_power_ops_get_type ())
 G_DECLARE_FINAL_TYPE (PpPowerOps, pp_power_ops, PP, POWER_OPS, GObject)
 
-/* Builds the tree from the manager's current devices and the devlinks,
- * follows its device-added/device-removed signals, and fills the
- * suppliers/consumers/blocker fields of its device dictionaries. */
+/* One row of PowerDown/PowerUp (SPEC §5): the device, what happened
+ * (suspended|off|on|skipped|failed) and why. */
+typedef struct {
+  char *path;
+  char *status;
+  char *detail;
+} PpPowerResult;
+
+void        pp_power_result_free        (PpPowerResult *result);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PpPowerResult, pp_power_result_free)
+
+/* Builds the tree from the manager's current devices and the devlinks
+ * when it is needed, and follows the manager's topology changes. */
 PpPowerOps *pp_power_ops_new            (PpManager   *manager);
 
-/* PowerDown (SPEC §5): rows (path, suspended|skipped|failed|off, detail)
- * in walk order, as an a(sss) variant; NULL with InvalidArgument for a
- * bad @mode. */
-GVariant   *pp_power_ops_power_down     (PpPowerOps  *self,
-                                         PpDevice    *device,
+/* PowerDown (SPEC §5) of the device argument @device (a path or a name,
+ * resolved by the manager): PpPowerResult rows in walk order. NULL with
+ * InvalidArgument for a bad @mode, NoSuchDevice, ... */
+GPtrArray  *pp_power_ops_power_down     (PpPowerOps  *self,
+                                         const char  *device,
                                          gboolean     subtree,
                                          const char  *mode,
                                          GError     **error);
-/* PowerUp: rows (path, on|skipped|failed, detail), a(sss). */
-GVariant   *pp_power_ops_power_up       (PpPowerOps  *self,
-                                         PpDevice    *device,
-                                         gboolean     subtree);
+/* PowerUp: rows (on|skipped|failed). A device PowerDown(off) switched
+ * off and that left sysfs still answers to its path or name. */
+GPtrArray  *pp_power_ops_power_up       (PpPowerOps  *self,
+                                         const char  *device,
+                                         gboolean     subtree,
+                                         GError     **error);
 
-/* The D-Bus side of the three methods, called once the caller is
- * authorized: validate the arguments, act, and reply. */
-void        pp_power_ops_handle_power_down (PpPowerOps            *self,
-                                            GDBusMethodInvocation *invocation);
-void        pp_power_ops_handle_power_up   (PpPowerOps            *self,
-                                            GDBusMethodInvocation *invocation);
-void        pp_power_ops_handle_hold       (PpPowerOps            *self,
-                                            GDBusMethodInvocation *invocation);
+/* Hold @device (and what it depends on) up for @request until every
+ * copy of *@out_fd is closed; the caller owns *@out_fd. FALSE with
+ * InvalidArgument (who/why), NoSuchDevice or Refused (limits). */
+gboolean    pp_power_ops_hold           (PpPowerOps           *self,
+                                         const char           *device,
+                                         const PpTokenRequest *request,
+                                         int                  *out_fd,
+                                         GError              **error);
 
-/* Add a (ssssu) row ("hold", who, why, device, pid) per hold. */
-void        pp_power_ops_add_holds      (PpPowerOps      *self,
-                                         GVariantBuilder *builder);
+/* The holds, as PpTokenInfo ("hold", who, why, device, pid). */
+GPtrArray  *pp_power_ops_list_holds     (PpPowerOps  *self);
+
+/* The power-dependency fields of a device: add g_strdup'ed paths to
+ * @suppliers/@consumers, set *@blocker (g_malloc'ed) to the device that
+ * keeps an active, suspendable device up, or leave it NULL. */
+void        pp_power_ops_get_tree_fields (PpPowerOps  *self,
+                                          const char  *syspath,
+                                          GPtrArray   *suppliers,
+                                          GPtrArray   *consumers,
+                                          char       **blocker);
 
 G_END_DECLS

@@ -3,13 +3,17 @@
 
 #include "config.h"
 
+#include <gio/gunixfdlist.h>
+
 #include "pp-auth.h"
+#include "pp-dbus.h"
 #include "pp-error.h"
 #include "pp-names.h"
 #include "pp-power-ops.h"
-#include "pp-resources.h"
 #include "pp-service.h"
 #include "pp-sleep.h"
+#include "pp-sysfs.h"
+#include "pp-token.h"
 
 struct _PpService {
   GObject          parent_instance;
@@ -18,8 +22,8 @@ struct _PpService {
   PpActivity      *activity;      /* Inhibit; idle, lid and dock state (or NULL) */
   PpSleep         *sleep;         /* Suspend, Hibernate, video quirks, lid actions */
   GDBusConnection *bus;
-  GDBusNodeInfo   *node_info;
-  guint            registration_id;
+  PpDbusManager   *skeleton;      /* generated from the XML; every call arrives here */
+  GPtrArray       *bindings;      /* GBinding*: GObject properties -> D-Bus properties */
   guint            owner_id;
   gboolean         name_acquired;
 };
@@ -33,7 +37,7 @@ static guint signals[N_SIGNALS];
 
 G_DEFINE_TYPE (PpService, pp_service, G_TYPE_OBJECT)
 
-/* ---- methods ---------------------------------------------------------- */
+/* ---- replies ----------------------------------------------------------- */
 
 static void
 return_error (GDBusMethodInvocation *invocation, const GError *error)
@@ -45,48 +49,91 @@ return_error (GDBusMethodInvocation *invocation, const GError *error)
                                            "%s", error->message);
 }
 
-static void
-handle_list_devices (PpService *self, GDBusMethodInvocation *invocation)
+/* The device dictionary of SPEC §5: what the manager knows of @dev and
+ * its power-dependency fields from the tree. */
+static GVariant *
+device_to_variant (PpService *self, PpDevice *dev)
 {
-  GPtrArray *devices = pp_manager_list_devices (self->manager);
-  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("aa{sv}"));
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
+  g_autoptr(PpDeviceStatus) status = pp_manager_get_device_status (self->manager, dev);
+  g_autoptr(GPtrArray) suppliers = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) consumers = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *blocker = NULL;
+  g_autofree char *excluded = pp_manager_get_exclusion (self->manager, dev);
+  const char *syspath = dev->info->syspath;
 
-  for (guint i = 0; i < devices->len; i++)
-    g_variant_builder_add_value (&b, pp_manager_device_to_variant (self->manager,
-                                                                   g_ptr_array_index (devices, i)));
-  g_dbus_method_invocation_return_value (invocation,
-                                         g_variant_new ("(aa{sv})", &b));
+  pp_power_ops_get_tree_fields (self->power_ops, syspath, suppliers, consumers, &blocker);
+  g_variant_builder_add (&b, "{sv}", "path", g_variant_new_string (syspath));
+  g_variant_builder_add (&b, "{sv}", "subsystem", g_variant_new_string (dev->info->subsystem));
+  g_variant_builder_add (&b, "{sv}", "class", g_variant_new_string (dev->props.klass));
+  g_variant_builder_add (&b, "{sv}", "driver",
+                         g_variant_new_string (dev->info->driver ? dev->info->driver : ""));
+  g_variant_builder_add (&b, "{sv}", "parent", g_variant_new_string (status->parent));
+  g_variant_builder_add (&b, "{sv}", "suppliers",
+                         g_variant_new_strv ((const char * const *) suppliers->pdata, suppliers->len));
+  g_variant_builder_add (&b, "{sv}", "consumers",
+                         g_variant_new_strv ((const char * const *) consumers->pdata, consumers->len));
+  g_variant_builder_add (&b, "{sv}", "runtime_status", g_variant_new_string (status->runtime_status));
+  g_variant_builder_add (&b, "{sv}", "control", g_variant_new_string (status->control));
+  g_variant_builder_add (&b, "{sv}", "autosuspend_delay_ms",
+                         g_variant_new_int32 (status->autosuspend_delay_ms));
+  g_variant_builder_add (&b, "{sv}", "wakeup", g_variant_new_string (status->wakeup));
+  g_variant_builder_add (&b, "{sv}", "held", g_variant_new_boolean (status->held));
+  g_variant_builder_add (&b, "{sv}", "blocker", g_variant_new_string (blocker ? blocker : ""));
+  g_variant_builder_add (&b, "{sv}", "ignored", g_variant_new_boolean (dev->props.ignore));
+  g_variant_builder_add (&b, "{sv}", "excluded", g_variant_new_string (excluded ? excluded : ""));
+  return g_variant_builder_end (&b);
 }
 
-static void
-handle_get_device (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+/* a(sss) of PowerDown/PowerUp */
+static GVariant *
+power_results_to_variant (GPtrArray *rows)
 {
-  g_autoptr(GError) error = NULL;
-  const char *arg;
-  PpDevice *dev;
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sss)"));
 
-  g_variant_get (params, "(&s)", &arg);
-  dev = pp_manager_resolve_device (self->manager, arg, &error);
-  if (dev == NULL)
+  for (guint i = 0; i < rows->len; i++)
     {
-      return_error (invocation, error);
-      return;
+      PpPowerResult *row = g_ptr_array_index (rows, i);
+      g_variant_builder_add (&b, "(sss)", row->path, row->status, row->detail);
     }
-  g_dbus_method_invocation_return_value (invocation,
-                                         g_variant_new ("(@a{sv})",
-                                                        pp_manager_device_to_variant (self->manager, dev)));
+  return g_variant_builder_end (&b);
 }
 
-/* A state-changing call runs only once the caller is authorized; its
- * arguments are resolved afterwards, so a device that vanished meanwhile
- * is an error, not a dangling pointer. */
+static void
+add_token_infos (GVariantBuilder *b, GPtrArray *infos)
+{
+  for (guint i = 0; i < infos->len; i++)
+    {
+      PpTokenInfo *info = g_ptr_array_index (infos, i);
+      g_variant_builder_add (b, "(ssssu)", info->what, info->who, info->why,
+                             info->device, info->pid);
+    }
+}
+
+/* Hand the caller's end of a hold or inhibitor back (index 0 of the list). */
+static void
+return_fd (GDBusMethodInvocation *invocation, int fd,
+           void (*complete) (PpDbusManager *, GDBusMethodInvocation *, GUnixFDList *, GVariant *),
+           PpDbusManager *skeleton)
+{
+  g_autoptr(GUnixFDList) fd_list = g_unix_fd_list_new_from_array (&fd, 1);  /* takes @fd */
+
+  complete (skeleton, invocation, fd_list, g_variant_new_handle (0));
+}
+
+/* ---- authorization and the caller -------------------------------------- */
+
+/* A state-changing call runs only once the caller is authorized (pp-auth:
+ * asynchronous, polkit's answer awaited at most PP_AUTH_TIMEOUT_MS); its
+ * arguments are taken from the invocation and resolved afterwards, so a
+ * device that vanished meanwhile is an error, not a dangling pointer. */
 typedef void (*AuthorizedHandler) (PpService             *self,
                                    GDBusMethodInvocation *invocation,
                                    GVariant              *params);
 
 typedef struct {
   PpService             *self;
-  GDBusMethodInvocation *invocation;   /* the reference GDBus gave us */
+  GDBusMethodInvocation *invocation;   /* the reference the handle-* signal gave us */
   AuthorizedHandler      handler;
 } PendingCall;
 
@@ -105,10 +152,14 @@ on_authorized (GObject *source, GAsyncResult *res, gpointer user_data)
   g_free (call);
 }
 
-static void
+/* @interactive: polkit may ask the user (AllowUserInteraction). Returns
+ * what the handle-* signal returns: handled, the invocation is answered
+ * once polkit has. */
+static gboolean
 run_authorized (PpService             *self,
                 GDBusMethodInvocation *invocation,
                 const char            *action_id,
+                gboolean               interactive,
                 AuthorizedHandler      handler)
 {
   PendingCall *call = g_new0 (PendingCall, 1);
@@ -116,24 +167,114 @@ run_authorized (PpService             *self,
   call->self = g_object_ref (self);
   call->invocation = invocation;
   call->handler = handler;
-  pp_auth_check (invocation, action_id, FALSE, on_authorized, call);
+  pp_auth_check (invocation, action_id, interactive, on_authorized, call);
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
-/* run_authorized() for calls with an "interactive" flag: polkit may ask
- * the user (AllowUserInteraction). */
-static void
-run_authorized_interactive (PpService             *self,
-                            GDBusMethodInvocation *invocation,
-                            const char            *action_id,
-                            gboolean               interactive,
-                            AuthorizedHandler      handler)
-{
-  PendingCall *call = g_new0 (PendingCall, 1);
+/* Who calls: uid (counted against the limits of holds and inhibitors)
+ * and pid (shown by ListInhibitors), asked of the bus in one round trip
+ * (GetConnectionCredentials) without blocking. */
+typedef void (*CallerHandler) (PpService             *self,
+                               GDBusMethodInvocation *invocation,
+                               guint32                uid,
+                               guint32                pid,
+                               const GError          *error);
 
-  call->self = g_object_ref (self);
-  call->invocation = invocation;
-  call->handler = handler;
-  pp_auth_check (invocation, action_id, interactive, on_authorized, call);
+typedef struct {
+  PpService             *self;
+  GDBusMethodInvocation *invocation;
+  CallerHandler          handler;
+} PendingCaller;
+
+#define PP_CALLER_TIMEOUT_MS 5000
+
+static void
+on_caller_credentials (GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  PendingCaller *req = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), res, &error);
+  guint32 uid = PP_TOKEN_UID_UNKNOWN, pid = 0;
+
+  if (reply != NULL)
+    {
+      g_autoptr(GVariant) creds = g_variant_get_child_value (reply, 0);
+
+      if (!g_variant_lookup (creds, "UnixUserID", "u", &uid))
+        uid = PP_TOKEN_UID_UNKNOWN;
+      if (!g_variant_lookup (creds, "ProcessID", "u", &pid))
+        g_set_error_literal (&error, PP_ERROR, PP_ERROR_FAILED,
+                             "the bus does not know the caller's pid");
+    }
+  req->handler (req->self, req->invocation, uid, pid, error);
+  g_object_unref (req->self);
+  g_free (req);
+}
+
+static void
+with_caller (PpService *self, GDBusMethodInvocation *invocation, CallerHandler handler)
+{
+  GDBusConnection *connection = g_dbus_method_invocation_get_connection (invocation);
+  const char *sender = g_dbus_method_invocation_get_sender (invocation);
+  PendingCaller *req;
+
+  if (connection == NULL || sender == NULL)
+    {
+      g_autoptr(GError) error = g_error_new_literal (PP_ERROR, PP_ERROR_FAILED,
+                                                     "the caller has no bus name");
+      handler (self, invocation, PP_TOKEN_UID_UNKNOWN, 0, error);
+      return;
+    }
+  req = g_new0 (PendingCaller, 1);
+  req->self = g_object_ref (self);
+  req->invocation = invocation;
+  req->handler = handler;
+  g_dbus_connection_call (connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                          "org.freedesktop.DBus", "GetConnectionCredentials",
+                          g_variant_new ("(s)", sender), G_VARIANT_TYPE ("(a{sv})"),
+                          G_DBUS_CALL_FLAGS_NONE, PP_CALLER_TIMEOUT_MS, NULL,
+                          on_caller_credentials, req);
+}
+
+/* An empty who is the caller's bus name. */
+static const char *
+who_or_sender (GDBusMethodInvocation *invocation, const char *who)
+{
+  const char *sender = g_dbus_method_invocation_get_sender (invocation);
+
+  if (*who != '\0')
+    return who;
+  return sender ? sender : "unknown";
+}
+
+/* ---- methods ---------------------------------------------------------- */
+
+static gboolean
+handle_list_devices (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
+{
+  GPtrArray *devices = pp_manager_list_devices (self->manager);
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("aa{sv}"));
+
+  for (guint i = 0; i < devices->len; i++)
+    g_variant_builder_add_value (&b, device_to_variant (self, g_ptr_array_index (devices, i)));
+  pp_dbus_manager_complete_list_devices (skeleton, invocation, g_variant_builder_end (&b));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static gboolean
+handle_get_device (PpDbusManager         *skeleton,
+                   GDBusMethodInvocation *invocation,
+                   const char            *arg,
+                   PpService             *self)
+{
+  g_autoptr(GError) error = NULL;
+  PpDevice *dev = pp_manager_resolve_device (self->manager, arg, &error);
+
+  if (dev == NULL)
+    return_error (invocation, error);
+  else
+    pp_dbus_manager_complete_get_device (skeleton, invocation, device_to_variant (self, dev));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
 static void
@@ -149,7 +290,7 @@ on_sleep_done (GObject *source, GAsyncResult *res, gpointer user_data)
 }
 
 static void
-handle_sleep (PpService *self, GDBusMethodInvocation *invocation, const char *state)
+do_sleep (PpService *self, GDBusMethodInvocation *invocation, const char *state)
 {
   gboolean interactive;
 
@@ -158,23 +299,45 @@ handle_sleep (PpService *self, GDBusMethodInvocation *invocation, const char *st
 }
 
 static void
-handle_suspend (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+do_suspend (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
 {
-  handle_sleep (self, invocation, "mem");
+  do_sleep (self, invocation, "mem");
 }
 
 static void
-handle_hibernate (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+do_hibernate (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
 {
-  handle_sleep (self, invocation, "disk");
+  do_sleep (self, invocation, "disk");
 }
 
-static void
-handle_get_video_quirks (PpService *self, GDBusMethodInvocation *invocation)
+static gboolean
+handle_suspend (PpDbusManager *skeleton, GDBusMethodInvocation *invocation,
+                gboolean interactive, PpService *self)
 {
-  g_dbus_method_invocation_return_value (invocation,
-                                         g_variant_new ("(@a(sss))",
-                                                        pp_sleep_get_video_quirks_why (self->sleep)));
+  return run_authorized (self, invocation, PP_POLKIT_ACTION_SLEEP, interactive, do_suspend);
+}
+
+static gboolean
+handle_hibernate (PpDbusManager *skeleton, GDBusMethodInvocation *invocation,
+                  gboolean interactive, PpService *self)
+{
+  return run_authorized (self, invocation, PP_POLKIT_ACTION_SLEEP, interactive, do_hibernate);
+}
+
+static gboolean
+handle_get_video_quirks (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
+{
+  const PpQuirkSelection *selection = pp_sleep_get_quirk_selection (self->sleep);
+  const char *source = pp_quirk_source_to_string (selection->source);
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sss)"));
+
+  for (guint i = 0; i < selection->reasons->len; i++)
+    {
+      PpQuirkReason *r = g_ptr_array_index (selection->reasons, i);
+      g_variant_builder_add (&b, "(sss)", r->quirk, source, r->detail);
+    }
+  pp_dbus_manager_complete_get_video_quirks (skeleton, invocation, g_variant_builder_end (&b));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
 GPtrArray *
@@ -185,6 +348,9 @@ pp_service_reload (PpService *self)
   pp_manager_reload (self->manager, &problems);
   if (self->activity != NULL)
     pp_activity_reload (self->activity);
+  else if (self->skeleton != NULL)
+    pp_dbus_manager_set_idle_timeout_sec (self->skeleton,
+                                          pp_manager_get_config (self->manager)->idle_timeout_sec);
   /* the quirk database's problems are logged, not the configuration's */
   if (self->sleep != NULL)
     pp_sleep_reload (self->sleep, NULL);
@@ -192,7 +358,7 @@ pp_service_reload (PpService *self)
 }
 
 static void
-handle_reload (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+do_reload (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
 {
   g_autoptr(GPtrArray) problems = pp_service_reload (self);
 
@@ -207,11 +373,17 @@ handle_reload (PpService *self, GDBusMethodInvocation *invocation, GVariant *par
                                              text);
       return;
     }
-  g_dbus_method_invocation_return_value (invocation, NULL);
+  pp_dbus_manager_complete_reload (self->skeleton, invocation);
+}
+
+static gboolean
+handle_reload (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
+{
+  return run_authorized (self, invocation, PP_POLKIT_ACTION_MANAGE, FALSE, do_reload);
 }
 
 static void
-handle_set_override (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+do_set_override (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
 {
   g_autoptr(GError) error = NULL;
   const char *arg, *key, *value;
@@ -220,15 +392,20 @@ handle_set_override (PpService *self, GDBusMethodInvocation *invocation, GVarian
   g_variant_get (params, "(&s&s&s)", &arg, &key, &value);
   dev = pp_manager_resolve_device (self->manager, arg, &error);
   if (dev == NULL || !pp_manager_set_override (self->manager, dev, key, value, &error))
-    {
-      return_error (invocation, error);
-      return;
-    }
-  g_dbus_method_invocation_return_value (invocation, NULL);
+    return_error (invocation, error);
+  else
+    pp_dbus_manager_complete_set_override (self->skeleton, invocation);
+}
+
+static gboolean
+handle_set_override (PpDbusManager *skeleton, GDBusMethodInvocation *invocation,
+                     const char *arg, const char *key, const char *value, PpService *self)
+{
+  return run_authorized (self, invocation, PP_POLKIT_ACTION_MANAGE, FALSE, do_set_override);
 }
 
 static void
-handle_clear_overrides (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+do_clear_overrides (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
 {
   g_autoptr(GError) error = NULL;
   const char *arg;
@@ -237,67 +414,205 @@ handle_clear_overrides (PpService *self, GDBusMethodInvocation *invocation, GVar
   g_variant_get (params, "(&s)", &arg);
   dev = pp_manager_resolve_device (self->manager, arg, &error);
   if (dev == NULL || !pp_manager_clear_overrides (self->manager, dev, &error))
+    return_error (invocation, error);
+  else
+    pp_dbus_manager_complete_clear_overrides (self->skeleton, invocation);
+}
+
+static gboolean
+handle_clear_overrides (PpDbusManager *skeleton, GDBusMethodInvocation *invocation,
+                        const char *arg, PpService *self)
+{
+  return run_authorized (self, invocation, PP_POLKIT_ACTION_MANAGE, FALSE, do_clear_overrides);
+}
+
+static void
+do_power_down (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+  const char *arg, *mode;
+  gboolean subtree;
+
+  g_variant_get (params, "(&sb&s)", &arg, &subtree, &mode);
+  rows = pp_power_ops_power_down (self->power_ops, arg, subtree, mode, &error);
+  if (rows == NULL)
+    return_error (invocation, error);
+  else
+    pp_dbus_manager_complete_power_down (self->skeleton, invocation, power_results_to_variant (rows));
+}
+
+static gboolean
+handle_power_down (PpDbusManager *skeleton, GDBusMethodInvocation *invocation,
+                   const char *arg, gboolean subtree, const char *mode, PpService *self)
+{
+  return run_authorized (self, invocation, PP_POLKIT_ACTION_MANAGE, FALSE, do_power_down);
+}
+
+static void
+do_power_up (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+  const char *arg;
+  gboolean subtree;
+
+  g_variant_get (params, "(&sb)", &arg, &subtree);
+  rows = pp_power_ops_power_up (self->power_ops, arg, subtree, &error);
+  if (rows == NULL)
+    return_error (invocation, error);
+  else
+    pp_dbus_manager_complete_power_up (self->skeleton, invocation, power_results_to_variant (rows));
+}
+
+static gboolean
+handle_power_up (PpDbusManager *skeleton, GDBusMethodInvocation *invocation,
+                 const char *arg, gboolean subtree, PpService *self)
+{
+  return run_authorized (self, invocation, PP_POLKIT_ACTION_MANAGE, FALSE, do_power_up);
+}
+
+static void
+hold_with_caller (PpService *self, GDBusMethodInvocation *invocation,
+                  guint32 uid, guint32 pid, const GError *caller_error)
+{
+  g_autoptr(GError) error = NULL;
+  const char *arg, *who, *why;
+  int fd = -1;
+
+  if (caller_error != NULL)
+    g_debug ("Cannot get the pid of the holder: %s", caller_error->message);
+  g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(&s&s&s)", &arg, &who, &why);
+  if (!pp_power_ops_hold (self->power_ops, arg,
+                          &(PpTokenRequest) { who_or_sender (invocation, who), why, uid, pid },
+                          &fd, &error))
+    return_error (invocation, error);
+  else
+    return_fd (invocation, fd, pp_dbus_manager_complete_hold, self->skeleton);
+}
+
+static void
+do_hold (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+{
+  with_caller (self, invocation, hold_with_caller);
+}
+
+static gboolean
+handle_hold (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, GUnixFDList *fd_list,
+             const char *arg, const char *who, const char *why, PpService *self)
+{
+  return run_authorized (self, invocation, PP_POLKIT_ACTION_INHIBIT, FALSE, do_hold);
+}
+
+static void
+inhibit_with_caller (PpService *self, GDBusMethodInvocation *invocation,
+                     guint32 uid, guint32 pid, const GError *caller_error)
+{
+  g_autoptr(GError) error = NULL;
+  const char *what, *who, *why;
+  int fd = -1;
+
+  if (caller_error != NULL)
     {
-      return_error (invocation, error);
+      g_dbus_method_invocation_return_error (invocation, PP_ERROR, PP_ERROR_FAILED,
+                                             "cannot identify the caller: %s", caller_error->message);
       return;
     }
-  g_dbus_method_invocation_return_value (invocation, NULL);
+  g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(&s&s&s)", &what, &who, &why);
+  if (!pp_activity_inhibit (self->activity, what,
+                            &(PpTokenRequest) { who_or_sender (invocation, who), why, uid, pid },
+                            &fd, &error))
+    return_error (invocation, error);
+  else
+    return_fd (invocation, fd, pp_dbus_manager_complete_inhibit, self->skeleton);
 }
 
 static void
-handle_power_down (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+do_inhibit (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
 {
-  pp_power_ops_handle_power_down (self->power_ops, invocation);
-}
+  const char *what, *who, *why;
+  g_autoptr(GError) error = NULL;
+  gboolean idle, lid;
 
-static void
-handle_power_up (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
-{
-  pp_power_ops_handle_power_up (self->power_ops, invocation);
-}
-
-static void
-handle_hold (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
-{
-  pp_power_ops_handle_hold (self->power_ops, invocation);
-}
-
-static void
-handle_inhibit (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
-{
   if (self->activity == NULL)
     {
       g_dbus_method_invocation_return_error (invocation, PP_ERROR, PP_ERROR_NOT_SUPPORTED,
                                              "activity tracking is not running");
       return;
     }
-  pp_activity_handle_inhibit (self->activity, invocation);
+  /* a bad what is refused before the bus is asked who calls */
+  g_variant_get (params, "(&s&s&s)", &what, &who, &why);
+  if (!pp_token_parse_what (what, &idle, &lid, &error))
+    {
+      return_error (invocation, error);
+      return;
+    }
+  with_caller (self, invocation, inhibit_with_caller);
 }
 
-static void
-handle_list_inhibitors (PpService *self, GDBusMethodInvocation *invocation)
+static gboolean
+handle_inhibit (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, GUnixFDList *fd_list,
+                const char *what, const char *who, const char *why, PpService *self)
+{
+  return run_authorized (self, invocation, PP_POLKIT_ACTION_INHIBIT, FALSE, do_inhibit);
+}
+
+static gboolean
+handle_list_inhibitors (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
 {
   g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(ssssu)"));
+  g_autoptr(GPtrArray) holds = pp_power_ops_list_holds (self->power_ops);
 
-  pp_power_ops_add_holds (self->power_ops, &b);
+  add_token_infos (&b, holds);
   if (self->activity != NULL)
-    pp_activity_list_inhibitors (self->activity, &b);
+    {
+      g_autoptr(GPtrArray) inhibitors = pp_activity_list_inhibitors (self->activity);
+      add_token_infos (&b, inhibitors);
+    }
+  pp_dbus_manager_complete_list_inhibitors (skeleton, invocation, g_variant_builder_end (&b));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
 
-  /* holds and inhibitors arrive with the tree and idle support */
-  g_dbus_method_invocation_return_value (invocation, g_variant_new ("(a(ssssu))", &b));
+/* Explain: open to everyone, like GetDevice. */
+static gboolean
+handle_explain (PpDbusManager         *skeleton,
+                GDBusMethodInvocation *invocation,
+                const char            *arg,
+                PpService             *self)
+{
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sssss)"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+  PpDevice *dev = pp_manager_resolve_device (self->manager, arg, &error);
+
+  if (dev == NULL)
+    {
+      return_error (invocation, error);
+      return G_DBUS_METHOD_INVOCATION_HANDLED;
+    }
+  rows = pp_manager_explain (self->manager, dev);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      PpExplainRow *r = g_ptr_array_index (rows, i);
+      g_variant_builder_add (&b, "(sssss)", r->attribute, r->current, r->decided, r->layer,
+                             r->origin);
+    }
+  pp_dbus_manager_complete_explain (skeleton, invocation, g_variant_builder_end (&b));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
 /* GetStatistics (SPEC §5): open to everyone; "" means every device. */
-static void
-handle_get_statistics (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+static gboolean
+handle_get_statistics (PpDbusManager         *skeleton,
+                       GDBusMethodInvocation *invocation,
+                       const char            *arg,
+                       PpService             *self)
 {
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sdtt)"));
   g_autoptr(GError) error = NULL;
   g_autoptr(GArray) rows = NULL;
-  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sdtt)"));
-  const char *arg;
   PpDevice *dev = NULL;
 
-  g_variant_get (params, "(&s)", &arg);
   if (*arg != '\0')
     dev = pp_manager_resolve_device (self->manager, arg, &error);
   if (error == NULL)
@@ -305,167 +620,71 @@ handle_get_statistics (PpService *self, GDBusMethodInvocation *invocation, GVari
   if (rows == NULL)
     {
       return_error (invocation, error);
-      return;
+      return G_DBUS_METHOD_INVOCATION_HANDLED;
     }
   for (guint i = 0; i < rows->len; i++)
     {
-      const PpStatsRow *r = &g_array_index (rows, PpStatsRow, i);
+      const PpManagerStatsRow *r = &g_array_index (rows, PpManagerStatsRow, i);
 
-      g_variant_builder_add (&b, "(sdtt)", r->path, r->residency.suspended_share,
-                             (guint64) r->residency.active_ms,
-                             (guint64) r->residency.suspended_ms);
+      g_variant_builder_add (&b, "(sdtt)", r->path, r->suspended_share,
+                             r->active_ms, r->suspended_ms);
     }
-  g_dbus_method_invocation_return_value (invocation, g_variant_new ("(a(sdtt))", &b));
+  pp_dbus_manager_complete_get_statistics (skeleton, invocation, g_variant_builder_end (&b));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
-static void
-handle_method_call (GDBusConnection       *connection,
-                    const char            *sender,
-                    const char            *object_path,
-                    const char            *interface_name,
-                    const char            *method_name,
-                    GVariant              *parameters,
-                    GDBusMethodInvocation *invocation,
-                    gpointer               user_data)
+/* Declared in the XML (SPEC §5), served by no domain object yet. */
+static gboolean
+handle_not_implemented (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
 {
-  PpService *self = PP_SERVICE (user_data);
+  g_dbus_method_invocation_return_error (invocation, PP_ERROR, PP_ERROR_NOT_SUPPORTED,
+                                         "%s is not implemented yet",
+                                         g_dbus_method_invocation_get_method_name (invocation));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
 
-  if (g_str_equal (method_name, "ListDevices"))
-    handle_list_devices (self, invocation);
-  else if (g_str_equal (method_name, "GetDevice"))
-    handle_get_device (self, invocation, parameters);
-  else if (g_str_equal (method_name, "ListInhibitors"))
-    handle_list_inhibitors (self, invocation);
-  else if (g_str_equal (method_name, "GetStatistics"))
-    handle_get_statistics (self, invocation, parameters);
-  else if (g_str_equal (method_name, "Reload"))
-    run_authorized (self, invocation, PP_POLKIT_ACTION_MANAGE, handle_reload);
-  else if (g_str_equal (method_name, "SetOverride"))
-    run_authorized (self, invocation, PP_POLKIT_ACTION_MANAGE, handle_set_override);
-  else if (g_str_equal (method_name, "ClearOverrides"))
-    run_authorized (self, invocation, PP_POLKIT_ACTION_MANAGE, handle_clear_overrides);
-  else if (g_str_equal (method_name, "Suspend") || g_str_equal (method_name, "Hibernate"))
+/* No method takes more than a device path (4096 bytes), two short texts
+ * and a few words: larger arguments are refused before anything else, so
+ * that no reply (errors quote arguments) can grow with what a caller sends,
+ * up to the bus's message limit that would cost the daemon its connection.
+ * The skeleton asks this before it emits any handle-* signal. */
+#define PP_DBUS_ARGS_MAX 16384
+
+static gboolean
+on_authorize_method (GDBusInterfaceSkeleton *skeleton,
+                     GDBusMethodInvocation  *invocation,
+                     PpService              *self)
+{
+  GVariant *parameters = g_dbus_method_invocation_get_parameters (invocation);
+
+  if (parameters != NULL && g_variant_get_size (parameters) > PP_DBUS_ARGS_MAX)
     {
-      gboolean interactive = FALSE;
-
-      g_variant_get (parameters, "(b)", &interactive);
-      run_authorized_interactive (self, invocation, PP_POLKIT_ACTION_SLEEP, interactive,
-                                  g_str_equal (method_name, "Suspend") ? handle_suspend : handle_hibernate);
+      g_dbus_method_invocation_return_error (invocation, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                                             "the arguments of %s are larger than %d bytes",
+                                             g_dbus_method_invocation_get_method_name (invocation),
+                                             PP_DBUS_ARGS_MAX);
+      return FALSE;
     }
-  else if (g_str_equal (method_name, "GetVideoQuirks"))
-    handle_get_video_quirks (self, invocation);
-  else if (g_str_equal (method_name, "PowerDown"))
-    run_authorized (self, invocation, PP_POLKIT_ACTION_MANAGE, handle_power_down);
-  else if (g_str_equal (method_name, "PowerUp"))
-    run_authorized (self, invocation, PP_POLKIT_ACTION_MANAGE, handle_power_up);
-  else if (g_str_equal (method_name, "Hold"))
-    run_authorized (self, invocation, PP_POLKIT_ACTION_INHIBIT, handle_hold);
-  else if (g_str_equal (method_name, "Inhibit"))
-    run_authorized (self, invocation, PP_POLKIT_ACTION_INHIBIT, handle_inhibit);
-  else
-    g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD,
-                                           "unknown method %s", method_name);
+  return TRUE;
 }
 
-static GVariant *
-handle_get_property (GDBusConnection *connection,
-                     const char      *sender,
-                     const char      *object_path,
-                     const char      *interface_name,
-                     const char      *property_name,
-                     GError         **error,
-                     gpointer         user_data)
-{
-  PpService *self = PP_SERVICE (user_data);
-
-  if (g_str_equal (property_name, "Version"))
-    return g_variant_new_string (PACKAGE_VERSION);
-  if (g_str_equal (property_name, "OnBattery"))
-    return g_variant_new_boolean (pp_manager_get_on_battery (self->manager));
-  if (g_str_equal (property_name, "Backend"))
-    return g_variant_new_string (pp_manager_get_backend (self->manager));
-  if (g_str_equal (property_name, "VideoQuirks"))
-    return g_variant_new_strv (pp_sleep_get_video_quirks (self->sleep), -1);
-  if (g_str_equal (property_name, "UserIdle"))
-    return g_variant_new_boolean (self->activity && pp_activity_get_user_idle (self->activity));
-  if (g_str_equal (property_name, "IdleTimeoutSec"))
-    return g_variant_new_uint32 (self->activity ? pp_activity_get_idle_timeout_sec (self->activity)
-                                                : pp_manager_get_config (self->manager)->idle_timeout_sec);
-  if (g_str_equal (property_name, "LidClosed"))
-    return g_variant_new_boolean (self->activity && pp_activity_get_lid_closed (self->activity));
-  if (g_str_equal (property_name, "Docked"))
-    return g_variant_new_boolean (self->activity && pp_activity_get_docked (self->activity));
-
-  g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_PROPERTY,
-               "unknown property %s", property_name);
-  return NULL;
-}
-
-static const GDBusInterfaceVTable vtable = {
-  handle_method_call,
-  handle_get_property,
-  NULL,
-  { NULL },
-};
-
-/* ---- signals ---------------------------------------------------------- */
+/* ---- properties and signals ------------------------------------------- */
 
 static void
-emit_properties_changed (PpService *self, const char *name, GVariant *value)
+bind (PpService *self, gpointer source, const char *source_property, const char *target_property)
 {
-  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
-  const char *invalidated[] = { NULL };
-
-  if (self->bus == NULL)
-    {
-      g_variant_unref (g_variant_ref_sink (value));
-      return;
-    }
-  g_variant_builder_add (&b, "{sv}", name, value);
-  g_dbus_connection_emit_signal (self->bus, NULL, PP_DBUS_PATH,
-                                 "org.freedesktop.DBus.Properties", "PropertiesChanged",
-                                 g_variant_new ("(sa{sv}^as)", PP_DBUS_INTERFACE, &b, invalidated),
-                                 NULL);
+  g_ptr_array_add (self->bindings,
+                   g_object_ref (g_object_bind_property (source, source_property,
+                                                         self->skeleton, target_property,
+                                                         G_BINDING_SYNC_CREATE)));
 }
 
 static void
-on_on_battery_changed (PpManager *manager, GParamSpec *pspec, PpService *self)
+unbind_all (PpService *self)
 {
-  emit_properties_changed (self, "OnBattery",
-                           g_variant_new_boolean (pp_manager_get_on_battery (manager)));
-}
-
-static void
-on_activity_changed (PpActivity *activity, GParamSpec *pspec, PpService *self)
-{
-  const char *name = g_param_spec_get_name (pspec);
-
-  if (g_str_equal (name, "user-idle"))
-    emit_properties_changed (self, "UserIdle",
-                             g_variant_new_boolean (pp_activity_get_user_idle (activity)));
-  else if (g_str_equal (name, "idle-timeout-sec"))
-    emit_properties_changed (self, "IdleTimeoutSec",
-                             g_variant_new_uint32 (pp_activity_get_idle_timeout_sec (activity)));
-  else if (g_str_equal (name, "lid-closed"))
-    emit_properties_changed (self, "LidClosed",
-                             g_variant_new_boolean (pp_activity_get_lid_closed (activity)));
-  else if (g_str_equal (name, "docked"))
-    emit_properties_changed (self, "Docked",
-                             g_variant_new_boolean (pp_activity_get_docked (activity)));
-}
-
-static void
-on_backend_changed (PpSleep *sleep, GParamSpec *pspec, PpService *self)
-{
-  emit_properties_changed (self, "Backend",
-                           g_variant_new_string (pp_manager_get_backend (self->manager)));
-}
-
-static void
-on_video_quirks_changed (PpSleep *sleep, GParamSpec *pspec, PpService *self)
-{
-  emit_properties_changed (self, "VideoQuirks",
-                           g_variant_new_strv (pp_sleep_get_video_quirks (sleep), -1));
+  for (guint i = 0; i < self->bindings->len; i++)
+    g_binding_unbind (g_ptr_array_index (self->bindings, i));
+  g_ptr_array_set_size (self->bindings, 0);
 }
 
 /* The lid/dock state and the lid inhibitor drive the lid action. */
@@ -484,22 +703,35 @@ pp_service_set_activity (PpService *self, PpActivity *activity)
   if (self->activity != NULL)
     g_signal_handlers_disconnect_by_data (self->activity, self);
   g_set_object (&self->activity, activity);
-  if (activity == NULL)
-    return;
-  g_signal_connect (activity, "notify::user-idle", G_CALLBACK (on_activity_changed), self);
-  g_signal_connect (activity, "notify::idle-timeout-sec", G_CALLBACK (on_activity_changed), self);
-  g_signal_connect (activity, "notify::lid-closed", G_CALLBACK (on_activity_changed), self);
-  g_signal_connect (activity, "notify::docked", G_CALLBACK (on_activity_changed), self);
 }
 
+/* DeviceChanged: the attributes a write changed, under the names of the
+ * device dictionary. */
 static void
-on_device_changed (PpManager *manager, const char *path, GVariant *changed, PpService *self)
+on_device_changed (PpManager   *manager,
+                   const char  *syspath,
+                   char       **attributes,
+                   char       **values,
+                   PpService   *self)
 {
-  if (self->bus == NULL)
-    return;
-  g_dbus_connection_emit_signal (self->bus, NULL, PP_DBUS_PATH, PP_DBUS_INTERFACE,
-                                 "DeviceChanged",
-                                 g_variant_new ("(s@a{sv})", path, changed), NULL);
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
+
+  for (guint i = 0; attributes[i] != NULL && values[i] != NULL; i++)
+    {
+      const char *attr = attributes[i];
+      const char *value = values[i];
+
+      if (g_str_equal (attr, PP_ATTR_CONTROL))
+        g_variant_builder_add (&b, "{sv}", "control", g_variant_new_string (value));
+      else if (g_str_equal (attr, PP_ATTR_WAKEUP))
+        g_variant_builder_add (&b, "{sv}", "wakeup", g_variant_new_string (value));
+      else if (g_str_equal (attr, PP_ATTR_DELAY))
+        g_variant_builder_add (&b, "{sv}", "autosuspend_delay_ms",
+                               g_variant_new_int32 ((gint32) g_ascii_strtoll (value, NULL, 10)));
+      else
+        g_variant_builder_add (&b, "{sv}", attr, g_variant_new_string (value));
+    }
+  pp_dbus_manager_emit_device_changed (self->skeleton, syspath, g_variant_builder_end (&b));
 }
 
 /* ---- name ------------------------------------------------------------- */
@@ -529,12 +761,60 @@ on_name_lost (GDBusConnection *connection, const char *name, gpointer user_data)
   g_signal_emit (self, signals[SIGNAL_NAME_LOST], 0, message);
 }
 
+static void
+connect_handlers (PpService *self)
+{
+  static const char * const not_implemented[] = {
+    "handle-list-changes", "handle-list-overrides",
+  };
+  PpDbusManager *skeleton = self->skeleton;
+
+  g_signal_connect (skeleton, "g-authorize-method", G_CALLBACK (on_authorize_method), self);
+  g_signal_connect (skeleton, "handle-list-devices", G_CALLBACK (handle_list_devices), self);
+  g_signal_connect (skeleton, "handle-get-device", G_CALLBACK (handle_get_device), self);
+  g_signal_connect (skeleton, "handle-explain", G_CALLBACK (handle_explain), self);
+  g_signal_connect (skeleton, "handle-get-statistics", G_CALLBACK (handle_get_statistics), self);
+  g_signal_connect (skeleton, "handle-list-inhibitors", G_CALLBACK (handle_list_inhibitors), self);
+  g_signal_connect (skeleton, "handle-get-video-quirks", G_CALLBACK (handle_get_video_quirks), self);
+  g_signal_connect (skeleton, "handle-reload", G_CALLBACK (handle_reload), self);
+  g_signal_connect (skeleton, "handle-set-override", G_CALLBACK (handle_set_override), self);
+  g_signal_connect (skeleton, "handle-clear-overrides", G_CALLBACK (handle_clear_overrides), self);
+  g_signal_connect (skeleton, "handle-suspend", G_CALLBACK (handle_suspend), self);
+  g_signal_connect (skeleton, "handle-hibernate", G_CALLBACK (handle_hibernate), self);
+  g_signal_connect (skeleton, "handle-power-down", G_CALLBACK (handle_power_down), self);
+  g_signal_connect (skeleton, "handle-power-up", G_CALLBACK (handle_power_up), self);
+  g_signal_connect (skeleton, "handle-hold", G_CALLBACK (handle_hold), self);
+  g_signal_connect (skeleton, "handle-inhibit", G_CALLBACK (handle_inhibit), self);
+  for (guint i = 0; i < G_N_ELEMENTS (not_implemented); i++)
+    g_signal_connect (skeleton, not_implemented[i], G_CALLBACK (handle_not_implemented), self);
+}
+
+static void
+connect_properties (PpService *self)
+{
+  PpDbusManager *skeleton = self->skeleton;
+
+  pp_dbus_manager_set_version (skeleton, PACKAGE_VERSION);
+  pp_dbus_manager_set_conflicts (skeleton, g_variant_new_array (G_VARIANT_TYPE ("(ss)"), NULL, 0));
+  bind (self, self->manager, "on-battery", "on-battery");
+  bind (self, self->manager, "dry-run", "dry-run");
+  bind (self, self->sleep, "backend", "backend");
+  bind (self, self->sleep, "video-quirks", "video-quirks");
+  if (self->activity != NULL)
+    {
+      bind (self, self->activity, "user-idle", "user-idle");
+      bind (self, self->activity, "idle-timeout-sec", "idle-timeout-sec");
+      bind (self, self->activity, "lid-closed", "lid-closed");
+      bind (self, self->activity, "docked", "docked");
+    }
+  else
+    pp_dbus_manager_set_idle_timeout_sec (skeleton,
+                                          pp_manager_get_config (self->manager)->idle_timeout_sec);
+}
+
 gboolean
 pp_service_start (PpService *self, GError **error)
 {
-  g_autoptr(GBytes) xml = NULL;
-  GDBusInterfaceInfo *iface;
-
   self->bus = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, error);
   if (self->bus == NULL)
     return FALSE;
@@ -544,8 +824,6 @@ pp_service_start (PpService *self, GError **error)
   /* system sleep and lid actions: before the object is served, so that
    * Backend and VideoQuirks are known from the first call */
   self->sleep = pp_sleep_new (self->manager, self->bus);
-  g_signal_connect (self->sleep, "notify::video-quirks", G_CALLBACK (on_video_quirks_changed), self);
-  g_signal_connect (self->sleep, "notify::backend", G_CALLBACK (on_backend_changed), self);
   if (self->activity != NULL)
     {
       g_signal_connect (self->activity, "notify::lid-closed", G_CALLBACK (on_lid_state_changed), self);
@@ -554,24 +832,13 @@ pp_service_start (PpService *self, GError **error)
       on_lid_state_changed (self->activity, NULL, self);
     }
 
-  xml = g_resource_lookup_data (pp_get_resource (),
-                                "/org/powerpolicy1/org.powerpolicy1.Manager.xml",
-                                G_RESOURCE_LOOKUP_FLAGS_NONE, error);
-  if (xml == NULL)
-    return FALSE;
-  self->node_info = g_dbus_node_info_new_for_xml (g_bytes_get_data (xml, NULL), error);
-  if (self->node_info == NULL)
-    return FALSE;
-  iface = g_dbus_node_info_lookup_interface (self->node_info, PP_DBUS_INTERFACE);
-  g_assert (iface != NULL);
-
-  self->registration_id = g_dbus_connection_register_object (self->bus, PP_DBUS_PATH, iface,
-                                                             &vtable, self, NULL, error);
-  if (self->registration_id == 0)
-    return FALSE;
-
-  g_signal_connect (self->manager, "notify::on-battery", G_CALLBACK (on_on_battery_changed), self);
+  self->skeleton = pp_dbus_manager_skeleton_new ();
+  connect_handlers (self);
+  connect_properties (self);
   g_signal_connect (self->manager, "device-changed", G_CALLBACK (on_device_changed), self);
+  if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (self->skeleton),
+                                         self->bus, PP_DBUS_PATH, error))
+    return FALSE;
 
   self->owner_id = g_bus_own_name_on_connection (self->bus, PP_DBUS_NAME,
                                                  G_BUS_NAME_OWNER_FLAGS_DO_NOT_QUEUE,
@@ -584,9 +851,16 @@ void
 pp_service_stop (PpService *self)
 {
   g_clear_handle_id (&self->owner_id, g_bus_unown_name);
-  if (self->registration_id != 0 && self->bus != NULL)
-    g_dbus_connection_unregister_object (self->bus, self->registration_id);
-  self->registration_id = 0;
+  if (self->skeleton != NULL &&
+      g_dbus_interface_skeleton_get_connection (G_DBUS_INTERFACE_SKELETON (self->skeleton)) != NULL)
+    {
+      /* pending PropertiesChanged go out before the object goes */
+      g_dbus_interface_skeleton_flush (G_DBUS_INTERFACE_SKELETON (self->skeleton));
+      g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (self->skeleton));
+    }
+  if (self->skeleton != NULL)
+    g_signal_handlers_disconnect_by_data (self->skeleton, self);
+  unbind_all (self);
   if (self->manager != NULL)
     g_signal_handlers_disconnect_by_data (self->manager, self);
   if (self->activity != NULL)
@@ -603,7 +877,8 @@ pp_service_finalize (GObject *object)
   PpService *self = PP_SERVICE (object);
 
   pp_service_stop (self);
-  g_clear_pointer (&self->node_info, g_dbus_node_info_unref);
+  g_ptr_array_unref (self->bindings);
+  g_clear_object (&self->skeleton);
   g_clear_object (&self->bus);
   g_clear_object (&self->power_ops);
   g_clear_object (&self->activity);
@@ -630,6 +905,7 @@ pp_service_class_init (PpServiceClass *klass)
 static void
 pp_service_init (PpService *self)
 {
+  self->bindings = g_ptr_array_new_with_free_func (g_object_unref);
 }
 
 PpService *

@@ -861,19 +861,10 @@ pp_sleep_get_video_quirks (PpSleep *self)
   return self->quirk_names ? (const char * const *) self->quirk_names : empty;
 }
 
-GVariant *
-pp_sleep_get_video_quirks_why (PpSleep *self)
+const PpQuirkSelection *
+pp_sleep_get_quirk_selection (PpSleep *self)
 {
-  GVariantBuilder b;
-  const char *source = pp_quirk_source_to_string (self->selection->source);
-
-  g_variant_builder_init (&b, G_VARIANT_TYPE ("a(sss)"));
-  for (guint i = 0; i < self->selection->reasons->len; i++)
-    {
-      PpQuirkReason *r = g_ptr_array_index (self->selection->reasons, i);
-      g_variant_builder_add (&b, "(sss)", r->quirk, source, r->detail);
-    }
-  return g_variant_builder_end (&b);
+  return self->selection;
 }
 
 PpSleep *

@@ -8,6 +8,7 @@
 #include <gio/gio.h>
 
 #include "pp-manager.h"
+#include "pp-quirkdb.h"
 
 G_BEGIN_DECLS
 
@@ -30,8 +31,9 @@ void                pp_sleep_reload               (PpSleep          *self,
 const char         *pp_sleep_get_backend          (PpSleep          *self);
 /* The quirks in force (NULL-terminated, owned by @self). */
 const char * const *pp_sleep_get_video_quirks     (PpSleep          *self);
-/* a(sss): (quirk, source, detail) for every quirk in force. */
-GVariant           *pp_sleep_get_video_quirks_why (PpSleep          *self);
+/* Why the quirks in force were chosen: their source and a reason per
+ * quirk (GetVideoQuirks). Owned by @self, valid until the next reload. */
+const PpQuirkSelection *pp_sleep_get_quirk_selection (PpSleep      *self);
 
 /* Suspend (@state "mem") or hibernate ("disk"): through logind when it
  * is the backend, else the kernel path with the pre/post steps.

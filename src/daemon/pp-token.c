@@ -12,9 +12,12 @@
 
 #include "pp-error.h"
 #include "pp-token.h"
+#include "pp-util.h"
+
 
 struct _PpToken {
   int              fd;         /* our end of the socket pair */
+  guint32          uid;
   guint            watch_id;
   PpTokenReleased  released;
   gpointer         user_data;
@@ -40,37 +43,98 @@ on_token_fd (int fd, GIOCondition condition, gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
-PpToken *
-pp_token_new (PpTokenReleased   released,
-              gpointer          user_data,
-              GUnixFDList     **fd_list,
-              GError          **error)
+/* The limits and the counts: one main loop, no locking. */
+static guint limit_per_user = PP_TOKEN_DEFAULT_PER_USER;
+static guint limit_total = PP_TOKEN_DEFAULT_TOTAL;
+static guint n_tokens;
+static GHashTable *n_by_uid;   /* uid → count, only uids with tokens */
+
+void
+pp_token_set_limits (guint per_user, guint total)
 {
-  g_autoptr(GUnixFDList) list = g_unix_fd_list_new ();
+  limit_total = MIN (total, PP_TOKEN_TOTAL_CEILING);
+  limit_per_user = MIN (per_user, limit_total);
+}
+
+guint
+pp_token_count (void)
+{
+  return n_tokens;
+}
+
+guint
+pp_token_count_for_uid (guint32 uid)
+{
+  if (n_by_uid == NULL)
+    return 0;
+  return GPOINTER_TO_UINT (g_hash_table_lookup (n_by_uid, GUINT_TO_POINTER (uid)));
+}
+
+static void
+count_token (guint32 uid, int delta)
+{
+  guint n = pp_token_count_for_uid (uid);
+
+  if (n_by_uid == NULL)
+    n_by_uid = g_hash_table_new (NULL, NULL);
+  n_tokens += delta;
+  n += delta;
+  if (n == 0)
+    g_hash_table_remove (n_by_uid, GUINT_TO_POINTER (uid));
+  else
+    g_hash_table_insert (n_by_uid, GUINT_TO_POINTER (uid), GUINT_TO_POINTER (n));
+}
+
+static gboolean
+check_limits (guint32 uid, GError **error)
+{
+  if (n_tokens >= limit_total)
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
+                   "too many holds and inhibitors: %u in total (MaxInhibitors=%u)",
+                   n_tokens, limit_total);
+      return FALSE;
+    }
+  if (pp_token_count_for_uid (uid) >= limit_per_user)
+    {
+      if (uid == PP_TOKEN_UID_UNKNOWN)
+        g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
+                     "too many holds and inhibitors of callers of unknown uid: %u (MaxInhibitorsPerUser=%u)",
+                     pp_token_count_for_uid (uid), limit_per_user);
+      else
+        g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
+                     "too many holds and inhibitors of uid %u: %u (MaxInhibitorsPerUser=%u)",
+                     uid, pp_token_count_for_uid (uid), limit_per_user);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+PpToken *
+pp_token_new (guint32          uid,
+              PpTokenReleased  released,
+              gpointer         user_data,
+              int             *out_fd,
+              GError         **error)
+{
   PpToken *token;
   int fds[2];
-  int index;
 
+  if (!check_limits (uid, error))
+    return NULL;
   if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, fds) < 0)
     {
       pp_error_set_from_errno (error, errno, "cannot create the fd to return");
       return NULL;
     }
-  /* the list holds its own copy: ours must go, or the release would
-   * never be seen */
-  index = g_unix_fd_list_append (list, fds[1], error);
-  close (fds[1]);
-  if (index < 0)
-    {
-      close (fds[0]);
-      return NULL;
-    }
   token = g_new0 (PpToken, 1);
   token->fd = fds[0];
+  token->uid = uid;
+  count_token (uid, +1);
   token->released = released;
   token->user_data = user_data;
   token->watch_id = g_unix_fd_add (token->fd, G_IO_IN | G_IO_HUP | G_IO_ERR, on_token_fd, token);
-  *fd_list = g_steal_pointer (&list);
+  *out_fd = fds[1];
   return token;
 }
 
@@ -81,60 +145,92 @@ pp_token_free (PpToken *token)
     return;
   g_clear_handle_id (&token->watch_id, g_source_remove);
   close (token->fd);
+  count_token (token->uid, -1);
   g_free (token);
 }
 
 gboolean
-pp_token_check_text (GDBusMethodInvocation *invocation, const char *who, const char *why)
+pp_token_check_text (const char *who, const char *why, GError **error)
 {
-  if (strlen (who) <= PP_TOKEN_TEXT_MAX && strlen (why) <= PP_TOKEN_TEXT_MAX)
-    return TRUE;
-  g_dbus_method_invocation_return_error (invocation, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
-                                         "who and why are limited to %d bytes",
-                                         PP_TOKEN_TEXT_MAX);
-  return FALSE;
+  if (strlen (who) > PP_TOKEN_TEXT_MAX || strlen (why) > PP_TOKEN_TEXT_MAX)
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                   "who and why are limited to %d bytes", PP_TOKEN_TEXT_MAX);
+      return FALSE;
+    }
+  /* the bus guarantees it for strings; a check costs nothing */
+  if (!g_utf8_validate (who, -1, NULL) || !g_utf8_validate (why, -1, NULL))
+    {
+      g_set_error_literal (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                           "who and why must be UTF-8");
+      return FALSE;
+    }
+  return TRUE;
 }
 
-typedef struct {
-  PpCallerPidReady ready;
-  gpointer         user_data;
-} PidRequest;
-
-static void
-on_caller_pid (GObject *source, GAsyncResult *res, gpointer user_data)
+gboolean
+pp_token_parse_what (const char *what, gboolean *idle, gboolean *lid, GError **error)
 {
-  PidRequest *req = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), res, &error);
-  guint32 pid = 0;
+  g_auto(GStrv) parts = NULL;
 
-  if (reply != NULL)
-    g_variant_get (reply, "(u)", &pid);
-  req->ready (pid, error, req->user_data);
-  g_free (req);
+  *idle = *lid = FALSE;
+  if (what == NULL || *what == '\0' || strlen (what) > PP_TOKEN_WHAT_MAX)
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                   "what must be a colon-separated list of 'idle' and 'lid', each at most once");
+      return FALSE;
+    }
+  parts = g_strsplit (what, ":", -1);
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      gboolean *seen;
+
+      if (g_str_equal (parts[i], "idle"))
+        seen = idle;
+      else if (g_str_equal (parts[i], "lid"))
+        seen = lid;
+      else
+        {
+          /* short (checked above) but any bytes: never shown raw */
+          g_autofree char *shown = pp_escape_text (parts[i], 0);
+
+          g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                       "unknown inhibitor kind '%s' (known: idle, lid)", shown);
+          return FALSE;
+        }
+      if (*seen)
+        {
+          g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                       "inhibitor kind '%s' given twice", parts[i]);
+          return FALSE;
+        }
+      *seen = TRUE;
+    }
+  return TRUE;
+}
+
+PpTokenInfo *
+pp_token_info_new (const char *what, const char *who, const char *why,
+                   const char *device, guint32 pid)
+{
+  PpTokenInfo *info = g_new0 (PpTokenInfo, 1);
+
+  info->what = g_strdup (what);
+  info->who = g_strdup (who);
+  info->why = g_strdup (why);
+  info->device = g_strdup (device ? device : "");
+  info->pid = pid;
+  return info;
 }
 
 void
-pp_token_get_caller_pid (GDBusMethodInvocation *invocation,
-                         PpCallerPidReady       ready,
-                         gpointer               user_data)
+pp_token_info_free (PpTokenInfo *info)
 {
-  GDBusConnection *connection = g_dbus_method_invocation_get_connection (invocation);
-  const char *sender = g_dbus_method_invocation_get_sender (invocation);
-  PidRequest *req;
-
-  if (connection == NULL || sender == NULL)
-    {
-      g_autoptr(GError) error = g_error_new_literal (PP_ERROR, PP_ERROR_FAILED,
-                                                     "the caller has no bus name");
-      ready (0, error, user_data);
-      return;
-    }
-  req = g_new0 (PidRequest, 1);
-  req->ready = ready;
-  req->user_data = user_data;
-  g_dbus_connection_call (connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                          "org.freedesktop.DBus", "GetConnectionUnixProcessID",
-                          g_variant_new ("(s)", sender), G_VARIANT_TYPE ("(u)"),
-                          G_DBUS_CALL_FLAGS_NONE, 5000, NULL, on_caller_pid, req);
+  if (info == NULL)
+    return;
+  g_free (info->what);
+  g_free (info->who);
+  g_free (info->why);
+  g_free (info->device);
+  g_free (info);
 }

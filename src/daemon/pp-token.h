@@ -4,41 +4,98 @@
  * every copy is closed (or the holder dies) the daemon is told once. */
 #pragma once
 
-#include <gio/gio.h>
-#include <gio/gunixfdlist.h>
+#include <glib.h>
+
+#include "pp-config.h"
 
 G_BEGIN_DECLS
 
-/* who and why of a hold or inhibitor: free text, but bounded */
-#define PP_TOKEN_TEXT_MAX 1024
+/* Limits on what a caller may make the daemon keep (SPEC §5, documented in
+ * powerpolicyd(8)):
+ *
+ * who and why of a hold or inhibitor: free text, but bounded. */
+#define PP_TOKEN_TEXT_MAX 256
+/* Inhibit's what: a colon list of the known words, each at most once, so
+ * a valid one is never longer than "idle:lid" (8 bytes); a longer one than
+ * this is refused before its words are looked at. */
+#define PP_TOKEN_WHAT_MAX 32
+/* Holds and inhibitors together, per caller uid and in total
+ * ([Daemon] MaxInhibitorsPerUser=, MaxInhibitors=). The total is capped at
+ * PP_TOKEN_TOTAL_CEILING whatever the configuration says: each token is a
+ * file descriptor (the unit's LimitNOFILE= leaves room for them), and
+ * ListInhibitors must stay far below the bus's 32 MiB message limit. Worst
+ * case per entry (ssssu): what 8 + who 256 + why 256 + device (a syspath,
+ * < PATH_MAX 4096) + 5 length words, 5 NULs, padding < 40 bytes = 4,656;
+ * × 4,096 = 18.2 MiB. With real syspaths (< 256 bytes) it is < 3.2 MiB. */
+#define PP_TOKEN_DEFAULT_PER_USER 64
+#define PP_TOKEN_DEFAULT_TOTAL    4096
+#define PP_TOKEN_TOTAL_CEILING    PP_MAX_INHIBITORS_LIMIT
 
 typedef struct _PpToken PpToken;
 
 typedef void (*PpTokenReleased) (gpointer user_data);
 
-/* A new token; the caller's end is at index 0 of *@fd_list. @released is
- * called once, from the main loop, when the caller's end is closed. */
-PpToken  *pp_token_new        (PpTokenReleased   released,
+/* Set the limits (clamped to PP_TOKEN_TOTAL_CEILING; per user to the
+ * total). 0 refuses every new token. Tokens already given out stay. */
+void      pp_token_set_limits (guint             per_user,
+                               guint             total);
+/* How many tokens exist now, in total and for @uid. */
+guint     pp_token_count      (void);
+guint     pp_token_count_for_uid (guint32        uid);
+
+/* Counted against this uid when the bus could not tell the caller's. */
+#define PP_TOKEN_UID_UNKNOWN G_MAXUINT32
+
+/* A new token for a caller of @uid (PP_TOKEN_UID_UNKNOWN: unknown uids
+ * share one count). The caller's end in *@out_fd (the caller of this
+ * function owns it and passes it on). @released is called once, from the
+ * main loop, when the caller's end is closed. Over a limit: NULL and
+ * PP_ERROR_REFUSED naming the limit. */
+PpToken  *pp_token_new        (guint32           uid,
+                               PpTokenReleased   released,
                                gpointer          user_data,
-                               GUnixFDList     **fd_list,
+                               int              *out_fd,
                                GError          **error);
 /* Stop watching and close our end, without calling @released. */
 void      pp_token_free       (PpToken          *token);
 
-/* Check who/why against PP_TOKEN_TEXT_MAX; on failure the invocation has
- * been answered with InvalidArgument. */
-gboolean  pp_token_check_text (GDBusMethodInvocation *invocation,
-                               const char            *who,
-                               const char            *why);
+/* Check who/why against PP_TOKEN_TEXT_MAX and that they are UTF-8; FALSE
+ * and PP_ERROR_INVALID_ARGUMENT otherwise. */
+gboolean  pp_token_check_text (const char       *who,
+                               const char       *why,
+                               GError          **error);
 
-typedef void (*PpCallerPidReady) (guint32       pid,
-                                  const GError *error,
-                                  gpointer      user_data);
+/* Parse Inhibit's what: a non-empty colon list of "idle" and "lid", each
+ * at most once. FALSE and InvalidArgument otherwise. */
+gboolean  pp_token_parse_what (const char       *what,
+                               gboolean         *idle,
+                               gboolean         *lid,
+                               GError          **error);
 
-/* The pid of the invocation's sender, asked of the bus without blocking;
- * pid 0 and @error set when it cannot be known. */
-void      pp_token_get_caller_pid (GDBusMethodInvocation *invocation,
-                                   PpCallerPidReady       ready,
-                                   gpointer               user_data);
+/* Who asks for a hold or an inhibitor, and why (SPEC §5 Hold, Inhibit). */
+typedef struct {
+  const char *who;   /* free text (PP_TOKEN_TEXT_MAX) */
+  const char *why;
+  guint32     uid;   /* counted against the limits; PP_TOKEN_UID_UNKNOWN */
+  guint32     pid;   /* shown by ListInhibitors; 0 when unknown */
+} PpTokenRequest;
+
+/* A hold or an inhibitor, as ListInhibitors lists it (SPEC §5). */
+typedef struct {
+  char    *what;     /* "hold", or Inhibit's what */
+  char    *who;
+  char    *why;
+  char    *device;   /* the held device; "" for an inhibitor */
+  guint32  pid;      /* 0 when unknown */
+} PpTokenInfo;
+
+PpTokenInfo *pp_token_info_new  (const char  *what,
+                                 const char  *who,
+                                 const char  *why,
+                                 const char  *device,
+                                 guint32      pid);
+void         pp_token_info_free (PpTokenInfo *info);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PpTokenInfo, pp_token_info_free)
 
 G_END_DECLS

@@ -109,7 +109,7 @@ const PmctlCommand pmctl_command_list = {
 static const char * const device_field_order[] = {
   "path", "subsystem", "class", "driver", "parent", "suppliers", "consumers",
   "runtime_status", "control", "autosuspend_delay_ms", "wakeup", "held",
-  "blocker", "ignored", NULL,
+  "blocker", "ignored", "excluded", NULL,
 };
 
 static void

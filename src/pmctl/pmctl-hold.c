@@ -37,7 +37,7 @@ static const GOptionEntry inhibit_entries[] = {
 };
 
 /* The daemon takes at most this many bytes of who and why. */
-#define HOLD_TEXT_MAX 1024
+#define HOLD_TEXT_MAX 256
 
 static volatile sig_atomic_t child_pid;
 static volatile sig_atomic_t pending_signal;

@@ -16,6 +16,7 @@
 #include "pmctl.h"
 #include "pmctl-output.h"
 #include "pp-enums.h"
+#include "pp-error.h"
 #include "pp-metrics.h"
 #include "pp-stats.h"
 #include "pp-util.h"
@@ -569,10 +570,12 @@ run_metrics (Pmctl *ctl, char **args, char **command_argv)
       pmctl_report_error (error, "list the inhibitors", NULL);
       return PMCTL_EXIT_FAILURE;
     }
-  /* an older daemon without ListOverrides: the family has no sample */
+  /* a daemon without ListOverrides (unknown, or declared and not served
+   * yet): the family has no sample */
   if (!pp_dbus_manager_call_list_overrides_sync (ctl->manager, &overrides, NULL, &error))
     {
-      if (!g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD))
+      if (!g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD) &&
+          !g_error_matches (error, PP_ERROR, PP_ERROR_NOT_SUPPORTED))
         {
           pmctl_report_error (error, "list the overrides", NULL);
           return PMCTL_EXIT_FAILURE;

@@ -53,6 +53,7 @@ static const PmctlCommand * const commands[] = {
   &pmctl_command_list,
   &pmctl_command_tree,
   &pmctl_command_show,
+  &pmctl_command_explain,
   &pmctl_command_power_down,
   &pmctl_command_power_up,
   &pmctl_command_set,

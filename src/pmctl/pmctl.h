@@ -49,6 +49,7 @@ typedef struct {
 extern const PmctlCommand pmctl_command_status;      /* pmctl-status.c */
 extern const PmctlCommand pmctl_command_list;        /* pmctl-devices.c */
 extern const PmctlCommand pmctl_command_show;
+extern const PmctlCommand pmctl_command_explain;     /* pmctl-explain.c */
 extern const PmctlCommand pmctl_command_tree;        /* pmctl-tree.c */
 extern const PmctlCommand pmctl_command_power_down;  /* pmctl-power.c */
 extern const PmctlCommand pmctl_command_power_up;

@@ -61,6 +61,7 @@ pp_setting_free (PpSetting *setting)
   g_free (setting->key);
   g_free (setting->value);
   g_free (setting->file);
+  g_free (setting->origin);
   g_free (setting);
 }
 
@@ -751,7 +752,7 @@ parse_daemon_key (ParseState *st, guint line, const char *key, const char *value
       if (parse_uint (value, PP_MAX_INHIBITORS_LIMIT, &n) && n > 0)
         *target = n;
       else
-        bad_value (st, line, key, value, "a number from 1 to 65536");
+        bad_value (st, line, key, value, "a number from 1 to " G_STRINGIFY (PP_MAX_INHIBITORS_LIMIT));
     }
   else
     {

@@ -32,13 +32,34 @@ typedef enum {
 /* At most this many characters of a dropped line are quoted in its report. */
 #define PP_CONFIG_MAX_QUOTE 80
 
+/* Which layer of the policy decided a setting (SPEC §5 Explain); NONE
+ * for a setting of the configuration itself, not a decision. */
+typedef enum {
+  PP_SOURCE_NONE = 0,
+  PP_SOURCE_CLASS,         /* [Class NAME] */
+  PP_SOURCE_BATTERY,       /* [Class NAME:battery] */
+  PP_SOURCE_IDLE,          /* [Class NAME:idle] */
+  PP_SOURCE_UDEV,          /* a udev property (POWERPOLICY_*, ID_AUTOSUSPEND*) */
+  PP_SOURCE_OVERRIDE,      /* an override set over D-Bus */
+  PP_SOURCE_POWER_DOWN,    /* PowerDown(auto) in force */
+  PP_SOURCE_HOLD,          /* a hold */
+  PP_SOURCE_EXCLUDED,      /* ExcludeDrivers= of the class: nothing written */
+  PP_SOURCE_IGNORED,       /* POWERPOLICY_IGNORE=1: nothing written */
+} PpSettingSource;
+
 /* @file/@line: the configuration line that set it (for drop-ins the
- * drop-in); NULL/0 when it does not come from a configuration file. */
+ * drop-in); NULL/0 when it does not come from a configuration file.
+ * @source/@origin: for a decision of the policy (pp_policy_decide()), the
+ * layer that decided it and why, as Explain shows it ("FILE:LINE",
+ * "POWERPOLICY_AUTOSUSPEND=0", "override set over D-Bus", ...);
+ * PP_SOURCE_NONE/NULL otherwise. */
 typedef struct {
-  char  *key;
-  char  *value;
-  char  *file;
-  guint  line;
+  char            *key;
+  char            *value;
+  char            *file;
+  guint            line;
+  PpSettingSource  source;
+  char            *origin;
 } PpSetting;
 
 /* The layers of one [Class NAME] or [Module NAME]: per layer an ordered
@@ -103,7 +124,7 @@ typedef struct {
 
 #define PP_DEFAULT_MAX_INHIBITORS_PER_USER  64
 #define PP_DEFAULT_MAX_INHIBITORS           4096
-#define PP_MAX_INHIBITORS_LIMIT             65536
+#define PP_MAX_INHIBITORS_LIMIT             4096  /* each one is a file descriptor of the daemon */
 
 /* A setting with its origin (pp_setting_new(), in pp-policy.h, is this
  * with no origin); free with pp_setting_free(). */

@@ -120,33 +120,68 @@ map_find (SettingMap *map, const char *key)
 }
 
 static void
-map_set (SettingMap *map, const char *key, const char *value)
+map_set (SettingMap      *map,
+         const char      *key,
+         const char      *value,
+         PpSettingSource  source,
+         const char      *origin)
 {
   PpSetting *s = map_find (map, key);
 
-  if (s != NULL)
+  if (s == NULL)
+    {
+      s = pp_setting_new (key, value);
+      g_ptr_array_add (map->settings, s);
+    }
+  else
     {
       g_free (s->value);
       s->value = g_strdup (value);
-      return;
     }
-  g_ptr_array_add (map->settings, pp_setting_new (key, value));
+  s->source = source;
+  g_free (s->origin);
+  s->origin = g_strdup (origin);
 }
 
 static void
-map_set_int (SettingMap *map, const char *key, gint value)
+map_set_int (SettingMap      *map,
+             const char      *key,
+             gint             value,
+             PpSettingSource  source,
+             const char      *origin)
 {
   char buf[16];
 
   g_snprintf (buf, sizeof buf, "%d", value);
-  map_set (map, key, buf);
+  map_set (map, key, buf, source, origin);
+}
+
+/* "FILE:LINE" of a configuration line, or the section when the setting
+ * has no file (a configuration built in memory). */
+static char *
+config_origin (const PpSetting *s, const char *section)
+{
+  if (s->file != NULL && s->line > 0)
+    return g_strdup_printf ("%s:%u", s->file, s->line);
+  if (s->file != NULL)
+    return g_strdup (s->file);
+  return g_strdup_printf ("[%s]", section);
 }
 
 static void
 map_apply_layers (SettingMap              *map,
                   const PpLayeredSettings *ls,
-                  const PpSituation       *situation)
+                  const PpSituation       *situation,
+                  const char              *name)
 {
+  static const PpSettingSource sources[PP_N_LAYERS] = {
+    [PP_LAYER_BASE] = PP_SOURCE_CLASS,
+    [PP_LAYER_BATTERY] = PP_SOURCE_BATTERY,
+    [PP_LAYER_IDLE] = PP_SOURCE_IDLE,
+  };
+  static const char * const suffixes[PP_N_LAYERS] = {
+    [PP_LAYER_BASE] = "", [PP_LAYER_BATTERY] = ":battery", [PP_LAYER_IDLE] = ":idle",
+  };
   gboolean use[PP_N_LAYERS] = {
     [PP_LAYER_BASE] = TRUE,
     [PP_LAYER_BATTERY] = situation->on_battery,
@@ -162,7 +197,10 @@ map_apply_layers (SettingMap              *map,
       for (guint i = 0; i < ls->layers[l]->len; i++)
         {
           PpSetting *s = g_ptr_array_index (ls->layers[l], i);
-          map_set (map, s->key, s->value);
+          g_autofree char *section = g_strdup_printf ("%s%s", name, suffixes[l]);
+          g_autofree char *origin = config_origin (s, section);
+
+          map_set (map, s->key, s->value, sources[l], origin);
         }
     }
 }
@@ -190,6 +228,152 @@ compare_settings (gconstpointer a, gconstpointer b)
   return setting_rank (sa->key) - setting_rank (sb->key);
 }
 
+const char *
+pp_setting_source_to_string (PpSettingSource source)
+{
+  switch (source)
+    {
+    case PP_SOURCE_CLASS:      return "class";
+    case PP_SOURCE_BATTERY:    return "battery";
+    case PP_SOURCE_IDLE:       return "idle";
+    case PP_SOURCE_UDEV:       return "udev";
+    case PP_SOURCE_OVERRIDE:   return "override";
+    case PP_SOURCE_POWER_DOWN: return "power-down";
+    case PP_SOURCE_HOLD:       return "hold";
+    case PP_SOURCE_EXCLUDED:   return "excluded";
+    case PP_SOURCE_IGNORED:    return "ignored";
+    case PP_SOURCE_NONE:
+    default:                   return "";
+    }
+}
+
+#define ORIGIN_OVERRIDE   "override set over D-Bus"
+#define ORIGIN_POWER_DOWN "PowerDown (auto) over D-Bus, until PowerUp"
+
+/* Every layer, the skip rules aside. */
+static GPtrArray *
+decide_layers (const PpConfig      *config,
+               const PpDeviceProps *props,
+               const PpSituation   *situation,
+               const PpDeviceState *state)
+{
+  SettingMap map = { g_ptr_array_new_with_free_func ((GDestroyNotify) pp_setting_free) };
+  const PpOverride *override = state->override;
+  g_autofree char *section = g_strdup_printf ("Class %s", props->klass);
+
+  /* systemd hwdb hints are defaults: the class wins where it says
+   * something explicitly (SPEC §3). */
+  if (props->id_autosuspend)
+    map_set (&map, PP_ATTR_CONTROL, "auto", PP_SOURCE_UDEV, "ID_AUTOSUSPEND=1");
+  if (props->id_delay_ms != PP_DELAY_UNSET)
+    {
+      g_autofree char *origin = g_strdup_printf ("ID_AUTOSUSPEND_DELAY_MS=%d", props->id_delay_ms);
+      map_set_int (&map, PP_ATTR_DELAY, props->id_delay_ms, PP_SOURCE_UDEV, origin);
+    }
+
+  map_apply_layers (&map, pp_config_get_class (config, props->klass), situation, section);
+
+  /* Per-device udev properties. */
+  if (props->autosuspend == PP_TRISTATE_NO)
+    map_set (&map, PP_ATTR_CONTROL, "on", PP_SOURCE_UDEV, "POWERPOLICY_AUTOSUSPEND=0");
+  else if (props->autosuspend == PP_TRISTATE_YES)
+    map_set (&map, PP_ATTR_CONTROL, "auto", PP_SOURCE_UDEV, "POWERPOLICY_AUTOSUSPEND=1");
+  if (props->delay_ms != PP_DELAY_UNSET)
+    {
+      g_autofree char *origin = g_strdup_printf ("POWERPOLICY_AUTOSUSPEND_DELAY_MS=%d",
+                                                 props->delay_ms);
+      map_set_int (&map, PP_ATTR_DELAY, props->delay_ms, PP_SOURCE_UDEV, origin);
+    }
+  if (props->wakeup != NULL)
+    {
+      g_autofree char *origin = g_strdup_printf ("POWERPOLICY_WAKEUP=%s", props->wakeup);
+      map_set (&map, PP_ATTR_WAKEUP, props->wakeup, PP_SOURCE_UDEV, origin);
+    }
+
+  /* Overrides set over D-Bus. */
+  if (override != NULL)
+    {
+      if (override->control != NULL)
+        map_set (&map, PP_ATTR_CONTROL, override->control, PP_SOURCE_OVERRIDE, ORIGIN_OVERRIDE);
+      if (override->delay_ms != PP_DELAY_UNSET)
+        map_set_int (&map, PP_ATTR_DELAY, override->delay_ms, PP_SOURCE_OVERRIDE, ORIGIN_OVERRIDE);
+      if (override->wakeup != NULL)
+        map_set (&map, PP_ATTR_WAKEUP, override->wakeup, PP_SOURCE_OVERRIDE, ORIGIN_OVERRIDE);
+    }
+
+  /* PowerDown(auto) is the caller's latest word, above their overrides */
+  if (state->powered_down)
+    {
+      map_set (&map, PP_ATTR_CONTROL, "auto", PP_SOURCE_POWER_DOWN, ORIGIN_POWER_DOWN);
+      map_set (&map, PP_ATTR_DELAY, "0", PP_SOURCE_POWER_DOWN, ORIGIN_POWER_DOWN);
+    }
+
+  if (state->held)
+    map_set (&map, PP_ATTR_CONTROL, "on", PP_SOURCE_HOLD,
+             state->held_by != NULL ? state->held_by : "held");
+
+  g_ptr_array_sort (map.settings, compare_settings);
+  return map.settings;
+}
+
+PpDecision *
+pp_policy_decide (const PpConfig      *config,
+                  const PpDeviceProps *props,
+                  const PpSituation   *situation,
+                  const PpDeviceState *state)
+{
+  static const PpDeviceState no_state = { NULL, FALSE, FALSE, NULL, NULL };
+  PpDecision *d = g_new0 (PpDecision, 1);
+  const PpLayeredSettings *ls = pp_config_get_class (config, props->klass);
+  GPtrArray *settings;
+
+  if (state == NULL)
+    state = &no_state;
+  settings = decide_layers (config, props, situation, state);
+
+  if (props->ignore)
+    {
+      d->skipped = PP_SOURCE_IGNORED;
+      d->skip_origin = g_strdup ("POWERPOLICY_IGNORE=1");
+    }
+  else if (ls != NULL && ls->exclude_drivers != NULL && state->driver != NULL &&
+           g_strv_contains ((const char * const *) ls->exclude_drivers, state->driver))
+    {
+      g_autofree char *where = NULL;
+
+      if (ls->exclude_drivers_file != NULL && ls->exclude_drivers_line > 0)
+        where = g_strdup_printf ("%s:%u", ls->exclude_drivers_file, ls->exclude_drivers_line);
+      else
+        where = g_strdup_printf ("[Class %s]", props->klass);
+      d->skipped = PP_SOURCE_EXCLUDED;
+      d->skip_origin = g_strdup_printf ("driver %s excluded by %s", state->driver, where);
+    }
+
+  if (d->skipped != PP_SOURCE_NONE)
+    {
+      d->left_alone = settings;
+      d->settings = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_setting_free);
+    }
+  else
+    {
+      d->settings = settings;
+      d->left_alone = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_setting_free);
+    }
+  return d;
+}
+
+void
+pp_decision_free (PpDecision *decision)
+{
+  if (decision == NULL)
+    return;
+  /* callers may steal the settings */
+  g_clear_pointer (&decision->settings, g_ptr_array_unref);
+  g_clear_pointer (&decision->left_alone, g_ptr_array_unref);
+  g_free (decision->skip_origin);
+  g_free (decision);
+}
+
 GPtrArray *
 pp_policy_device_settings (const PpConfig      *config,
                            const PpDeviceProps *props,
@@ -197,48 +381,99 @@ pp_policy_device_settings (const PpConfig      *config,
                            const PpOverride    *override,
                            gboolean             held)
 {
-  SettingMap map = { g_ptr_array_new_with_free_func ((GDestroyNotify) pp_setting_free) };
-  const PpLayeredSettings *ls;
+  PpDeviceState state = { override, FALSE, held, NULL, NULL };
+  g_autoptr(PpDecision) d = pp_policy_decide (config, props, situation, &state);
 
-  if (props->ignore)
-    return map.settings;
+  return g_steal_pointer (&d->settings);
+}
 
-  /* systemd hwdb hints are defaults: the class wins where it says
-   * something explicitly (SPEC §3). */
-  if (props->id_autosuspend)
-    map_set (&map, PP_ATTR_CONTROL, "auto");
-  if (props->id_delay_ms != PP_DELAY_UNSET)
-    map_set_int (&map, PP_ATTR_DELAY, props->id_delay_ms);
+/* ---- Explain -------------------------------------------------------------- */
 
-  ls = pp_config_get_class (config, props->klass);
-  map_apply_layers (&map, ls, situation);
+void
+pp_explain_row_free (PpExplainRow *row)
+{
+  if (row == NULL)
+    return;
+  g_free (row->attribute);
+  g_free (row->current);
+  g_free (row->decided);
+  g_free (row->origin);
+  g_free (row);
+}
 
-  /* Per-device udev properties. */
-  if (props->autosuspend == PP_TRISTATE_NO)
-    map_set (&map, PP_ATTR_CONTROL, "on");
-  else if (props->autosuspend == PP_TRISTATE_YES)
-    map_set (&map, PP_ATTR_CONTROL, "auto");
-  if (props->delay_ms != PP_DELAY_UNSET)
-    map_set_int (&map, PP_ATTR_DELAY, props->delay_ms);
-  if (props->wakeup != NULL)
-    map_set (&map, PP_ATTR_WAKEUP, props->wakeup);
+static PpExplainRow *
+explain_row_new (const char *attribute, const char *decided, const char *layer, const char *origin)
+{
+  PpExplainRow *row = g_new0 (PpExplainRow, 1);
 
-  /* Overrides set over D-Bus. */
-  if (override != NULL)
+  row->attribute = g_strdup (attribute);
+  row->decided = g_strdup (decided);
+  row->layer = layer;
+  row->origin = g_strdup (origin);
+  return row;
+}
+
+static const PpSetting *
+find_setting (GPtrArray *settings, const char *key)
+{
+  for (guint i = 0; i < settings->len; i++)
     {
-      if (override->control != NULL)
-        map_set (&map, PP_ATTR_CONTROL, override->control);
-      if (override->delay_ms != PP_DELAY_UNSET)
-        map_set_int (&map, PP_ATTR_DELAY, override->delay_ms);
-      if (override->wakeup != NULL)
-        map_set (&map, PP_ATTR_WAKEUP, override->wakeup);
+      const PpSetting *s = g_ptr_array_index (settings, i);
+      if (g_str_equal (s->key, key))
+        return s;
     }
+  return NULL;
+}
 
-  if (held)
-    map_set (&map, PP_ATTR_CONTROL, "on");
+GPtrArray *
+pp_policy_explain (const PpConfig   *config,
+                   const char       *klass,
+                   const PpDecision *decision)
+{
+  static const char * const always[] = { PP_ATTR_CONTROL, PP_ATTR_DELAY, PP_ATTR_WAKEUP, NULL };
+  GPtrArray *rows = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_explain_row_free);
+  gboolean skipped = decision->skipped != PP_SOURCE_NONE;
+  GPtrArray *decided = skipped ? decision->left_alone : decision->settings;
+  g_autofree char *unset = NULL;
 
-  g_ptr_array_sort (map.settings, compare_settings);
-  return map.settings;
+  if (klass == NULL)
+    klass = "";
+  if (pp_config_get_class (config, klass) != NULL)
+    unset = g_strdup_printf ("not set by [Class %s]", klass);
+  else
+    unset = g_strdup_printf ("no [Class %s] section", klass);
+
+  for (guint i = 0; always[i]; i++)
+    {
+      const PpSetting *s = find_setting (decided, always[i]);
+
+      if (skipped)
+        g_ptr_array_add (rows, explain_row_new (always[i], "",
+                                                pp_setting_source_to_string (decision->skipped),
+                                                decision->skip_origin));
+      else if (s != NULL)
+        g_ptr_array_add (rows, explain_row_new (s->key, s->value,
+                                                pp_setting_source_to_string (s->source),
+                                                s->origin));
+      else
+        g_ptr_array_add (rows, explain_row_new (always[i], "", "class", unset));
+    }
+  for (guint i = 0; i < decided->len; i++)
+    {
+      const PpSetting *s = g_ptr_array_index (decided, i);
+
+      if (g_strv_contains (always, s->key))
+        continue;
+      if (skipped)
+        g_ptr_array_add (rows, explain_row_new (s->key, "",
+                                                pp_setting_source_to_string (decision->skipped),
+                                                decision->skip_origin));
+      else
+        g_ptr_array_add (rows, explain_row_new (s->key, s->value,
+                                                pp_setting_source_to_string (s->source),
+                                                s->origin));
+    }
+  return rows;
 }
 
 GPtrArray *
@@ -252,8 +487,9 @@ pp_policy_module_settings (const PpConfig    *config,
     {
       const char *module = g_ptr_array_index (names, i);
       SettingMap map = { g_ptr_array_new_with_free_func ((GDestroyNotify) pp_setting_free) };
+      g_autofree char *section = g_strdup_printf ("Module %s", module);
 
-      map_apply_layers (&map, pp_config_get_module (config, module), situation);
+      map_apply_layers (&map, pp_config_get_module (config, module), situation, section);
       for (guint j = 0; j < map.settings->len; j++)
         {
           PpSetting *s = g_ptr_array_index (map.settings, j);

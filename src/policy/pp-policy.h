@@ -58,13 +58,78 @@ void        pp_device_props_init     (PpDeviceProps   *props,
                                       GPtrArray       *warnings);
 void        pp_device_props_clear    (PpDeviceProps   *props);
 
-/* The settings (PpSetting*, key = relpath) to write for a device, in the
- * order they should be written. Empty when the device is ignored. */
+/* What the daemon knows of a device beyond udev's properties: its state
+ * in the daemon, and its driver. All fields may be NULL/FALSE. */
+typedef struct {
+  const PpOverride *override;      /* overrides set over D-Bus */
+  gboolean          powered_down;  /* PowerDown(auto) in force until PowerUp */
+  gboolean          held;          /* a hold (or PowerUp's pass) keeps it on */
+  const char       *held_by;       /* the hold's origin ("held by WHO (WHY), pid N");
+                                    * NULL: "held" */
+  const char       *driver;        /* the bound driver, for ExcludeDrivers= */
+} PpDeviceState;
+
+/* The policy's decision for one device: the one computation behind both
+ * applying (the settings) and Explain (each setting's source and
+ * origin). */
+typedef struct {
+  /* PpSetting* to write (key = relpath), in write order, each with its
+   * source and origin; empty when @skipped */
+  GPtrArray       *settings;
+  /* PP_SOURCE_IGNORED (POWERPOLICY_IGNORE=1) or PP_SOURCE_EXCLUDED (the
+   * bound driver is in the class's ExcludeDrivers=): nothing is written;
+   * else PP_SOURCE_NONE */
+  PpSettingSource  skipped;
+  /* why (e.g. "driver mei_me excluded by FILE:LINE"), or NULL */
+  char            *skip_origin;
+  /* when @skipped: what the layers would have decided (PpSetting*), the
+   * attributes left alone; else empty */
+  GPtrArray       *left_alone;
+} PpDecision;
+
+/* Layer order (SPEC §4): class base, :battery, :idle, udev properties,
+ * overrides, PowerDown (control=auto, delay 0), holds (control=on). */
+PpDecision *pp_policy_decide          (const PpConfig      *config,
+                                       const PpDeviceProps *props,
+                                       const PpSituation   *situation,
+                                       const PpDeviceState *state);
+void        pp_decision_free          (PpDecision          *decision);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PpDecision, pp_decision_free)
+
+/* The settings of pp_policy_decide() without a driver or PowerDown (the
+ * decision's settings): in write order, empty when the device is
+ * ignored. */
 GPtrArray  *pp_policy_device_settings (const PpConfig      *config,
                                        const PpDeviceProps *props,
                                        const PpSituation   *situation,
                                        const PpOverride    *override,
                                        gboolean             held);
+
+/* "class", "battery", "idle", "udev", "override", "power-down", "hold",
+ * "excluded", "ignored"; "" for PP_SOURCE_NONE. */
+const char *pp_setting_source_to_string (PpSettingSource source);
+
+/* One row of Explain (SPEC §5): an attribute the policy touches on a
+ * device, what it holds now, what the policy decided ("" when it leaves
+ * the attribute alone), the layer that decided and its origin. */
+typedef struct {
+  char       *attribute;
+  char       *current;             /* filled in by the caller (sysfs), or NULL */
+  char       *decided;
+  const char *layer;               /* static */
+  char       *origin;
+} PpExplainRow;
+
+/* The rows of a decision (PpExplainRow*, current NULL): power/control,
+ * power/autosuspend_delay_ms and power/wakeup always (an attribute no
+ * layer sets: decided "", layer "class", origin saying the class does not
+ * set it), then every other attribute decided, in write order. A skipped
+ * device: every attribute with decided "" and the skip's layer and
+ * origin. @klass: the device's class. */
+GPtrArray  *pp_policy_explain         (const PpConfig      *config,
+                                       const char          *klass,
+                                       const PpDecision    *decision);
+void        pp_explain_row_free       (PpExplainRow        *row);
 
 /* The module parameters (key = "MODULE/parameters/PARAM") to write. */
 GPtrArray  *pp_policy_module_settings (const PpConfig      *config,

@@ -23,6 +23,7 @@
 
 #include "pp-config.h"
 #include "pp-quirkdb.h"
+#include "pp-util.h"
 
 const char * const pp_quirkdb_keys[] = {
   "system.firmware.version",
@@ -480,6 +481,324 @@ parse_quirk_directive (PpQuirkDb *db, Node *node, const char *file, guint line,
   node->quirk = name;
 }
 
+/* Bounds on the patterns of a quirk file, so that no entry can make
+ * start-up or Reload slow (glibc compiles stacked repetitions such as
+ * "2+++…" and nested intervals in exponential time and memory, and
+ * back-references match in exponential time). The shipped database uses
+ * none of what is refused: its longest regex is 465 bytes, with no
+ * repetition operator at all. */
+#define QUIRK_REGEX_MAX          1024   /* bytes */
+#define QUIRK_REGEX_REPEAT_MAX   16     /* * + ? {} in one regex */
+#define QUIRK_REGEX_INTERVAL_MAX 2      /* {m,n} in one regex */
+#define QUIRK_REGEX_BOUND_MAX    16     /* m and n of {m,n} */
+#define QUIRK_GLOB_MAX           256    /* bytes */
+#define QUIRK_GLOB_WILDCARDS_MAX 8      /* * ? [ in one glob (no extglob group) */
+#define QUIRK_SHOWN_MAX          80     /* bytes of a refused pattern quoted */
+
+/* An ERE interval "{m}", "{m,}", "{m,n}" or "{,n}" at @p (on '{'): TRUE and
+ * *@end on its '}' with both bounds within QUIRK_REGEX_BOUND_MAX; FALSE when
+ * a bound is larger. Not an interval (no digits): TRUE, *@end = @p. */
+static gboolean
+regex_interval (const char *p, const char **end)
+{
+  const char *q = p + 1;
+
+  *end = p;
+  if (!g_ascii_isdigit (*q) && *q != ',')
+    return TRUE;
+  while (g_ascii_isdigit (*q) || *q == ',')
+    {
+      if (g_ascii_isdigit (*q))
+        {
+          guint64 n = 0;
+
+          while (g_ascii_isdigit (*q))
+            {
+              n = n * 10 + (guint64) (*q - '0');
+              if (n > QUIRK_REGEX_BOUND_MAX)
+                return FALSE;
+              q++;
+            }
+        }
+      else
+        q++;
+    }
+  if (*q == '}')
+    *end = q;
+  return TRUE;
+}
+
+/* The end of the bracket expression starting at @p ('['): its ']', or the
+ * end of the string when it is not closed (regcomp then refuses it). */
+static const char *
+regex_bracket_end (const char *p)
+{
+  const char *q = p + 1;
+
+  if (*q == '^')
+    q++;
+  if (*q == ']')
+    q++;
+  while (*q != '\0' && *q != ']')
+    {
+      if (*q == '[' && (q[1] == ':' || q[1] == '.' || q[1] == '='))
+        {
+          char kind = q[1];
+
+          for (q += 2; *q != '\0' && !(q[0] == kind && q[1] == ']'); q++)
+            ;
+          if (*q != '\0')
+            q += 2;
+          continue;
+        }
+      q++;
+    }
+  return *q == ']' ? q : q - 1;
+}
+
+/* NULL when the ERE @re is within the bounds above, else why it is not. */
+static char *
+regex_over_budget (const char *re)
+{
+  guint n_repeat = 0, n_interval = 0;
+  gboolean after_repeat = FALSE;
+
+  if (strlen (re) > QUIRK_REGEX_MAX)
+    return g_strdup_printf ("longer than %d bytes", QUIRK_REGEX_MAX);
+  for (const char *p = re; *p != '\0'; p++)
+    {
+      const char *end = p;
+
+      if (*p == '\\')
+        {
+          if (p[1] >= '1' && p[1] <= '9')
+            return g_strdup ("back-references are not allowed");
+          if (p[1] != '\0')
+            p++;
+          after_repeat = FALSE;
+          continue;
+        }
+      if (*p == '[')
+        {
+          p = regex_bracket_end (p);
+          after_repeat = FALSE;
+          continue;
+        }
+      if (*p == '{' && !regex_interval (p, &end))
+        return g_strdup_printf ("a repetition count above %d", QUIRK_REGEX_BOUND_MAX);
+      if (*p == '*' || *p == '+' || *p == '?' || end != p)
+        {
+          if (after_repeat)
+            return g_strdup ("a repetition of a repetition");
+          if (end != p && ++n_interval > QUIRK_REGEX_INTERVAL_MAX)
+            return g_strdup_printf ("more than %d {m,n} repetitions", QUIRK_REGEX_INTERVAL_MAX);
+          if (++n_repeat > QUIRK_REGEX_REPEAT_MAX)
+            return g_strdup_printf ("more than %d repetition operators", QUIRK_REGEX_REPEAT_MAX);
+          after_repeat = TRUE;
+          p = end;
+          continue;
+        }
+      after_repeat = FALSE;
+    }
+  return NULL;
+}
+
+/* NULL when the bash pattern @glob is within the bounds above. */
+static char *
+glob_over_budget (const char *glob)
+{
+  guint n = 0;
+
+  if (strlen (glob) > QUIRK_GLOB_MAX)
+    return g_strdup_printf ("longer than %d bytes", QUIRK_GLOB_MAX);
+  for (const char *p = glob; *p != '\0'; p++)
+    {
+      if (*p == '\\' && p[1] != '\0')
+        p++;
+      else if (strchr ("?*+@!", *p) != NULL && p[1] == '(')
+        /* glibc matches these in exponential time ("+(a|aa)+(a|aa)b" takes
+         * a second on 25 characters); no shipped entry uses one */
+        return g_strdup_printf ("the extended pattern '%c(' is not allowed", *p);
+      else if ((*p == '*' || *p == '?' || *p == '[') && ++n > QUIRK_GLOB_WILDCARDS_MAX)
+        return g_strdup_printf ("more than %d wildcards", QUIRK_GLOB_WILDCARDS_MAX);
+    }
+  return NULL;
+}
+
+static gboolean
+matcher_is_glob (Matcher m)
+{
+  return m == MATCHER_COMPARE_EQ || m == MATCHER_COMPARE_NE ||
+         m == MATCHER_COMPARE_GE || m == MATCHER_COMPARE_LE;
+}
+
+/* Compile the regex of a regex matcher. A regex that does not compile
+ * never matches, as in pm-utils, where `[[ $v =~ $re ]]` is then false, so
+ * that regex_inverse (`! [[ $v =~ $re ]]`) of it matches everything; one
+ * over the bounds (which pm-utils would have run) matches nothing. */
+static void
+node_compile (Node *node, const char *file_name, guint lineno, GPtrArray *problems)
+{
+  g_autofree char *re = g_strdelimit (g_strdup (node->value), ";", '|');
+  g_autofree char *shown = pp_escape_text (re, QUIRK_SHOWN_MAX);
+  g_autofree char *over = regex_over_budget (re);
+  int flags = REG_EXTENDED | REG_NOSUB;
+  char buf[128];
+  int rc;
+
+  if (over != NULL)
+    {
+      add_problem (problems, file_name, lineno,
+                   "regular expression \"%s\" refused: %s; its block never matches",
+                   shown, over);
+      node->matcher = MATCHER_INVALID;
+      return;
+    }
+  if (node->matcher == MATCHER_REGEX_NCASE)
+    flags |= REG_ICASE;
+  rc = regcomp (&node->re, re, flags);
+  if (rc == 0)
+    {
+      node->re_valid = TRUE;
+      return;
+    }
+  regerror (rc, &node->re, buf, sizeof buf);
+  if (node->matcher == MATCHER_REGEX_INVERSE)
+    /* node->re_valid stays FALSE: matches every value */
+    add_problem (problems, file_name, lineno,
+                 "regular expression '%s' does not compile (%s); regex_inverse of it matches every value (as in pm-utils)",
+                 shown, buf);
+  else
+    {
+      add_problem (problems, file_name, lineno,
+                   "regular expression '%s' does not compile (%s); its block never matches",
+                   shown, buf);
+      node->matcher = MATCHER_INVALID;
+    }
+}
+
+static Node *
+match_node_new (const char *const words[4], const char *file_name, guint lineno,
+                GPtrArray *problems)
+{
+  Node *node = g_new0 (Node, 1);
+
+  node->kind = NODE_MATCH;
+  node->line = lineno;
+  node->children = g_ptr_array_new_with_free_func ((GDestroyNotify) node_free);
+  node->key = g_strdup (words[1] ? words[1] : "");
+  node->matcher = words[2] ? matcher_from_string (words[2]) : MATCHER_INVALID;
+  node->value = g_strdup (words[3] ? words[3] : "");
+  if (words[1] == NULL || words[2] == NULL)
+    {
+      add_problem (problems, file_name, lineno,
+                   "'match' needs KEY MATCHER VALUE; its block never matches");
+      node->matcher = MATCHER_INVALID;
+    }
+  else if (!key_is_known (words[1]))
+    {
+      add_problem (problems, file_name, lineno,
+                   "unknown key '%s'; its block never matches", words[1]);
+      node->matcher = MATCHER_INVALID;
+    }
+  else if (node->matcher == MATCHER_INVALID)
+    add_problem (problems, file_name, lineno,
+                 "unknown matcher '%s'; its block never matches", words[2]);
+  else if (words[3] == NULL)
+    /* pm-utils goes on with an empty value: an empty regex matches anything */
+    add_problem (problems, file_name, lineno,
+                 "'match' without a VALUE: compared with \"\" as pm-utils did");
+  if (node->matcher <= MATCHER_REGEX_INVERSE)
+    node_compile (node, file_name, lineno, problems);
+  else if (matcher_is_glob (node->matcher))
+    {
+      g_autofree char *over = glob_over_budget (node->value);
+
+      if (over != NULL)
+        {
+          g_autofree char *shown = pp_escape_text (node->value, QUIRK_SHOWN_MAX);
+
+          add_problem (problems, file_name, lineno,
+                       "pattern \"%s\" refused: %s; its block never matches", shown, over);
+          node->matcher = MATCHER_INVALID;
+        }
+    }
+  return node;
+}
+
+typedef struct {
+  char *w[4];
+} Words;
+
+static void
+words_clear (Words *words)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (words->w); i++)
+    g_clear_pointer (&words->w[i], g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Words, words_clear)
+
+/* One line of a quirk file; FALSE when the rest of the file is not read. */
+static gboolean
+add_line (PpQuirkDb *db, QuirkFile *qf, GPtrArray *stack, char *line,
+          const char *file_name, guint lineno, GPtrArray *problems)
+{
+  g_auto(Words) words = { { NULL } };
+  const char *const *w = (const char *const *) words.w;
+  GPtrArray *parent = stack->len ? ((Node *) g_ptr_array_index (stack, stack->len - 1))->children
+                                 : qf->nodes;
+  Node *node;
+
+  g_strchomp (line);   /* a CR of a CRLF file, trailing blanks */
+  split_like_read (line, words.w);
+  if (w[0] == NULL || w[0][0] == '#')
+    return TRUE;
+
+  if (g_str_equal (w[0], "match"))
+    {
+      node = match_node_new (w, file_name, lineno, problems);
+      g_ptr_array_add (parent, node);
+      g_ptr_array_add (stack, node);
+    }
+  else if (g_str_equal (w[0], "endmatch"))
+    {
+      if (stack->len == 0)
+        {
+          /* pm-utils' reader returns at an endmatch: the rest of the
+           * file is never read */
+          add_problem (problems, file_name, lineno,
+                       "'endmatch' without 'match': the rest of the file is ignored (as pm-utils did)");
+          return FALSE;
+        }
+      g_ptr_array_remove_index (stack, stack->len - 1);
+    }
+  else if (g_str_equal (w[0], "addquirk") || g_str_equal (w[0], "delquirk"))
+    {
+      if (w[2] != NULL)
+        {
+          add_problem (problems, file_name, lineno,
+                       "'%s' takes one argument, ignoring the line", w[0]);
+          return TRUE;
+        }
+      node = g_new0 (Node, 1);
+      node->kind = g_str_equal (w[0], "addquirk") ? NODE_ADDQUIRK : NODE_DELQUIRK;
+      node->line = lineno;
+      parse_quirk_directive (db, node, file_name, lineno, w[0], w[1], problems);
+      if (w[1] == NULL || !g_str_has_prefix (w[1], "--quirk-") || w[1][8] == '\0')
+        node_free (node);
+      else
+        g_ptr_array_add (parent, node);
+    }
+  else
+    {
+      g_autofree char *shown = pp_escape_text (w[0], QUIRK_SHOWN_MAX);
+
+      add_problem (problems, file_name, lineno, "unknown directive '%s', ignoring the line", shown);
+    }
+  return TRUE;
+}
+
 void
 pp_quirkdb_add_file (PpQuirkDb  *db,
                      const char *file_name,
@@ -496,115 +815,8 @@ pp_quirkdb_add_file (PpQuirkDb  *db,
   qf->nodes = g_ptr_array_new_with_free_func ((GDestroyNotify) node_free);
 
   for (guint i = 0; lines[i]; i++)
-    {
-      guint lineno = i + 1;
-      char *words[4];
-      GPtrArray *parent = stack->len ? ((Node *) g_ptr_array_index (stack, stack->len - 1))->children
-                                     : qf->nodes;
-      Node *node = NULL;
-
-      g_strchomp (lines[i]);   /* a CR of a CRLF file, trailing blanks */
-      split_like_read (lines[i], words);
-      if (words[0] == NULL || words[0][0] == '#')
-        goto next;
-
-      if (g_str_equal (words[0], "match"))
-        {
-          node = g_new0 (Node, 1);
-          node->kind = NODE_MATCH;
-          node->line = lineno;
-          node->children = g_ptr_array_new_with_free_func ((GDestroyNotify) node_free);
-          node->key = g_strdup (words[1] ? words[1] : "");
-          node->matcher = words[2] ? matcher_from_string (words[2]) : MATCHER_INVALID;
-          node->value = g_strdup (words[3] ? words[3] : "");
-          if (words[1] == NULL || words[2] == NULL)
-            {
-              add_problem (problems, file_name, lineno,
-                           "'match' needs KEY MATCHER VALUE; its block never matches");
-              node->matcher = MATCHER_INVALID;
-            }
-          else if (!key_is_known (words[1]))
-            {
-              add_problem (problems, file_name, lineno,
-                           "unknown key '%s'; its block never matches", words[1]);
-              node->matcher = MATCHER_INVALID;
-            }
-          else if (node->matcher == MATCHER_INVALID)
-            add_problem (problems, file_name, lineno,
-                         "unknown matcher '%s'; its block never matches", words[2]);
-          else
-            {
-              /* pm-utils goes on with an empty value: an empty regex
-               * matches anything */
-              if (words[3] == NULL)
-                add_problem (problems, file_name, lineno,
-                             "'match' without a VALUE: compared with \"\" as pm-utils did");
-            }
-          if (node->matcher <= MATCHER_REGEX_INVERSE)
-            {
-              g_autofree char *re = g_strdelimit (g_strdup (node->value), ";", '|');
-              int flags = REG_EXTENDED | REG_NOSUB;
-              int rc;
-
-              if (node->matcher == MATCHER_REGEX_NCASE)
-                flags |= REG_ICASE;
-              rc = regcomp (&node->re, re, flags);
-              if (rc != 0)
-                {
-                  char buf[128];
-
-                  regerror (rc, &node->re, buf, sizeof buf);
-                  add_problem (problems, file_name, lineno,
-                               "regular expression '%s' does not compile (%s); its block never matches",
-                               re, buf);
-                  node->matcher = MATCHER_INVALID;
-                }
-              else
-                node->re_valid = TRUE;
-            }
-          g_ptr_array_add (parent, node);
-          g_ptr_array_add (stack, node);
-        }
-      else if (g_str_equal (words[0], "endmatch"))
-        {
-          if (stack->len == 0)
-            {
-              /* pm-utils' reader returns at an endmatch: the rest of the
-               * file is never read */
-              add_problem (problems, file_name, lineno,
-                           "'endmatch' without 'match': the rest of the file is ignored (as pm-utils did)");
-              for (guint w = 0; w < 4; w++)
-                g_free (words[w]);
-              break;
-            }
-          else
-            g_ptr_array_remove_index (stack, stack->len - 1);
-        }
-      else if (g_str_equal (words[0], "addquirk") || g_str_equal (words[0], "delquirk"))
-        {
-          node = g_new0 (Node, 1);
-          node->kind = g_str_equal (words[0], "addquirk") ? NODE_ADDQUIRK : NODE_DELQUIRK;
-          node->line = lineno;
-          if (words[2] != NULL)
-            {
-              add_problem (problems, file_name, lineno,
-                           "'%s' takes one argument, ignoring the line", words[0]);
-              node_free (node);
-              goto next;
-            }
-          parse_quirk_directive (db, node, file_name, lineno, words[0], words[1], problems);
-          if (words[1] == NULL || !g_str_has_prefix (words[1], "--quirk-") || words[1][8] == '\0')
-            node_free (node);
-          else
-            g_ptr_array_add (parent, node);
-        }
-      else
-        add_problem (problems, file_name, lineno, "unknown directive '%s', ignoring the line", words[0]);
-
-    next:
-      for (guint w = 0; w < 4; w++)
-        g_free (words[w]);
-    }
+    if (!add_line (db, qf, stack, lines[i], file_name, i + 1, problems))
+      break;
 
   for (guint i = 0; i < stack->len; i++)
     add_problem (problems, file_name, ((Node *) g_ptr_array_index (stack, i))->line,
@@ -685,7 +897,8 @@ node_matches (const Node *node, const PpMachineFacts *facts)
     case MATCHER_REGEX_NCASE:
       return regexec (&node->re, v, 0, NULL, 0) == 0;
     case MATCHER_REGEX_INVERSE:
-      return regexec (&node->re, v, 0, NULL, 0) != 0;
+      /* a regex that did not compile: pm-utils' `! [[ $v =~ $re ]]` */
+      return !node->re_valid || regexec (&node->re, v, 0, NULL, 0) != 0;
     case MATCHER_COMPARE_EQ:
       return glob_equal (v, node->value);
     case MATCHER_COMPARE_NE:

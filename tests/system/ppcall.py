@@ -5,6 +5,9 @@
 Used by the system tests to call the daemon as another user (setpriv):
   ppcall.py METHOD SIGNATURE JSON_ARGS
 prints {"ok": true, "result": ...} or {"ok": false, "error": NAME, "message": ...}.
+  ppcall.py -
+reads a JSON list of [METHOD, SIGNATURE, ARGS] from stdin (arguments too
+large for a command line) and prints a JSON list of those outcomes.
 """
 
 import json
@@ -16,18 +19,24 @@ gi.require_version('Gio', '2.0')
 from gi.repository import GLib, Gio  # noqa: E402
 
 
-def main():
-    method, signature, args = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-    bus = Gio.bus_get_sync(Gio.BusType.SYSTEM, None)
+def call(bus, method, signature, args):
     params = GLib.Variant(signature, tuple(args)) if signature else None
     try:
         r = bus.call_sync('org.powerpolicy1', '/org/powerpolicy1', 'org.powerpolicy1.Manager',
                           method, params, None, Gio.DBusCallFlags.NONE, 30000, None)
-        out = {'ok': True, 'result': r.unpack() if r is not None else None}
+        return {'ok': True, 'result': r.unpack() if r is not None else None}
     except GLib.GError as e:
         name = Gio.DBusError.get_remote_error(e)
         Gio.DBusError.strip_remote_error(e)
-        out = {'ok': False, 'error': name, 'message': e.message}
+        return {'ok': False, 'error': name, 'message': e.message}
+
+
+def main():
+    bus = Gio.bus_get_sync(Gio.BusType.SYSTEM, None)
+    if sys.argv[1] == '-':
+        out = [call(bus, m, s, a) for (m, s, a) in json.load(sys.stdin)]
+    else:
+        out = call(bus, sys.argv[1], sys.argv[2], json.loads(sys.argv[3]))
     print(json.dumps(out, default=str))
 
 

@@ -38,6 +38,14 @@ class NotInTestbed(RuntimeError):
     pass
 
 
+def sanitizer_env():
+    """The sanitizer settings of `make test-sanitize` (ASAN_OPTIONS and
+    the like), for the programs a test starts with an environment of its
+    own: the daemon and pmctl report under them too."""
+    return {k: v for k, v in os.environ.items()
+            if k in ('ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'G_SLICE')}
+
+
 def preload_active():
     return 'libumockdev-preload' in os.environ.get('LD_PRELOAD', '')
 
@@ -283,6 +291,7 @@ class Daemon:
             'UMOCKDEV_DIR': root,
             'G_DEBUG': 'fatal-criticals',
             'LANG': 'C.UTF-8',
+            **sanitizer_env(),
         }
         if self.bus_address:
             env['DBUS_SYSTEM_BUS_ADDRESS'] = self.bus_address
@@ -385,15 +394,23 @@ class PowerPolicyTestCase(dbusmock.DBusTestCase):
                 except AssertionError:
                     pass
 
+    # what AddressSanitizer, LeakSanitizer and UBSan print (make test-sanitize)
+    SANITIZER_REPORTS = ('ERROR: AddressSanitizer', 'ERROR: LeakSanitizer', 'runtime error:')
+
     def tearDown(self):
         self.stop_daemons()
+        reports = []
         for d in self.daemons:
-            sys.stdout.write('---- %s ----\n%s\n' % (' '.join(d.command()), d.read_log()))
+            log = d.read_log()
+            sys.stdout.write('---- %s ----\n%s\n' % (' '.join(d.command()), log))
+            reports += [r for r in self.SANITIZER_REPORTS if r in log]
         for d in self.daemons:
             d.cleanup()
         for sub in self._subscriptions:
             self.bus.signal_unsubscribe(sub)
         self.laptop.cleanup()
+        # a daemon's sanitizer report fails the test, whatever its exit status
+        self.assertEqual(reports, [], 'sanitizer report in the daemon log (above)')
 
     # -- daemon -----------------------------------------------------------
 
@@ -419,6 +436,12 @@ class PowerPolicyTestCase(dbusmock.DBusTestCase):
         self.addCleanup(lambda: (proc.terminate(), proc.wait()))
         self.polkit = obj
         return obj
+
+    def staged_for_others(self, *paths):
+        """StagedForOthers(*paths), removed when the test ends."""
+        staged = StagedForOthers(*paths)
+        self.addCleanup(staged.cleanup)
+        return staged
 
     def call_as(self, user, method, signature=None, args=(), timeout=60):
         return call_as_user(self.bus_address, user, method, signature, args, timeout)
@@ -467,14 +490,63 @@ def main():
 
 PPCALL = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'ppcall.py')
 
+# setpriv: run a command as nobody:nogroup (or another user)
+AS_NOBODY = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups']
+
+
+def _searchable_by_others(path):
+    """True when every directory from / down to @path lets others in."""
+    path = os.path.abspath(path)
+    while True:
+        if not os.stat(path).st_mode & 0o001:
+            return False
+        parent = os.path.dirname(path)
+        if parent == path:
+            return True
+        path = parent
+
+
+class StagedForOthers:
+    """Copies of files (scripts, binaries) in a fresh world-readable
+    temporary directory, for a process that runs as another uid: the source
+    and build trees may be in a directory only their owner may enter (a
+    clone in a 0700 directory). Remove with cleanup() (or use as a context
+    manager)."""
+
+    def __init__(self, *paths):
+        parent = tempfile.gettempdir()
+        if not _searchable_by_others(parent):
+            parent = '/tmp'   # TMPDIR is private: the system's (always 1777)
+        self.dir = tempfile.mkdtemp(prefix='pp-staged-', dir=parent)
+        os.chmod(self.dir, 0o755)
+        self.paths = {}
+        for src in paths:
+            dst = os.path.join(self.dir, os.path.basename(src))
+            shutil.copyfile(src, dst)
+            os.chmod(dst, 0o755)
+            self.paths[src] = dst
+
+    def __getitem__(self, src):
+        return self.paths[src]
+
+    def cleanup(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.cleanup()
+
 
 def call_as_user(bus_address, user, method, signature=None, args=(), timeout=60):
     """Call a Manager method as @user (via setpriv); returns ppcall's dict."""
     import json
-    cmd = ['setpriv', '--reuid=' + user, '--regid=nogroup', '--clear-groups',
-           '/usr/bin/python3', PPCALL, method, signature or '', json.dumps(list(args))]
-    env = {'PATH': '/usr/bin:/bin', 'DBUS_SYSTEM_BUS_ADDRESS': bus_address, 'LANG': 'C.UTF-8'}
-    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    with StagedForOthers(PPCALL) as staged:
+        cmd = ['setpriv', '--reuid=' + user, '--regid=nogroup', '--clear-groups',
+               '/usr/bin/python3', staged[PPCALL], method, signature or '', json.dumps(list(args))]
+        env = {'PATH': '/usr/bin:/bin', 'DBUS_SYSTEM_BUS_ADDRESS': bus_address, 'LANG': 'C.UTF-8'}
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
     if r.returncode != 0:
         raise AssertionError('ppcall as %s failed: %s' % (user, r.stderr))
     return json.loads(r.stdout)

@@ -82,7 +82,8 @@ class TestOverrides(PowerPolicyTestCase):
     def test_device_name_with_brackets_survives_restart(self):
         # a name GKeyFile cannot take as a group name (issue 14)
         dev = self.laptop.add('platform', 'platform/odd[1]:x', None,
-                              ['power/control', 'auto', 'power/runtime_status', 'active'], [])
+                              ['power/control', 'auto', 'power/runtime_status', 'active'],
+                              ['POWERPOLICY_CLASS', 'odd'])  # tagged by the rules
         d = self.start_daemon()
         self.call('SetOverride', (dev, 'Control', 'on'), '(sss)')
         self.assertEqual(self.attr(dev, 'power/control'), 'on')
@@ -228,8 +229,9 @@ class TestAuthorization(PowerPolicyTestCase):
         import json
         env = {'PATH': '/usr/bin:/bin', 'DBUS_SYSTEM_BUS_ADDRESS': self.bus_address}
         start = time.monotonic()
+        ppcall = self.staged_for_others(PPCALL)[PPCALL]
         proc = subprocess.Popen(['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups',
-                                 '/usr/bin/python3', PPCALL, 'SetOverride', '(sss)',
+                                 '/usr/bin/python3', ppcall, 'SetOverride', '(sss)',
                                  json.dumps(['1-1.2', 'Control', 'on'])],
                                 env=env, stdout=subprocess.PIPE, text=True)
         wait_until(lambda: polkit.HaveHangingCalls(), 10, 'the daemon to ask polkit')

@@ -149,11 +149,17 @@ class TestDryRun(SleepTestCase):
         d = self.start_daemon(config_text=TEST_CONFIG)
         self.daemon = d
         self.assertEqual(self.attr(STORAGE, 'power/control'), 'auto')
+        self.assertIs(self.get_property('DryRun'), False)
+        self.subscribe('PropertiesChanged', 'org.freedesktop.DBus.Properties')
         # DryRun=true by Reload: from now on nothing is written
         with open(d.config_path, 'w') as f:
             f.write(TEST_CONFIG.replace('[Daemon]\n', '[Daemon]\nDryRun=true\n', 1))
         self.call('Reload')
         self.wait_log('Dry run: nothing will be written')
+        # the DryRun property follows, announced by PropertiesChanged
+        wait_until(lambda: any(s[0] == 'PropertiesChanged' and s[1][1].get('DryRun') is True
+                               for s in self.signals), 5, 'PropertiesChanged(DryRun=true)')
+        self.assertIs(self.get_property('DryRun'), True)
         before = snapshot(self.laptop.root, skip=(AC,))
         self.laptop.set_ac(False)
         self.wait_property('OnBattery', True)
@@ -164,6 +170,7 @@ class TestDryRun(SleepTestCase):
         with open(d.config_path, 'w') as f:
             f.write(TEST_CONFIG)
         self.call('Reload')
+        self.wait_property('DryRun', False)
         self.wait_attr(XHCI, 'power/control', 'auto')
         self.assertEqual(self.laptop.read(POWER_SAVE), '1')
         # what was written is journalled and put back

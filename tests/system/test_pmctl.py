@@ -14,7 +14,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from ppharness import (  # noqa: E402
-    HUB, STORAGE, BUILDDIR, PowerPolicyTestCase, TEST_CONFIG, main, wait_until,
+    HUB, STORAGE, BUILDDIR, PowerPolicyTestCase, TEST_CONFIG, main, sanitizer_env, wait_until,
 )
 
 PMCTL = os.path.join(BUILDDIR, 'src', 'pmctl')
@@ -25,7 +25,7 @@ class PmctlTestCase(PowerPolicyTestCase):
 
     def pmctl_env(self, bus=None):
         return {'PATH': os.environ.get('PATH', '/usr/bin:/bin'), 'LANG': 'C.UTF-8',
-                'DBUS_SYSTEM_BUS_ADDRESS': bus or self.bus_address}
+                'DBUS_SYSTEM_BUS_ADDRESS': bus or self.bus_address, **sanitizer_env()}
 
     def pmctl(self, *args, bus=None, timeout=30):
         r = subprocess.run([PMCTL] + list(args), env=self.pmctl_env(bus),
@@ -63,7 +63,7 @@ class PmctlTestCase(PowerPolicyTestCase):
 class TestNotRunning(PmctlTestCase):
 
     def test_every_command_one_line(self):
-        for args in (['status'], ['list'], ['show', '1-1'], ['reload'], ['monitor'],
+        for args in (['status'], ['list'], ['show', '1-1'], ['explain', '1-1'], ['reload'], ['monitor'],
                      ['--json', 'status'], ['tree'], ['tree', '1-1'], ['power-down', '1-1'],
                      ['power-up', '1-1', '--subtree'], ['hold', '1-1', '--', 'true'],
                      ['inhibit', '--', 'true'], ['inhibitors'], ['quirks'], ['suspend'],
@@ -253,14 +253,15 @@ class TestReload(PmctlTestCase):
         self.start_daemon()
         env = self.pmctl_env()
         nobody = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups']
-        r = subprocess.run(nobody + [PMCTL, 'reload'], env=env, stdout=subprocess.PIPE,
+        pmctl = self.staged_for_others(PMCTL)[PMCTL]
+        r = subprocess.run(nobody + [pmctl, 'reload'], env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, universal_newlines=True)
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertEqual(r.stdout, '')
         self.assertRegex(r.stderr,
                          r'^pmctl: not authorized to reload the configuration \(.*\)\n$')
         # reads are open to everyone
-        r = subprocess.run(nobody + [PMCTL, 'show', '1-1'], env=env, stdout=subprocess.PIPE,
+        r = subprocess.run(nobody + [pmctl, 'show', '1-1'], env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, universal_newlines=True)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn('path\t' + HUB + '\n', r.stdout)

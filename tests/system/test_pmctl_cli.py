@@ -100,7 +100,7 @@ class TestJson(PmctlTestCase):
 
     def test_every_printing_command(self):
         self.start_daemon()
-        for args in (['status'], ['list'], ['tree'], ['tree', '1-1'], ['show', '1-1'],
+        for args in (['status'], ['list'], ['tree'], ['tree', '1-1'], ['show', '1-1'], ['explain', '1-1'],
                      ['inhibitors'], ['quirks'], ['reload'], ['power-up', '1-1.2']):
             rc, out, err = self.pmctl('--json', *args)
             self.assertEqual((rc, err), (0, ''), args)

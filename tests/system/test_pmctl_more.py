@@ -344,7 +344,8 @@ class TestPmctlPower(MoreTestCase):
             self.assertIn("Try 'pmctl --help'.", err)
         # without polkit only root may
         nobody = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups']
-        r = subprocess.run(nobody + [PMCTL, 'power-down', '1-1.2'], env=self.pmctl_env(),
+        pmctl = self.staged_for_others(PMCTL)[PMCTL]
+        r = subprocess.run(nobody + [pmctl, 'power-down', '1-1.2'], env=self.pmctl_env(),
                            capture_output=True, text=True)
         self.assertEqual(r.returncode, 1)
         self.assertRegex(r.stderr, r'^pmctl: not authorized to power down 1-1.2 \(.*\)\n$')
@@ -556,7 +557,8 @@ class TestPmctlSleep(MoreTestCase, SleepTestCase):
         self.assertEqual(self.read_file(self.power_state), 'freeze mem disk')
         # not root, no polkit: refused
         nobody = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups']
-        r = subprocess.run(nobody + [PMCTL, 'suspend'], env=self.pmctl_env(),
+        pmctl = self.staged_for_others(PMCTL)[PMCTL]
+        r = subprocess.run(nobody + [pmctl, 'suspend'], env=self.pmctl_env(),
                            stdin=subprocess.DEVNULL, capture_output=True, text=True)
         self.assertEqual(r.returncode, 1)
         self.assertRegex(r.stderr, r'^pmctl: not authorized to suspend the system \(.*\)\n$')

@@ -234,7 +234,9 @@ class TestLogindSleep(SleepTestCase):
                    'handle-lid-switch block inhibitor')
         wait_until(lambda: self.backend_signals() == ['logind'], 5,
                    'PropertiesChanged Backend logind (have %r)' % self.backend_signals())
-        self.assertEqual(len(self.daemon_pipes() - pipes), 2)
+        # the mock counts an inhibitor before its fd reaches the daemon
+        wait_until(lambda: len(self.daemon_pipes() - pipes) == 2, 5,
+                   'the daemon holding both inhibitor fds')
         # sleep goes through logind now
         self.call('Suspend', (False,), '(b)')
         self.assertEqual(len(self.suspend_calls()), 1)

@@ -388,6 +388,282 @@ test_device_settings_pure (void **state)
                        "auto");
 }
 
+
+/* ---- decisions with layers and origins (Explain) ---------------------------- */
+
+static const char explain_config[] =
+  "[Class usb]\n"                                  /* 1 */
+  "Control=auto\n"                                 /* 2 */
+  "AutosuspendDelayMs=2000\n"                      /* 3 */
+  "[Class usb:battery]\n"                          /* 4 */
+  "AutosuspendDelayMs=1000\n"                      /* 5 */
+  "[Class usb:idle]\n"                             /* 6 */
+  "Wakeup=disabled\n"                              /* 7 */
+  "[Class pci]\n"                                  /* 8 */
+  "Control=on\n"                                   /* 9 */
+  "ExcludeDrivers=mei_me nouveau radeon\n"         /* 10 */
+  "[Class pci:battery]\n"                          /* 11 */
+  "Control=auto\n"                                 /* 12 */
+  "[Class sata-host]\n"                            /* 13 */
+  "LinkPowerPolicy=med_power_with_dipm\n"          /* 14 */
+  "[Class bare]\n"                                 /* 15 */
+  "[Class gpu]\n"                                  /* 16 */
+  "ExcludeDrivers=nouveau\n"                       /* 17 */
+  "Attr.device/power_dpm=low\n"                    /* 18 */
+  "[Class gpu:idle]\n"                             /* 19 */
+  "Control=auto\n";                                /* 20 */
+
+typedef struct {
+  const char *name;
+  const char *subsystem;
+  const char *props[MAX_PROPS];
+  gboolean    battery;
+  gboolean    idle;
+  gboolean    with_override;
+  const char *ov_control;
+  const char *ov_delay;
+  const char *ov_wakeup;
+  gboolean    powered_down;
+  gboolean    held;
+  const char *held_by;
+  const char *driver;
+  PpSettingSource skipped;
+  const char *expected;          /* "ATTR=DECIDED|LAYER|ORIGIN" rows, ';'-separated */
+} ExplainCase;
+
+#define NO_OV FALSE, NULL, NULL, NULL
+#define UNSET_USB_WAKEUP "power/wakeup=|class|not set by [Class usb]"
+
+static const ExplainCase explain_cases[] = {
+  /* class layers, FILE:LINE of each line */
+  { "class", "usb", P (NULL), FALSE, FALSE, NO_OV, FALSE, FALSE, NULL, NULL, PP_SOURCE_NONE,
+    "power/control=auto|class|test.conf:2;power/autosuspend_delay_ms=2000|class|test.conf:3;"
+    UNSET_USB_WAKEUP },
+  { "battery", "usb", P (NULL), TRUE, FALSE, NO_OV, FALSE, FALSE, NULL, NULL, PP_SOURCE_NONE,
+    "power/control=auto|class|test.conf:2;power/autosuspend_delay_ms=1000|battery|test.conf:5;"
+    UNSET_USB_WAKEUP },
+  { "idle", "usb", P (NULL), FALSE, TRUE, NO_OV, FALSE, FALSE, NULL, NULL, PP_SOURCE_NONE,
+    "power/control=auto|class|test.conf:2;power/autosuspend_delay_ms=2000|class|test.conf:3;"
+    "power/wakeup=disabled|idle|test.conf:7" },
+  { "battery-and-idle", "pci", P (NULL), TRUE, TRUE, NO_OV, FALSE, FALSE, NULL, "e1000e",
+    PP_SOURCE_NONE,
+    "power/control=auto|battery|test.conf:12;power/autosuspend_delay_ms=|class|not set by [Class pci];"
+    "power/wakeup=|class|not set by [Class pci]" },
+  { "no-section", "foo", P (NULL), FALSE, FALSE, NO_OV, FALSE, FALSE, NULL, NULL, PP_SOURCE_NONE,
+    "power/control=|class|no [Class foo] section;"
+    "power/autosuspend_delay_ms=|class|no [Class foo] section;"
+    "power/wakeup=|class|no [Class foo] section" },
+  { "other-attribute-after-power", "scsi_host", P ("POWERPOLICY_CLASS=sata-host"), FALSE, FALSE,
+    NO_OV, FALSE, FALSE, NULL, NULL, PP_SOURCE_NONE,
+    "power/control=|class|not set by [Class sata-host];"
+    "power/autosuspend_delay_ms=|class|not set by [Class sata-host];"
+    "power/wakeup=|class|not set by [Class sata-host];"
+    "link_power_management_policy=med_power_with_dipm|class|test.conf:14" },
+
+  /* udev properties: the property and its value */
+  { "udev-autosuspend-0", "usb", P ("POWERPOLICY_AUTOSUSPEND=0"), TRUE, TRUE, NO_OV, FALSE, FALSE,
+    NULL, NULL, PP_SOURCE_NONE,
+    "power/control=on|udev|POWERPOLICY_AUTOSUSPEND=0;"
+    "power/autosuspend_delay_ms=1000|battery|test.conf:5;power/wakeup=disabled|idle|test.conf:7" },
+  { "udev-autosuspend-1-delay-wakeup", "usb",
+    P ("POWERPOLICY_AUTOSUSPEND=1", "POWERPOLICY_AUTOSUSPEND_DELAY_MS=-1",
+       "POWERPOLICY_WAKEUP=enabled"), FALSE, TRUE, NO_OV, FALSE, FALSE, NULL, NULL, PP_SOURCE_NONE,
+    "power/control=auto|udev|POWERPOLICY_AUTOSUSPEND=1;"
+    "power/autosuspend_delay_ms=-1|udev|POWERPOLICY_AUTOSUSPEND_DELAY_MS=-1;"
+    "power/wakeup=enabled|udev|POWERPOLICY_WAKEUP=enabled" },
+  { "udev-hwdb-hints", "bare", P ("ID_AUTOSUSPEND=1", "ID_AUTOSUSPEND_DELAY_MS=500"), FALSE, FALSE,
+    NO_OV, FALSE, FALSE, NULL, NULL, PP_SOURCE_NONE,
+    "power/control=auto|udev|ID_AUTOSUSPEND=1;"
+    "power/autosuspend_delay_ms=500|udev|ID_AUTOSUSPEND_DELAY_MS=500;"
+    "power/wakeup=|class|not set by [Class bare]" },
+  { "udev-hwdb-hint-class-wins", "usb", P ("ID_AUTOSUSPEND_DELAY_MS=500"), FALSE, FALSE, NO_OV,
+    FALSE, FALSE, NULL, NULL, PP_SOURCE_NONE,
+    "power/control=auto|class|test.conf:2;power/autosuspend_delay_ms=2000|class|test.conf:3;"
+    UNSET_USB_WAKEUP },
+
+  /* overrides, PowerDown, holds */
+  { "override", "usb", P ("POWERPOLICY_AUTOSUSPEND=1"), TRUE, TRUE, TRUE, "on", "5", "enabled",
+    FALSE, FALSE, NULL, NULL, PP_SOURCE_NONE,
+    "power/control=on|override|override set over D-Bus;"
+    "power/autosuspend_delay_ms=5|override|override set over D-Bus;"
+    "power/wakeup=enabled|override|override set over D-Bus" },
+  { "override-one-key", "usb", P (NULL), FALSE, FALSE, TRUE, NULL, NULL, "enabled", FALSE, FALSE,
+    NULL, NULL, PP_SOURCE_NONE,
+    "power/control=auto|class|test.conf:2;power/autosuspend_delay_ms=2000|class|test.conf:3;"
+    "power/wakeup=enabled|override|override set over D-Bus" },
+  { "power-down-above-override", "usb", P (NULL), FALSE, FALSE, TRUE, "on", "5", "enabled", TRUE,
+    FALSE, NULL, NULL, PP_SOURCE_NONE,
+    "power/control=auto|power-down|PowerDown (auto) over D-Bus, until PowerUp;"
+    "power/autosuspend_delay_ms=0|power-down|PowerDown (auto) over D-Bus, until PowerUp;"
+    "power/wakeup=enabled|override|override set over D-Bus" },
+  { "power-down-no-class", "foo", P (NULL), FALSE, FALSE, NO_OV, TRUE, FALSE, NULL, NULL,
+    PP_SOURCE_NONE,
+    "power/control=auto|power-down|PowerDown (auto) over D-Bus, until PowerUp;"
+    "power/autosuspend_delay_ms=0|power-down|PowerDown (auto) over D-Bus, until PowerUp;"
+    "power/wakeup=|class|no [Class foo] section" },
+  { "hold", "usb", P (NULL), TRUE, FALSE, NO_OV, FALSE, TRUE, "held by me (test), pid 7", NULL,
+    PP_SOURCE_NONE,
+    "power/control=on|hold|held by me (test), pid 7;"
+    "power/autosuspend_delay_ms=1000|battery|test.conf:5;" UNSET_USB_WAKEUP },
+  { "hold-without-who", "usb", P (NULL), FALSE, FALSE, NO_OV, FALSE, TRUE, NULL, NULL,
+    PP_SOURCE_NONE,
+    "power/control=on|hold|held;power/autosuspend_delay_ms=2000|class|test.conf:3;"
+    UNSET_USB_WAKEUP },
+  { "hold-above-power-down-and-override", "usb", P (NULL), FALSE, FALSE, TRUE, "auto", NULL, NULL,
+    TRUE, TRUE, "held by a (b), pid 1", NULL, PP_SOURCE_NONE,
+    "power/control=on|hold|held by a (b), pid 1;"
+    "power/autosuspend_delay_ms=0|power-down|PowerDown (auto) over D-Bus, until PowerUp;"
+    UNSET_USB_WAKEUP },
+
+  /* ExcludeDrivers: nothing decided, every attribute says why */
+  { "excluded-mei-me", "pci", P (NULL), TRUE, TRUE, NO_OV, FALSE, FALSE, NULL, "mei_me",
+    PP_SOURCE_EXCLUDED,
+    "power/control=|excluded|driver mei_me excluded by test.conf:10;"
+    "power/autosuspend_delay_ms=|excluded|driver mei_me excluded by test.conf:10;"
+    "power/wakeup=|excluded|driver mei_me excluded by test.conf:10" },
+  { "excluded-last-of-list", "pci", P (NULL), FALSE, FALSE, NO_OV, FALSE, FALSE, NULL, "radeon",
+    PP_SOURCE_EXCLUDED,
+    "power/control=|excluded|driver radeon excluded by test.conf:10;"
+    "power/autosuspend_delay_ms=|excluded|driver radeon excluded by test.conf:10;"
+    "power/wakeup=|excluded|driver radeon excluded by test.conf:10" },
+  { "excluded-beats-override-and-hold", "pci", P (NULL), FALSE, FALSE, TRUE, "auto", "5", NULL,
+    TRUE, TRUE, "held by a (b), pid 1", "nouveau", PP_SOURCE_EXCLUDED,
+    "power/control=|excluded|driver nouveau excluded by test.conf:10;"
+    "power/autosuspend_delay_ms=|excluded|driver nouveau excluded by test.conf:10;"
+    "power/wakeup=|excluded|driver nouveau excluded by test.conf:10" },
+  { "excluded-other-attributes-listed", "pci", P ("POWERPOLICY_CLASS=gpu"), FALSE, TRUE, NO_OV,
+    FALSE, FALSE, NULL, "nouveau", PP_SOURCE_EXCLUDED,
+    "power/control=|excluded|driver nouveau excluded by test.conf:17;"
+    "power/autosuspend_delay_ms=|excluded|driver nouveau excluded by test.conf:17;"
+    "power/wakeup=|excluded|driver nouveau excluded by test.conf:17;"
+    "device/power_dpm=|excluded|driver nouveau excluded by test.conf:17" },
+  { "not-excluded-other-driver", "pci", P (NULL), FALSE, FALSE, NO_OV, FALSE, FALSE, NULL,
+    "mei", PP_SOURCE_NONE,
+    "power/control=on|class|test.conf:9;power/autosuspend_delay_ms=|class|not set by [Class pci];"
+    "power/wakeup=|class|not set by [Class pci]" },
+  { "not-excluded-no-driver", "pci", P (NULL), FALSE, FALSE, NO_OV, FALSE, FALSE, NULL, NULL,
+    PP_SOURCE_NONE,
+    "power/control=on|class|test.conf:9;power/autosuspend_delay_ms=|class|not set by [Class pci];"
+    "power/wakeup=|class|not set by [Class pci]" },
+  { "not-excluded-other-class", "usb", P (NULL), FALSE, FALSE, NO_OV, FALSE, FALSE, NULL, "mei_me",
+    PP_SOURCE_NONE,
+    "power/control=auto|class|test.conf:2;power/autosuspend_delay_ms=2000|class|test.conf:3;"
+    UNSET_USB_WAKEUP },
+  { "gpu-not-excluded-idle-attr", "pci", P ("POWERPOLICY_CLASS=gpu"), FALSE, TRUE, NO_OV, FALSE,
+    FALSE, NULL, "amdgpu", PP_SOURCE_NONE,
+    "power/control=auto|idle|test.conf:20;"
+    "power/autosuspend_delay_ms=|class|not set by [Class gpu];"
+    "power/wakeup=|class|not set by [Class gpu];device/power_dpm=low|class|test.conf:18" },
+
+  /* POWERPOLICY_IGNORE=1: above everything, an excluded driver too */
+  { "ignored", "usb", P ("POWERPOLICY_IGNORE=1", "POWERPOLICY_AUTOSUSPEND=0"), TRUE, TRUE, TRUE,
+    "on", NULL, NULL, FALSE, TRUE, "held by a (b), pid 1", NULL, PP_SOURCE_IGNORED,
+    "power/control=|ignored|POWERPOLICY_IGNORE=1;"
+    "power/autosuspend_delay_ms=|ignored|POWERPOLICY_IGNORE=1;"
+    "power/wakeup=|ignored|POWERPOLICY_IGNORE=1" },
+  { "ignored-beats-excluded", "pci", P ("POWERPOLICY_IGNORE=1"), FALSE, FALSE, NO_OV, FALSE,
+    FALSE, NULL, "mei_me", PP_SOURCE_IGNORED,
+    "power/control=|ignored|POWERPOLICY_IGNORE=1;"
+    "power/autosuspend_delay_ms=|ignored|POWERPOLICY_IGNORE=1;"
+    "power/wakeup=|ignored|POWERPOLICY_IGNORE=1" },
+};
+
+static void
+test_explain (void **state)
+{
+  State *st = *state;
+  const ExplainCase *c = st->row;
+  PpDeviceProps props;
+  PpSituation situation = { c->battery, c->idle };
+  PpOverride override = { (char *) c->ov_control, PP_DELAY_UNSET, (char *) c->ov_wakeup };
+  PpDeviceState dstate = {
+    c->with_override ? &override : NULL, c->powered_down, c->held, c->held_by, c->driver,
+  };
+  g_autoptr(PpDecision) decision = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+  g_autoptr(GString) actual = g_string_new (NULL);
+  g_autoptr(GPtrArray) settings = NULL;
+  g_autofree char *decided = NULL;
+  g_autofree char *plain = NULL;
+
+  load_config (st, explain_config);
+  if (c->ov_delay != NULL)
+    override.delay_ms = (gint) g_ascii_strtoll (c->ov_delay, NULL, 10);
+  pp_device_props_init (&props, c->subsystem, lookup_props, (gpointer) c->props, NULL);
+  decision = pp_policy_decide (st->config, &props, &situation, &dstate);
+  rows = pp_policy_explain (st->config, props.klass, decision);
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const PpExplainRow *r = g_ptr_array_index (rows, i);
+      assert_null (r->current);
+      g_string_append_printf (actual, "%s%s=%s|%s|%s", i ? ";" : "", r->attribute, r->decided,
+                              r->layer, r->origin);
+    }
+  if (!g_str_equal (actual->str, c->expected))
+    fail_msg ("expected\n  '%s'\ngot\n  '%s'", c->expected, actual->str);
+
+  /* nothing to write when skipped; what would be written is kept */
+  assert_int_equal (decision->skipped, c->skipped);
+  if (c->skipped != PP_SOURCE_NONE)
+    {
+      assert_int_equal (decision->settings->len, 0);
+      assert_non_null (decision->skip_origin);
+    }
+  else
+    {
+      assert_int_equal (decision->left_alone->len, 0);
+      assert_null (decision->skip_origin);
+    }
+
+  /* the old entry point is the same computation: without a driver and
+   * PowerDown it decides what pp_policy_decide() does */
+  if (!c->powered_down && c->driver == NULL && c->held_by == NULL)
+    {
+      settings = pp_policy_device_settings (st->config, &props, &situation,
+                                            c->with_override ? &override : NULL, c->held);
+      decided = join_settings (decision->settings);
+      plain = join_settings (settings);
+      assert_string_equal (decided, plain);
+    }
+  pp_device_props_clear (&props);
+}
+
+static void
+test_source_names (void **state)
+{
+  static const char * const names[] = {
+    "", "class", "battery", "idle", "udev", "override", "power-down", "hold", "excluded", "ignored",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    assert_string_equal (pp_setting_source_to_string ((PpSettingSource) i), names[i]);
+  assert_string_equal (pp_setting_source_to_string ((PpSettingSource) 99), "");
+}
+
+/* A configuration built without files still names where a line is. */
+static void
+test_explain_origin_without_file (void **state)
+{
+  State *st = *state;
+  const char text[] = "[Class usb]\nControl=auto\n[Class usb:battery]\nControl=on\n";
+  const char *props[] = { NULL };
+  PpDeviceProps dp;
+  PpSituation battery = { TRUE, FALSE };
+  g_autoptr(PpDecision) d = NULL;
+  const PpSetting *s;
+
+  pp_config_load_data (st->config, NULL, text, strlen (text), st->problems);
+  pp_device_props_init (&dp, "usb", lookup_props, props, NULL);
+  d = pp_policy_decide (st->config, &dp, &battery, NULL);
+  pp_device_props_clear (&dp);
+  assert_int_equal (d->settings->len, 1);
+  s = g_ptr_array_index (d->settings, 0);
+  assert_int_equal (s->source, PP_SOURCE_BATTERY);
+  assert_non_null (s->origin);
+  assert_true (g_str_has_suffix (s->origin, ":4") || g_str_equal (s->origin, "[Class usb:battery]"));
+}
+
 /* ---- classification ------------------------------------------------------------ */
 
 typedef struct {
@@ -661,6 +937,12 @@ main (void)
   for (guint i = 0; i < G_N_ELEMENTS (supply_cases); i++)
     pp_test_list_add (list, "on-battery", supply_cases[i].name, test_on_battery, setup, teardown,
                       &supply_cases[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (explain_cases); i++)
+    pp_test_list_add (list, "explain", explain_cases[i].name, test_explain, setup, teardown,
+                      &explain_cases[i]);
+  pp_test_list_add (list, "explain", "source-names", test_source_names, setup, teardown, NULL);
+  pp_test_list_add (list, "explain", "origin-without-file", test_explain_origin_without_file,
+                    setup, teardown, NULL);
   pp_test_list_add (list, "device", "pure", test_device_settings_pure, setup, teardown, NULL);
   pp_test_list_add (list, "on-battery", "null", test_on_battery_null, setup, teardown, NULL);
 

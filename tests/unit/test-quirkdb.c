@@ -224,6 +224,9 @@ typedef struct {
   const char *expected;    /* selection from the file, NULL: no match */
 } BadRow;
 
+#define TEN(x) x x x x x x x x x x
+#define LONG_REGEX TEN (TEN (TEN ("D"))) TEN (TEN ("e")) TEN ("l") "l"
+
 static const BadRow bad_rows[] = {
   /* pm-utils' `[[ $v =~ "" ]]`: an empty regex matches anything
    * (20-video-quirk-pm-hp.quirkdb line 10 relies on it) */
@@ -239,6 +242,31 @@ static const BadRow bad_rows[] = {
     "bad.quirkdb:1: ", "unknown matcher 'regexp'", "dpms_on" },
   { "bad-regex", "\n\nmatch system.hardware.vendor regex (Dell\naddquirk --quirk-vbe-post\nendmatch\naddquirk --quirk-dpms-on\n",
     "bad.quirkdb:3: ", "does not compile", "dpms_on" },
+  /* pm-utils' `! [[ $v =~ $re ]]` is true for a regex that does not
+   * compile: regex_inverse of it matches (regex of it does not, above) */
+  { "regex-inverse-does-not-compile", "match system.hardware.vendor regex_inverse (Dell\naddquirk --quirk-vbe-post\nendmatch\naddquirk --quirk-dpms-on\n",
+    "bad.quirkdb:1: ", "regex_inverse of it matches every value", "vbe_post dpms_on" },
+  /* bounded regexes: refused with FILE:LINE, the block never matches */
+  { "regex-stacked-repetition", "\nmatch system.hardware.vendor regex |2++++++++++++++++++++++\naddquirk --quirk-vbe-post\nendmatch\naddquirk --quirk-dpms-on\n",
+    "bad.quirkdb:2: ", "refused: a repetition of a repetition", "dpms_on" },
+  { "regex-inverse-stacked-repetition", "match system.hardware.vendor regex_inverse x*+\naddquirk --quirk-vbe-post\nendmatch\naddquirk --quirk-dpms-on\n",
+    "bad.quirkdb:1: ", "refused: a repetition of a repetition", "dpms_on" },
+  { "regex-too-many-repetitions", "match system.hardware.vendor regex a*b*c*d*e*f*g*h*i*j*k*l*m*n*o*p*q*\naddquirk --quirk-vbe-post\nendmatch\naddquirk --quirk-dpms-on\n",
+    "bad.quirkdb:1: ", "refused: more than 16 repetition operators", "dpms_on" },
+  { "regex-large-interval", "match system.hardware.vendor regex a{1,255}\naddquirk --quirk-vbe-post\nendmatch\naddquirk --quirk-dpms-on\n",
+    "bad.quirkdb:1: ", "refused: a repetition count above 16", "dpms_on" },
+  { "regex-stacked-intervals", "match system.hardware.vendor regex (a{2}){2}{2}|b{2}\naddquirk --quirk-vbe-post\nendmatch\naddquirk --quirk-dpms-on\n",
+    "bad.quirkdb:1: ", "refused: a repetition of a repetition", "dpms_on" },
+  { "regex-three-intervals", "match system.hardware.vendor regex a{2}b{2}c{2}\naddquirk --quirk-vbe-post\nendmatch\naddquirk --quirk-dpms-on\n",
+    "bad.quirkdb:1: ", "refused: more than 2 {m,n} repetitions", "dpms_on" },
+  { "regex-back-reference", "match system.hardware.vendor regex (a*)*\\\\1\naddquirk --quirk-vbe-post\nendmatch\naddquirk --quirk-dpms-on\n",
+    "bad.quirkdb:1: ", "refused: back-references are not allowed", "dpms_on" },
+  { "regex-too-long", "match system.hardware.vendor regex " LONG_REGEX "\naddquirk --quirk-vbe-post\nendmatch\naddquirk --quirk-dpms-on\n",
+    "bad.quirkdb:1: ", "...\" refused: longer than 1024 bytes", "dpms_on" },
+  { "glob-extended-pattern", "match system.hardware.vendor compare_eq +(a|aa)+(a|aa)b\naddquirk --quirk-vbe-post\nendmatch\naddquirk --quirk-dpms-on\n",
+    "bad.quirkdb:1: ", "refused: the extended pattern '+(' is not allowed", "dpms_on" },
+  { "glob-too-many-wildcards", "match system.hardware.vendor compare_eq *a*a*a*a*a*a*a*a*a\naddquirk --quirk-vbe-post\nendmatch\naddquirk --quirk-dpms-on\n",
+    "bad.quirkdb:1: ", "refused: more than 8 wildcards", "dpms_on" },
   /* pm-utils' reader returns at a stray endmatch: the rest is unread
    * (20-video-quirk-pm-ibm.quirkdb line 114) */
   { "endmatch-without-match", "addquirk --quirk-dpms-on\nendmatch\naddquirk --quirk-s3-bios\n",
@@ -383,6 +411,11 @@ static const SelectRow select_rows[] = {
    * test): Presario V3700 gets nothing from it and falls to the default */
   { "compaq-presario-v3700-pm-utils-bug", "sys_vendor=Compaq\nproduct_name=Presario V3700 Notebook PC", NULL,
     "vbe_post dpms_on dpms_suspend vbestate_restore vbemode_restore vga_mode_3", PP_QUIRK_SOURCE_DEFAULT, "default" },
+  /* the HP ze2000 entry: "\(EK791EA#" reaches the regex as "(EK791EA#",
+   * which does not compile; regex of it is false (no quirk_none) and
+   * regex_inverse true, as pm-utils' `! [[ $v =~ $re ]]` */
+  { "hp-pavilion-ze2000-regex-inverse-of-bad-regex", "sys_vendor=Hewlett-Packard\nproduct_name=HP Pavilion ze2000 (EK791EA#ABU)", NULL,
+    "s3_bios s3_mode", PP_QUIRK_SOURCE_DATABASE, "hp.quirkdb:249" },
   { "compaq-presario-2701ea", "sys_vendor=Compaq\nproduct_name=Presario 2701EA", NULL,
     "vbe_post vbestate_restore no_fb", PP_QUIRK_SOURCE_DATABASE, "hp.quirkdb:39" },
   /* 20-video-quirk-pm-ibm.quirkdb: the IBM CORPORATION entry comes after
@@ -582,6 +615,26 @@ test_flags_and_names (void **state)
   assert_null (pp_quirk_canonical_name ("warp"));
 }
 
+static void
+test_escape_text (void **state)
+{
+  static const struct { const char *in; gsize max; const char *out; } rows[] = {
+    { "plain text", 0, "plain text" },
+    { "two\nlines\r\tand \"quotes\" \\", 0, "two\\nlines\\r\\tand \\\"quotes\\\" \\\\" },
+    { "\x01\x1b[31m\x7f", 0, "\\x01\\x1b[31m\\x7f" },
+    { "caf\xc3\xa9", 0, "caf\\xc3\\xa9" },
+    { "abcdef", 3, "abc..." },
+    { "abc", 3, "abc" },
+    { NULL, 0, "(null)" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *got = pp_escape_text (rows[i].in, rows[i].max);
+      assert_string_equal (got, rows[i].out);
+    }
+}
+
 int
 main (void)
 {
@@ -600,5 +653,6 @@ main (void)
   pp_test_list_add (list, "select", "shipped-database-problems", test_shipped_database_problems, NULL, NULL, NULL);
   pp_test_list_add (list, "select", "last-known-working", test_lkw, NULL, NULL, NULL);
   pp_test_list_add (list, "names", "flags-and-aliases", test_flags_and_names, NULL, NULL, NULL);
+  pp_test_list_add (list, "names", "escape-text", test_escape_text, NULL, NULL, NULL);
   return pp_test_list_run (list, "quirkdb");
 }

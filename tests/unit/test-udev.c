@@ -2,12 +2,9 @@
 /* Backend tests of pp-udev.c (enumeration and the uevent monitor)
  * against a umockdev testbed. Run under umockdev-wrapper, as root.
  *
- * pp-udev enumerates the devices tagged "powerpolicy". umockdev keeps
- * properties in uevent files and creates no tags, and it does not redirect
- * /run/udev, where libudev finds its tag index: the test runs in a private
- * mount namespace whose /run/udev is the testbed's, and tags devices there
- * itself (an empty /run/udev/tags/powerpolicy/<device id>, and the TAGS and
- * CURRENT_TAGS properties that udev puts in its uevents). */
+ * pp-udev enumerates the devices tagged "powerpolicy": the test tags them
+ * in its testbed's /run/udev, bound over a private /run/udev
+ * (pp-testbed.h). */
 #include "config.h"
 
 #include <errno.h>
@@ -22,6 +19,7 @@
 #include <umockdev.h>
 
 #include "pp-test.h"
+#include "pp-testbed.h"
 #include "pp-error.h"
 #include "pp-udev.h"
 
@@ -46,42 +44,6 @@ typedef struct {
   PpUdev          *udev;
   GPtrArray       *events;   /* of Event* */
 } State;
-
-/* Tag (or untag) a testbed device as udev's rules would: @id is udev's
- * name of the device ("+subsystem:sysname"). As udevd does, a device
- * keeps TAGS (every tag it ever had) and CURRENT_TAGS names the tags of
- * the last event; an empty TAGS= would make libudev crash, udevd never
- * sends one. */
-static void
-set_tagged (UMockdevTestbed *tb, const char *syspath, const char *id, gboolean tagged)
-{
-  g_autofree char *root = umockdev_testbed_get_root_dir (tb);
-  g_autofree char *dir = g_build_filename (root, "run", "udev", "tags", "powerpolicy", NULL);
-  g_autofree char *file = g_build_filename (dir, id, NULL);
-
-  assert_int_equal (g_mkdir_with_parents (dir, 0755), 0);
-  if (tagged)
-    {
-      assert_true (g_file_set_contents (file, "", 0, NULL));
-      umockdev_testbed_set_property (tb, syspath, "TAGS", ":powerpolicy:");
-      umockdev_testbed_set_property (tb, syspath, "CURRENT_TAGS", ":powerpolicy:");
-    }
-  else
-    {
-      g_autofree char *uevent = g_build_filename (root, syspath, "uevent", NULL);
-      g_autofree char *text = NULL;
-      g_auto(GStrv) lines = NULL;
-      g_autoptr(GString) kept = g_string_new (NULL);
-
-      (void) g_unlink (file);
-      assert_true (g_file_get_contents (uevent, &text, NULL, NULL));
-      lines = g_strsplit (text, "\n", -1);
-      for (guint i = 0; lines[i] != NULL; i++)
-        if (*lines[i] != '\0' && !g_str_has_prefix (lines[i], "CURRENT_TAGS="))
-          g_string_append_printf (kept, "%s\n", lines[i]);
-      assert_true (g_file_set_contents (uevent, kept->str, -1, NULL));
-    }
-}
 
 static void
 event_free (Event *e)
@@ -143,16 +105,12 @@ setup (void **state)
   assert_string_equal (path, IFACE);
   umockdev_testbed_set_attribute_link (st->tb, MOUSE, "driver", "../../../../bus/usb/drivers/usbhid");
   umockdev_testbed_set_attribute_link (st->tb, PCI, "driver", "../../bus/pci/drivers/xhci_hcd");
-  set_tagged (st->tb, UART, "+tty:serial8250", TRUE);
-  set_tagged (st->tb, PCI, "+pci:0000:00:14.0", TRUE);
-  set_tagged (st->tb, HUB, "+usb:usb1", TRUE);
-  set_tagged (st->tb, MOUSE, "+usb:1-1", TRUE);
+  pp_testbed_set_tagged (st->tb, UART, "+tty:serial8250", TRUE);
+  pp_testbed_set_tagged (st->tb, PCI, "+pci:0000:00:14.0", TRUE);
+  pp_testbed_set_tagged (st->tb, HUB, "+usb:usb1", TRUE);
+  pp_testbed_set_tagged (st->tb, MOUSE, "+usb:1-1", TRUE);
   /* this process's /run/udev (see main) is the testbed's */
-  {
-    g_autofree char *run_udev = g_build_filename (root, "run", "udev", NULL);
-    if (mount (run_udev, "/run/udev", NULL, MS_BIND, NULL) < 0)
-      fail_msg ("cannot bind %s to /run/udev: %s", run_udev, g_strerror (errno));
-  }
+  pp_testbed_bind_run_udev (st->tb);
 
   st->udev = pp_udev_new (&error);
   assert_null (error);
@@ -167,7 +125,7 @@ teardown (void **state)
 {
   State *st = *state;
 
-  assert_int_equal (umount2 ("/run/udev", MNT_DETACH), 0);
+  pp_testbed_unbind_run_udev ();
   g_clear_object (&st->udev);
   g_clear_object (&st->tb);
   g_ptr_array_unref (st->events);
@@ -395,7 +353,7 @@ test_monitor_change_remove (void **state)
 
   /* a change after which the rules no longer tag the device */
   g_ptr_array_set_size (st->events, 0);
-  set_tagged (st->tb, HUB, "+usb:usb1", FALSE);
+  pp_testbed_set_tagged (st->tb, HUB, "+usb:usb1", FALSE);
   umockdev_testbed_uevent (st->tb, HUB, "change");
   e = wait_for_event (st, "change", HUB);
   if (e == NULL)
@@ -434,7 +392,7 @@ test_monitor_hotplug (void **state)
   assert_string_equal (e->klass, "usb-storage");
   /* not tagged by this test: udev's rules would have */
   assert_false (e->tagged);
-  set_tagged (st->tb, path, "+usb:1-2", TRUE);
+  pp_testbed_set_tagged (st->tb, path, "+usb:1-2", TRUE);
   umockdev_testbed_uevent (st->tb, path, "change");
   e = wait_for_event (st, "change", path);
   if (e == NULL)
@@ -442,10 +400,75 @@ test_monitor_hotplug (void **state)
   assert_true (e->tagged);
 }
 
+/* The interfaces of a USB device, read from its directory (they are not
+ * tagged): class codes, the bound driver, sorted, bounded. */
+static void
+test_usb_interfaces (void **state)
+{
+  State *st = *state;
+  g_autoptr(GArray) none = NULL;
+  g_autoptr(GArray) ifaces = NULL;
+  g_autoptr(GArray) many = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *big = NULL;
+  const PpUsbInterface *i0, *i1;
+
+  umockdev_testbed_set_attribute (st->tb, IFACE, "bInterfaceSubClass", "01\n");
+  umockdev_testbed_set_attribute (st->tb, IFACE, "bInterfaceProtocol", "02\n");
+  umockdev_testbed_set_attribute_link (st->tb, IFACE, "driver",
+                                       "../../../../../bus/usb/drivers/usbhid");
+  umockdev_testbed_set_attribute (st->tb, MOUSE, "idVendor", "046d\n");
+  /* a second interface, vendor-specific, no driver yet */
+  second = umockdev_testbed_add_device (st->tb, "usb", "1-1:1.1", MOUSE,
+                                        "bInterfaceClass", "ff\n", "bInterfaceSubClass", "ff\n",
+                                        "bInterfaceProtocol", "ff\n", NULL,
+                                        "DEVTYPE", "usb_interface", NULL);
+  assert_non_null (second);
+
+  ifaces = pp_udev_read_usb_interfaces (MOUSE);
+  assert_int_equal (ifaces->len, 2);
+  i0 = &g_array_index (ifaces, PpUsbInterface, 0);
+  i1 = &g_array_index (ifaces, PpUsbInterface, 1);
+  assert_int_equal (i0->interface_class, 0x03);
+  assert_int_equal (i0->interface_subclass, 0x01);
+  assert_int_equal (i0->interface_protocol, 0x02);
+  assert_string_equal (i0->driver, "usbhid");
+  assert_int_equal (i1->interface_class, 0xff);
+  assert_int_equal (i1->interface_subclass, 0xff);
+  assert_int_equal (i1->interface_protocol, 0xff);
+  assert_null (i1->driver);
+  assert_int_equal (pp_udev_read_usb_vendor (MOUSE), 0x046d);
+  assert_string_equal (pp_usb_class_from_interfaces ((PpUsbInterface *) (gpointer) ifaces->data,
+                                                     ifaces->len, 0x046d),
+                       PP_USB_CLASS_MOUSE);
+
+  /* a device without interfaces, and one that does not exist */
+  none = pp_udev_read_usb_interfaces (HUB);
+  assert_int_equal (none->len, 0);
+  g_array_unref (g_steal_pointer (&none));
+  none = pp_udev_read_usb_interfaces (HUB "/nonexistent");
+  assert_int_equal (none->len, 0);
+  assert_int_equal (pp_udev_read_usb_vendor (HUB), 0);
+
+  /* more interfaces than the kernel allows: at most PP_USB_MAX_INTERFACES */
+  big = umockdev_testbed_add_device (st->tb, "usb", "1-2", HUB, NULL,
+                                     "DEVTYPE", "usb_device", NULL);
+  assert_non_null (big);
+  for (guint n = 0; n < PP_USB_MAX_INTERFACES + 4; n++)
+    {
+      g_autofree char *name = g_strdup_printf ("1-2:1.%u", n);
+      g_autofree char *path = umockdev_testbed_add_device (st->tb, "usb", name, big,
+                                                           "bInterfaceClass", "08\n", NULL,
+                                                           "DEVTYPE", "usb_interface", NULL);
+      assert_non_null (path);
+    }
+  many = pp_udev_read_usb_interfaces (big);
+  assert_int_equal (many->len, PP_USB_MAX_INTERFACES);
+}
+
 int
 main (void)
 {
-  g_autoptr(UMockdevTestbed) probe = NULL;
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown (test_enumerate, setup, teardown),
     cmocka_unit_test_setup_teardown (test_enumerate_after_remove, setup, teardown),
@@ -453,33 +476,14 @@ main (void)
     cmocka_unit_test_setup_teardown (test_monitor_add, setup, teardown),
     cmocka_unit_test_setup_teardown (test_monitor_change_remove, setup, teardown),
     cmocka_unit_test_setup_teardown (test_monitor_hotplug, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_usb_interfaces, setup, teardown),
   };
+  int skip;
 
-  /* A private /run (before any thread exists: unshare needs a single
-   * thread); each test binds its testbed's run/udev to /run/udev. */
-  if (geteuid () != 0)
-    {
-      g_printerr ("SKIP: needs root (a private mount namespace for /run/udev)\n");
-      return 77;
-    }
-  if (unshare (CLONE_NEWNS) < 0 ||
-      mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-      mount ("pp-test-run", "/run", "tmpfs", 0, "mode=0755") < 0 ||
-      mkdir ("/run/udev", 0755) < 0)
-    {
-      g_printerr ("SKIP: cannot set up a private /run/udev: %s\n", g_strerror (errno));
-      return 77;
-    }
-
-  /* Without the preload libudev reads the real /sys. (The check needs a
-   * testbed to exist.) */
-  probe = umockdev_testbed_new ();
-  if (!umockdev_in_mock_environment ())
-    {
-      g_printerr ("SKIP: not running under umockdev-wrapper (the preload library is not active)\n");
-      return 77;
-    }
-  g_clear_object (&probe);
+  /* a private /run; each test binds its testbed's run/udev to /run/udev */
+  skip = pp_testbed_private_run ();
+  if (skip != 0)
+    return skip;
 
   /* the exit status, not the count: 256 failures must not exit 0 */
   return cmocka_run_group_tests_name ("udev", tests, NULL, NULL) == 0 ? 0 : 1;

@@ -1,0 +1,510 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The daemon's objects without a bus (issue 10): PpPowerOps, PpActivity,
+ * PpSleep and PpToken through their plain C APIs, on a PpManager started
+ * on a umockdev testbed (tagged devices through pp-testbed.h). Run under
+ * umockdev-wrapper, as root; every path is inside the testbed or a
+ * temporary directory. */
+#include "config.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gio/gio.h>
+
+#include "pp-test.h"
+#include "pp-testbed.h"
+#include "pp-activity.h"
+#include "pp-error.h"
+#include "pp-manager.h"
+#include "pp-power-ops.h"
+#include "pp-sleep.h"
+#include "pp-token.h"
+
+#define PCI     "/sys/devices/0000:00:14.0"
+#define HUB     PCI "/usb1"
+#define STORAGE HUB "/1-2"
+
+/* Bound of every wait: generous, only reached on failure. */
+#define WAIT_TIMEOUT_MS 5000
+
+static const char CONFIG[] =
+  "[Daemon]\n"
+  "RestoreOnExit=true\n"
+  "IdleTimeoutSec=1\n"
+  "[Class pci]\n"
+  "Control=on\n"
+  "[Class usb-hub]\n"
+  "Control=on\n"
+  "[Class usb-storage]\n"
+  "Control=on\n";
+
+typedef struct {
+  UMockdevTestbed *tb;
+  char            *root;     /* the testbed's */
+  char            *work;     /* config, state and runtime directories */
+  PpManager       *manager;
+  PpPowerOps      *ops;      /* PowerDown, PowerUp, Hold on @manager */
+  gboolean         dry_run;
+} State;
+
+static char *
+read_attr (State *st, const char *syspath, const char *attr)
+{
+  g_autofree char *file = g_build_filename (st->root, syspath, attr, NULL);
+  g_autofree char *text = NULL;
+
+  if (!g_file_get_contents (file, &text, NULL, NULL))
+    return NULL;
+  return g_strstrip (g_strdup (text));
+}
+
+#define assert_attr(st, syspath, attr, expected) \
+  G_STMT_START { \
+    g_autofree char *_value = read_attr ((st), (syspath), (attr)); \
+    assert_string_equal (_value ? _value : "(missing)", (expected)); \
+  } G_STMT_END
+
+static gboolean
+on_tick (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+/* Run the main loop until @done says so, at most WAIT_TIMEOUT_MS. */
+static gboolean
+wait_for (gboolean (*done) (gpointer), gpointer data)
+{
+  gint64 deadline = g_get_monotonic_time () + WAIT_TIMEOUT_MS * G_TIME_SPAN_MILLISECOND;
+  /* wakes the loop up now and then, so that the deadline is seen */
+  guint tick = g_timeout_add (20, on_tick, NULL);
+  gboolean ok;
+
+  while (!(ok = done (data)) && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_source_remove (tick);
+  return ok;
+}
+
+static void
+add_devices (State *st)
+{
+  g_autofree char *path = NULL;
+
+  path = umockdev_testbed_add_device (st->tb, "pci", "0000:00:14.0", NULL,
+                                      "power/control", "on\n",
+                                      "power/runtime_status", "active\n", NULL,
+                                      "PCI_CLASS", "C0330", "DRIVER", "xhci_hcd",
+                                      "POWERPOLICY_CLASS", "pci", NULL);
+  g_clear_pointer (&path, g_free);
+  path = umockdev_testbed_add_device (st->tb, "usb", "usb1", PCI,
+                                      "power/control", "on\n",
+                                      "power/runtime_status", "active\n", NULL,
+                                      "DEVTYPE", "usb_device", "POWERPOLICY_CLASS", "usb-hub", NULL);
+  g_clear_pointer (&path, g_free);
+  path = umockdev_testbed_add_device (st->tb, "usb", "1-2", HUB,
+                                      "power/control", "on\n",
+                                      "power/runtime_status", "active\n",
+                                      "power/autosuspend_delay_ms", "2000\n", NULL,
+                                      "DEVTYPE", "usb_device", "POWERPOLICY_CLASS", "usb-storage",
+                                      NULL);
+  pp_testbed_set_tagged (st->tb, PCI, "+pci:0000:00:14.0", TRUE);
+  pp_testbed_set_tagged (st->tb, HUB, "+usb:usb1", TRUE);
+  pp_testbed_set_tagged (st->tb, STORAGE, "+usb:1-2", TRUE);
+}
+
+static int
+setup_common (void **state, gboolean dry_run)
+{
+  State *st = g_new0 (State, 1);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *config = NULL;
+  g_autofree char *state_dir = NULL;
+  g_autofree char *runtime_dir = NULL;
+  g_autofree char *sys_power = NULL;
+  PpManagerOptions options = { 0 };
+
+  st->tb = umockdev_testbed_new ();
+  st->root = umockdev_testbed_get_root_dir (st->tb);
+  assert_true (umockdev_in_mock_environment ());
+  st->work = g_dir_make_tmp ("pp-test-daemon-XXXXXX", &error);
+  assert_non_null (st->work);
+  add_devices (st);
+  pp_testbed_bind_run_udev (st->tb);
+  /* the kernel's sleep states, inside the testbed */
+  sys_power = g_build_filename (st->root, "sys", "power", NULL);
+  assert_int_equal (g_mkdir_with_parents (sys_power, 0755), 0);
+  {
+    g_autofree char *file = g_build_filename (sys_power, "state", NULL);
+    assert_true (g_file_set_contents (file, "freeze mem\n", -1, NULL));
+  }
+
+  config = g_build_filename (st->work, "powerpolicy.conf", NULL);
+  state_dir = g_build_filename (st->work, "state", NULL);
+  runtime_dir = g_build_filename (st->work, "run", NULL);
+  assert_true (g_file_set_contents (config, CONFIG, -1, NULL));
+  options.config_path = config;
+  options.state_dir = state_dir;
+  options.runtime_dir = runtime_dir;
+  options.dry_run = dry_run;
+  options.no_logind = TRUE;
+  st->dry_run = dry_run;
+  st->manager = pp_manager_new (&options);
+  if (!pp_manager_start (st->manager, &error))
+    fail_msg ("the manager does not start: %s", error->message);
+  st->ops = pp_power_ops_new (st->manager);
+  pp_token_set_limits (PP_TOKEN_DEFAULT_PER_USER, PP_TOKEN_DEFAULT_TOTAL);
+  *state = st;
+  return 0;
+}
+
+static int
+setup (void **state)
+{
+  return setup_common (state, FALSE);
+}
+
+static int
+setup_dry_run (void **state)
+{
+  return setup_common (state, TRUE);
+}
+
+static int
+teardown (void **state)
+{
+  State *st = *state;
+  g_autoptr(GFile) work = g_file_new_for_path (st->work);
+
+  g_clear_object (&st->ops);
+  pp_manager_shutdown (st->manager);
+  g_clear_object (&st->manager);
+  pp_testbed_unbind_run_udev ();
+  g_clear_object (&st->tb);
+  /* the work directory holds a few files and directories only */
+  {
+    g_autofree char *cmd = NULL;
+    g_autofree char *quoted = g_shell_quote (st->work);
+    int status = 0;
+
+    cmd = g_strdup_printf ("rm -rf -- %s", quoted);
+    assert_true (g_spawn_command_line_sync (cmd, NULL, NULL, &status, NULL));
+    assert_int_equal (status, 0);
+  }
+  g_free (st->root);
+  g_free (st->work);
+  g_free (st);
+  pp_token_set_limits (PP_TOKEN_DEFAULT_PER_USER, PP_TOKEN_DEFAULT_TOTAL);
+  return 0;
+}
+
+static PpPowerResult *
+find_row (GPtrArray *rows, const char *path)
+{
+  for (guint i = 0; i < rows->len; i++)
+    {
+      PpPowerResult *row = g_ptr_array_index (rows, i);
+      if (g_str_equal (row->path, path))
+        return row;
+    }
+  fail_msg ("no row for %s", path);
+  return NULL;
+}
+
+/* ---- power-ops ---------------------------------------------------------- */
+
+static void
+test_power_down_up (void **state)
+{
+  State *st = *state;
+  PpPowerOps *ops = st->ops;
+  g_autoptr(GPtrArray) down = NULL;
+  g_autoptr(GPtrArray) up = NULL;
+  g_autoptr(GError) error = NULL;
+  PpPowerResult *row;
+
+  assert_attr (st, STORAGE, "power/control", "on");
+
+  /* by name, as the D-Bus API accepts */
+  down = pp_power_ops_power_down (ops, "1-2", FALSE, "auto", &error);
+  assert_null (error);
+  assert_non_null (down);
+  row = find_row (down, STORAGE);
+  assert_string_equal (row->status, "suspended");
+  assert_attr (st, STORAGE, "power/control", "auto");
+
+  up = pp_power_ops_power_up (ops, STORAGE, FALSE, &error);
+  assert_null (error);
+  assert_non_null (up);
+  row = find_row (up, STORAGE);
+  assert_string_equal (row->status, "on");
+  assert_attr (st, STORAGE, "power/control", "on");
+}
+
+static void
+test_power_down_errors (void **state)
+{
+  State *st = *state;
+  PpPowerOps *ops = st->ops;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+
+  rows = pp_power_ops_power_down (ops, STORAGE, FALSE, "sideways", &error);
+  assert_null (rows);
+  assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT));
+  g_clear_error (&error);
+
+  rows = pp_power_ops_power_down (ops, "9-9", FALSE, "auto", &error);
+  assert_null (rows);
+  assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE));
+  g_clear_error (&error);
+
+  rows = pp_power_ops_power_up (ops, "/sys/devices/nowhere", TRUE, &error);
+  assert_null (rows);
+  assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE));
+
+  /* nothing half-applied */
+  assert_attr (st, STORAGE, "power/control", "on");
+}
+
+/* @list (of PpTokenInfo) has one row, this one. */
+static void
+assert_one_token (GPtrArray *list, const char *what, const char *who, const char *device, guint32 pid)
+{
+  PpTokenInfo *info;
+
+  assert_int_equal (list->len, 1);
+  info = g_ptr_array_index (list, 0);
+  assert_string_equal (info->what, what);
+  assert_string_equal (info->who, who);
+  assert_string_equal (info->device, device);
+  assert_int_equal (info->pid, pid);
+}
+
+/* Every hold and inhibitor released (their fds closed and seen). */
+static gboolean
+no_tokens (gpointer data)
+{
+  return pp_token_count () == 0;
+}
+
+static void
+test_hold_until_fd_closed (void **state)
+{
+  State *st = *state;
+  PpPowerOps *ops = st->ops;
+  g_autoptr(GPtrArray) holds = NULL;
+  g_autoptr(GError) error = NULL;
+  PpDevice *dev;
+  int fd = -1;
+
+  assert_true (pp_power_ops_hold (ops, "1-2", &(PpTokenRequest) { "backup", "copying", 1000, 4242 }, &fd, &error));
+  assert_null (error);
+  assert_true (fd >= 0);
+  assert_int_equal (pp_token_count_for_uid (1000), 1);
+
+  holds = pp_power_ops_list_holds (ops);
+  assert_one_token (holds, "hold", "backup", STORAGE, 4242);
+  assert_string_equal (((PpTokenInfo *) g_ptr_array_index (holds, 0))->why, "copying");
+
+  /* held: the device and the hub it hangs on */
+  assert_true (pp_manager_is_held (st->manager, STORAGE));
+  assert_true (pp_manager_is_held (st->manager, HUB));
+  dev = pp_manager_get_device (st->manager, STORAGE);
+  assert_non_null (dev);
+  {
+    g_autoptr(PpDeviceStatus) status = pp_manager_get_device_status (st->manager, dev);
+    assert_true (status->held);
+    assert_string_equal (status->parent, HUB);
+  }
+
+  /* the holder goes: the hold ends, from the main loop */
+  close (fd);
+  if (!wait_for (no_tokens, NULL))
+    fail_msg ("the hold did not end within %d ms of closing its fd", WAIT_TIMEOUT_MS);
+  g_clear_pointer (&holds, g_ptr_array_unref);
+  holds = pp_power_ops_list_holds (ops);
+  assert_int_equal (holds->len, 0);
+  assert_false (pp_manager_is_held (st->manager, STORAGE));
+  assert_int_equal (pp_token_count_for_uid (1000), 0);
+}
+
+static void
+test_hold_refused (void **state)
+{
+  State *st = *state;
+  PpPowerOps *ops = st->ops;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *long_text = g_strnfill (PP_TOKEN_TEXT_MAX + 1, 'x');
+  g_autoptr(GPtrArray) holds = NULL;
+  int fd = -1, fd2 = -1;
+
+  assert_false (pp_power_ops_hold (ops, STORAGE, &(PpTokenRequest) { long_text, "", 1000, 1 }, &fd, &error));
+  assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT));
+  g_clear_error (&error);
+  assert_false (pp_power_ops_hold (ops, "no-such-device", &(PpTokenRequest) { "a", "b", 1000, 1 }, &fd, &error));
+  assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE));
+  g_clear_error (&error);
+  assert_int_equal (fd, -1);
+
+  /* one per user: the second of uid 1000 is refused, uid 1001 may */
+  pp_token_set_limits (1, 10);
+  assert_true (pp_power_ops_hold (ops, STORAGE, &(PpTokenRequest) { "a", "b", 1000, 1 }, &fd, &error));
+  assert_false (pp_power_ops_hold (ops, STORAGE, &(PpTokenRequest) { "a", "b", 1000, 1 }, &fd2, &error));
+  assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_REFUSED));
+  g_clear_error (&error);
+  assert_true (pp_power_ops_hold (ops, STORAGE, &(PpTokenRequest) { "c", "d", 1001, 2 }, &fd2, &error));
+  holds = pp_power_ops_list_holds (ops);
+  assert_int_equal (holds->len, 2);
+  close (fd);
+  close (fd2);
+}
+
+/* ---- activity ----------------------------------------------------------- */
+
+static gboolean
+user_idle (gpointer data)
+{
+  return pp_activity_get_user_idle (data);
+}
+
+static void
+test_idle_inhibitor (void **state)
+{
+  State *st = *state;
+  g_autoptr(PpActivity) activity = pp_activity_new (st->manager);
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(GError) error = NULL;
+  int fd = -1;
+
+  assert_int_equal (pp_activity_get_idle_timeout_sec (activity), 1);
+  assert_false (pp_activity_get_user_idle (activity));
+  assert_true (pp_activity_inhibit (activity, "idle", &(PpTokenRequest) { "player", "a film", 1000, 77 }, &fd, &error));
+  assert_null (error);
+  list = pp_activity_list_inhibitors (activity);
+  assert_one_token (list, "idle", "player", "", 77);
+  assert_false (pp_activity_get_user_idle (activity));
+
+  /* released: the inhibitor goes, and without input the user is idle
+   * after IdleTimeoutSec=1 */
+  close (fd);
+  if (!wait_for (no_tokens, NULL))
+    fail_msg ("the inhibitor did not end within %d ms of closing its fd", WAIT_TIMEOUT_MS);
+  g_clear_pointer (&list, g_ptr_array_unref);
+  list = pp_activity_list_inhibitors (activity);
+  assert_int_equal (list->len, 0);
+  if (!wait_for (user_idle, activity))
+    fail_msg ("not idle within %d ms of the inhibitor's end", WAIT_TIMEOUT_MS);
+}
+
+static gboolean
+lid_not_inhibited (gpointer data)
+{
+  return !pp_activity_get_lid_inhibited (data);
+}
+
+static void
+test_lid_inhibitor_and_bad_what (void **state)
+{
+  State *st = *state;
+  g_autoptr(PpActivity) activity = pp_activity_new (st->manager);
+  g_autoptr(GError) error = NULL;
+  int fd = -1;
+
+  assert_false (pp_activity_inhibit (activity, "idle:idle", &(PpTokenRequest) { "x", "y", 1000, 1 }, &fd, &error));
+  assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT));
+  g_clear_error (&error);
+  assert_false (pp_activity_inhibit (activity, "sleep", &(PpTokenRequest) { "x", "y", 1000, 1 }, &fd, &error));
+  assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT));
+  g_clear_error (&error);
+  assert_int_equal (fd, -1);
+
+  assert_false (pp_activity_get_lid_inhibited (activity));
+  assert_true (pp_activity_inhibit (activity, "lid", &(PpTokenRequest) { "x", "y", 1000, 1 }, &fd, &error));
+  assert_true (pp_activity_get_lid_inhibited (activity));
+  close (fd);
+  if (!wait_for (lid_not_inhibited, activity))
+    fail_msg ("the lid inhibitor did not end within %d ms", WAIT_TIMEOUT_MS);
+}
+
+/* ---- sleep (kernel path, no logind) --------------------------------------- */
+
+typedef struct {
+  gboolean  done;
+  gboolean  ok;
+  GError   *error;
+} SleepResult;
+
+static void
+on_sleep (GObject *source, GAsyncResult *res, gpointer data)
+{
+  SleepResult *r = data;
+
+  r->ok = pp_sleep_sleep_finish (PP_SLEEP (source), res, &r->error);
+  r->done = TRUE;
+}
+
+static gboolean
+sleep_done (gpointer data)
+{
+  return ((SleepResult *) data)->done;
+}
+
+static void
+test_sleep_state_missing (void **state)
+{
+  State *st = *state;
+  g_autoptr(PpSleep) sleep = pp_sleep_new (st->manager, NULL);
+  SleepResult r = { 0 };
+
+  assert_string_equal (pp_sleep_get_backend (sleep), "kernel");
+  /* /sys/power/state offers "freeze mem": no hibernation */
+  pp_sleep_sleep_async (sleep, "disk", FALSE, on_sleep, &r);
+  if (!wait_for (sleep_done, &r))
+    fail_msg ("Hibernate did not finish within %d ms", WAIT_TIMEOUT_MS);
+  assert_false (r.ok);
+  assert_true (g_error_matches (r.error, PP_ERROR, PP_ERROR_NOT_SUPPORTED));
+  assert_non_null (strstr (r.error->message, "disk"));
+  g_clear_error (&r.error);
+  assert_attr (st, "/sys/power", "state", "freeze mem");
+}
+
+static void
+test_sleep_dry_run_writes_nothing (void **state)
+{
+  State *st = *state;
+  g_autoptr(PpSleep) sleep = pp_sleep_new (st->manager, NULL);
+  SleepResult r = { 0 };
+
+  assert_true (st->dry_run);
+  assert_true (pp_manager_get_dry_run (st->manager));
+  pp_sleep_sleep_async (sleep, "mem", FALSE, on_sleep, &r);
+  if (!wait_for (sleep_done, &r))
+    fail_msg ("Suspend did not finish within %d ms", WAIT_TIMEOUT_MS);
+  if (!r.ok)
+    fail_msg ("Suspend (dry run) failed: %s", r.error->message);
+  assert_attr (st, "/sys/power", "state", "freeze mem");
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown (test_power_down_up, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_power_down_errors, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_hold_until_fd_closed, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_hold_refused, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_idle_inhibitor, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_lid_inhibitor_and_bad_what, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_sleep_state_missing, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_sleep_dry_run_writes_nothing, setup_dry_run, teardown),
+  };
+  int skip;
+
+  skip = pp_testbed_private_run ();
+  if (skip != 0)
+    return skip;
+  /* the exit status, not the count: 256 failures must not exit 0 */
+  return cmocka_run_group_tests_name ("daemon", tests, NULL, NULL) == 0 ? 0 : 1;
+}

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Shared by the libFuzzer targets (tests/fuzz/README.md). Each target
+ * defines LLVMFuzzerTestOneInput(); with clang and -Dfuzzing=true it links
+ * libFuzzer, otherwise replay.c's main() runs it over the files given
+ * (the regression corpus, as a meson test). */
+#pragma once
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
+
+/* An invariant broke: abort, so that libFuzzer keeps the input. */
+#define FUZZ_ASSERT(cond) \
+  G_STMT_START { if (!(cond)) { g_printerr ("%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #cond); abort (); } } G_STMT_END
+
+static GLogWriterOutput
+fuzz_quiet_writer (GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpointer data)
+{
+  /* criticals are bugs: keep them fatal */
+  if (level & (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_ERROR))
+    abort ();
+  return G_LOG_WRITER_HANDLED;
+}
+
+/* Once per process: no log output (the parsers warn on bad input, which is
+ * what they are fed), criticals abort. */
+static inline void
+fuzz_init_logging (void)
+{
+  static gboolean done;
+
+  if (done)
+    return;
+  done = TRUE;
+  g_log_set_writer_func (fuzz_quiet_writer, NULL, NULL);
+}
+
+/* A directory of the process's own, removed at exit. */
+static char *fuzz_dir;
+
+static void
+fuzz_remove_dir (void)
+{
+  g_autoptr(GDir) dir = NULL;
+
+  if (fuzz_dir == NULL)
+    return;
+  /* two levels at most: the targets make nothing deeper */
+  dir = g_dir_open (fuzz_dir, 0, NULL);
+  for (const char *name; dir != NULL && (name = g_dir_read_name (dir)) != NULL; )
+    {
+      g_autofree char *path = g_build_filename (fuzz_dir, name, NULL);
+      g_autoptr(GDir) sub = g_dir_open (path, 0, NULL);
+
+      for (const char *n; sub != NULL && (n = g_dir_read_name (sub)) != NULL; )
+        {
+          g_autofree char *p = g_build_filename (path, n, NULL);
+          g_unlink (p);
+        }
+      if (g_rmdir (path) < 0)
+        g_unlink (path);
+    }
+  g_rmdir (fuzz_dir);
+  g_clear_pointer (&fuzz_dir, g_free);
+}
+
+static inline const char *
+fuzz_get_dir (void)
+{
+  if (fuzz_dir == NULL)
+    {
+      fuzz_dir = g_dir_make_tmp ("pp-fuzz-XXXXXX", NULL);
+      if (fuzz_dir == NULL)
+        abort ();
+      atexit (fuzz_remove_dir);
+    }
+  return fuzz_dir;
+}
+
+/* Empty a subdirectory of the fuzz directory (one level). */
+static inline void
+fuzz_empty_dir (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+
+  for (const char *name; dir != NULL && (name = g_dir_read_name (dir)) != NULL; )
+    {
+      g_autofree char *p = g_build_filename (path, name, NULL);
+      g_unlink (p);
+    }
+}

@@ -1,0 +1,295 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Hostile local clients (issue 14): limits on what a caller can make the
+daemon keep, bounded replies, malformed and oversized arguments on every
+method as `nobody`, caller text escaped in the log."""
+
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from ppharness import (  # noqa: E402
+    AS_NOBODY, BUS_NAME, IFACE, OBJ_PATH, PPCALL, TEST_CONFIG, PowerPolicyTestCase, main,
+    wait_until)
+from gi.repository import GLib, Gio  # noqa: E402
+
+REFUSED = 'org.powerpolicy1.Error.Refused'
+INVALID = 'org.powerpolicy1.Error.InvalidArgument'
+# the daemon's limits (pp-token.h) and the bus's message limit (dbus-daemon)
+TEXT_MAX = 256
+PER_USER = 64
+TOTAL = 4096
+BUS_MESSAGE_MAX = 32 * 1024 * 1024
+# a syspath, at most PATH_MAX with its NUL
+SYSPATH_MAX = 4095
+STORAGE = '/sys/devices/pci0000:00/0000:00:14.0/usb1/1-1/1-1.2'
+
+
+class TestHostile(PowerPolicyTestCase):
+
+    def fd_call(self, method, args):
+        r, fds = self.bus.call_with_unix_fd_list_sync(
+            BUS_NAME, OBJ_PATH, IFACE, method, GLib.Variant('(sss)', args),
+            GLib.VariantType('(h)'), Gio.DBusCallFlags.NONE, 5000, None, None)
+        stolen = fds.steal_fds()
+        self.assertEqual(len(stolen), 1)
+        return stolen[r.unpack()[0]]
+
+    def inhibit(self, what='idle', who='test', why='testing'):
+        return self.fd_call('Inhibit', (what, who, why))
+
+    def hold(self, device='1-1.2', who='test', why='testing'):
+        return self.fd_call('Hold', (device, who, why))
+
+    def close_all(self, fds):
+        for fd in fds:
+            os.close(fd)
+        fds.clear()
+
+    def inhibitors(self):
+        return self.call('ListInhibitors')[0]
+
+    def daemon_fds(self):
+        return len(os.listdir('/proc/%d/fd' % self.daemon.proc.pid))
+
+    def as_nobody(self, calls):
+        """[(method, signature, args)] called by one client as nobody."""
+        if os.geteuid() != 0:
+            self.skipTest('needs root to run as nobody')
+        ppcall = self.staged_for_others(PPCALL)[PPCALL]
+        r = subprocess.run(AS_NOBODY + ['/usr/bin/python3', ppcall, '-'],
+                           input=json.dumps(calls), capture_output=True, text=True, timeout=120,
+                           env={'PATH': '/usr/bin:/bin', 'LANG': 'C.UTF-8',
+                                'DBUS_SYSTEM_BUS_ADDRESS': self.bus_address})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return json.loads(r.stdout)
+
+    def test_oversized_what_refused(self):
+        self.daemon = self.start_daemon()
+        for what in ('idle:' * 1000 + 'idle', 'idle:' * 7 + 'lid', 'x' * (4 << 20)):
+            with self.subTest(length=len(what)):
+                e = self.assertDBusError(INVALID, 'Inhibit', (what, 'who', 'why'), '(sss)')
+                self.assertLess(len(e.message), 256)
+        self.assertEqual(self.inhibitors(), [])
+
+    def test_unknown_and_repeated_words_refused(self):
+        self.daemon = self.start_daemon()
+        for what in ('', 'sleep', 'idle:sleep', 'idle:idle', 'lid:idle:lid', 'idle:', ':lid',
+                     'IDLE', 'idle lid', 'handle-lid-switch'):
+            with self.subTest(what=what):
+                self.assertDBusError(INVALID, 'Inhibit', (what, 'who', 'why'), '(sss)')
+        # the known words, in either order, are taken
+        for what in ('idle', 'lid', 'idle:lid', 'lid:idle'):
+            os.close(self.inhibit(what))
+        wait_until(lambda: self.inhibitors() == [], 5, 'inhibitors released')
+
+    def test_oversized_who_why_refused(self):
+        self.daemon = self.start_daemon()
+        long = 'w' * (TEXT_MAX + 1)
+        for args in (('idle', long, 'why'), ('idle', 'who', long)):
+            self.assertDBusError(INVALID, 'Inhibit', args, '(sss)')
+        for args in (('1-1.2', long, 'why'), ('1-1.2', 'who', long)):
+            self.assertDBusError(INVALID, 'Hold', args, '(sss)')
+        # at the limit: taken
+        os.close(self.inhibit('idle', 'w' * TEXT_MAX, 'y' * TEXT_MAX))
+
+    def test_oversized_arguments_as_root_bounded_replies(self):
+        # root passes authorization: the arguments reach the parsers, whose
+        # errors quote them; no reply may grow with what the caller sends
+        self.daemon = self.start_daemon()
+        control = self.attr(STORAGE, 'power/control')
+        big = 'v' * (1 << 20)
+        for method, sig, args in (('SetOverride', '(sss)', ('1-1.2', 'Control', big)),
+                                  ('SetOverride', '(sss)', ('1-1.2', big, 'on')),
+                                  ('PowerDown', '(sbs)', ('1-1.2', False, big)),
+                                  ('GetDevice', '(s)', (big,)),
+                                  ('Hold', '(sss)', ('1-1.2', 'who', big))):
+            with self.subTest(method=method):
+                e = self.assertDBusError(INVALID, method, args, sig)
+                self.assertLess(len(e.message), 1024, e.message[:200])
+        # just below the bound, the argument's own check answers
+        e = self.assertDBusError(INVALID, 'SetOverride', ('1-1.2', 'Control', 'v' * 8000), '(sss)')
+        self.assertLess(len(e.message), 16 * 1024)
+        self.assertEqual(self.attr(STORAGE, 'power/control'), control)
+        self.assertIsNone(self.daemon.proc.poll())
+
+    def test_per_user_limit_refused(self):
+        self.daemon = self.start_daemon()
+        fds = []
+        self.addCleanup(self.close_all, fds)
+        # holds and inhibitors count together
+        for i in range(PER_USER):
+            fds.append(self.hold() if i % 2 else self.inhibit())
+        for method, args in (('Inhibit', ('idle', 'who', 'why')), ('Hold', ('1-1.2', 'who', 'why'))):
+            e = self.assertDBusError(REFUSED, method, args, '(sss)')
+            self.assertIn('MaxInhibitorsPerUser=%d' % PER_USER, e.message)
+            self.assertIn('uid %d' % os.geteuid(), e.message)
+        self.assertEqual(len(self.inhibitors()), PER_USER)
+        # another user is not limited by this one's
+        if os.geteuid() == 0:
+            r = self.as_nobody([['Inhibit', '(sss)', ['idle', 'nobody', 'x']]])
+            self.assertTrue(r[0]['ok'], r)
+        # one released: one more may be taken
+        os.close(fds.pop())
+        wait_until(lambda: len(self.inhibitors()) == PER_USER - 1, 5, 'one released')
+        fds.append(self.inhibit())
+
+    def test_configured_limits_and_reload(self):
+        config = TEST_CONFIG.replace('[Daemon]\n', '[Daemon]\nMaxInhibitorsPerUser=2\nMaxInhibitors=3\n', 1)
+        self.assertIn('MaxInhibitorsPerUser=2', config)
+        self.daemon = self.start_daemon(config_text=config)
+        fds = []
+        self.addCleanup(self.close_all, fds)
+        fds += [self.hold(), self.inhibit()]
+        e = self.assertDBusError(REFUSED, 'Inhibit', ('idle', 'who', 'why'), '(sss)')
+        self.assertIn('MaxInhibitorsPerUser=2', e.message)
+        # the total counts every user's
+        config = config.replace('MaxInhibitors=3', 'MaxInhibitors=2')
+        with open(self.daemon.config_path, 'w') as f:
+            f.write(config)
+        self.call('Reload')
+        if os.geteuid() == 0:
+            r = self.as_nobody([['Inhibit', '(sss)', ['idle', 'nobody', 'x']]])
+            self.assertFalse(r[0]['ok'], r)
+            self.assertIn('MaxInhibitors=2', r[0]['message'], r)
+        # Reload takes new limits; tokens already given out stay
+        with open(self.daemon.config_path, 'w') as f:
+            f.write(TEST_CONFIG)
+        self.call('Reload')
+        fds.append(self.inhibit())
+        self.assertEqual(len(self.inhibitors()), 3)
+
+    def test_list_inhibitors_bounded_at_the_limits(self):
+        self.daemon = self.start_daemon()
+        fds = []
+        self.addCleanup(self.close_all, fds)
+        # one user's worth, every text at its limit
+        for i in range(PER_USER):
+            who, why = chr(ord('a') + i % 26) * TEXT_MAX, 'y' * TEXT_MAX
+            fds.append(self.hold('1-1.2', who, why) if i % 2 else self.inhibit('idle:lid', who, why))
+        r = self.bus.call_sync(BUS_NAME, OBJ_PATH, IFACE, 'ListInhibitors', None, None,
+                               Gio.DBusCallFlags.NONE, 5000, None)
+        rows = r.unpack()[0]
+        self.assertEqual(len(rows), PER_USER)
+        size = r.get_size()
+        # every entry within the documented worst case (pp-token.h): what 8,
+        # who and why 256, a syspath < PATH_MAX, framing < 40 bytes
+        per_entry = 8 + 2 * TEXT_MAX + SYSPATH_MAX + 40
+        self.assertLessEqual(size, PER_USER * (8 + 2 * TEXT_MAX + len(STORAGE) + 40) + 8)
+        # at the total limit the reply stays far below the bus's limit
+        self.assertLess(TOTAL * per_entry, BUS_MESSAGE_MAX * 0.6)
+
+    def test_10000_holds_fd_count_back_to_baseline(self):
+        self.daemon = self.start_daemon()
+        self.inhibitors()
+        baseline = self.daemon_fds()
+        control = self.attr(STORAGE, 'power/control')
+        # in batches of 50 calls in flight (below the per-user limit: each
+        # hold is closed as soon as its answer arrives)
+        errors = []
+        done = [0]
+
+        def answered(conn, res, data):
+            try:
+                r, fds = conn.call_with_unix_fd_list_finish(res)
+                for fd in fds.steal_fds():
+                    os.close(fd)
+            except GLib.GError as e:
+                errors.append(e.message)
+            done[0] += 1
+
+        for batch in range(200):
+            for i in range(50):
+                self.bus.call_with_unix_fd_list(
+                    BUS_NAME, OBJ_PATH, IFACE, 'Hold',
+                    GLib.Variant('(sss)', ('1-1.2', 'churn', str(batch * 50 + i))),
+                    GLib.VariantType('(h)'), Gio.DBusCallFlags.NONE, 10000, None, None,
+                    answered, None)
+            wait_until(lambda: done[0] == (batch + 1) * 50, 30, 'batch %d answered' % batch)
+            wait_until(lambda: self.inhibitors() == [], 30, 'batch %d released' % batch)
+        self.assertEqual(errors, [])
+        wait_until(lambda: self.daemon_fds() == baseline, 10,
+                   'the daemon back to %d fds' % baseline)
+        self.assertEqual(self.attr(STORAGE, 'power/control'), control)
+
+    def test_malformed_and_oversized_arguments_as_nobody(self):
+        self.daemon = self.start_daemon()
+        before = {name: self.attr(STORAGE, 'power/' + name)
+                  for name in ('control', 'autosuspend_delay_ms')}
+        huge = 'A\n\x1b[31m' + 'x' * (512 * 1024)
+        nasty = ['', '/', '..', '/sys/../etc/passwd', '/sys/devices/../../etc', '1-1.2\n',
+                 '[1-1.2]', '\x01\x02', 'é' * 3000, huge]
+        calls = []
+        # every method with a wrong signature
+        for method in ('Suspend', 'Hibernate', 'GetDevice', 'SetOverride', 'ClearOverrides',
+                       'PowerDown', 'PowerUp', 'Hold', 'Inhibit'):
+            calls.append([method, '(i)', [7]])
+            calls.append([method, '', []])
+        for method in ('ListDevices', 'ListInhibitors', 'GetVideoQuirks', 'Reload'):
+            calls.append([method, '(s)', [huge]])
+        # every string argument oversized or malformed
+        for s in nasty:
+            calls += [['GetDevice', '(s)', [s]],
+                      ['SetOverride', '(sss)', [s, 'Control', 'on']],
+                      ['SetOverride', '(sss)', ['1-1.2', s, 'on']],
+                      ['SetOverride', '(sss)', ['1-1.2', 'Control', s]],
+                      ['ClearOverrides', '(s)', [s]],
+                      ['PowerDown', '(sbs)', [s, True, 'off']],
+                      ['PowerDown', '(sbs)', ['1-1.2', False, s]],
+                      ['PowerUp', '(sb)', [s, True]],
+                      ['Hold', '(sss)', [s, 'who', 'why']],
+                      ['Inhibit', '(sss)', [s, 'who', 'why']]]
+        # who and why are free text: only too long is wrong
+        calls += [['Hold', '(sss)', ['1-1.2', huge, 'why']],
+                  ['Hold', '(sss)', ['1-1.2', 'who', huge]],
+                  ['Inhibit', '(sss)', ['idle', huge, 'why']],
+                  ['Inhibit', '(sss)', ['idle', 'who', huge]]]
+        results = self.as_nobody(calls)
+        self.assertEqual(len(results), len(calls))
+        allowed = ('org.freedesktop.DBus.Error.InvalidArgs',
+                   'org.freedesktop.DBus.Error.UnknownMethod',
+                   'org.powerpolicy1.Error.InvalidArgument',
+                   'org.powerpolicy1.Error.NoSuchDevice',
+                   'org.powerpolicy1.Error.NotAuthorized')
+        for (method, sig, args), r in zip(calls, results):
+            shown = (method, sig, [a[:40] if isinstance(a, str) else a for a in args])
+            with self.subTest(call=shown):
+                self.assertFalse(r['ok'], r)
+                self.assertIn(r['error'], allowed, r)
+                # errors quote at most a bounded part of the argument
+                self.assertLess(len(r['message']), 16 * 1024)
+        # the daemon is still there, nothing changed, nothing kept
+        self.assertIsNone(self.daemon.proc.poll())
+        self.assertEqual(self.inhibitors(), [])
+        for name, value in before.items():
+            self.assertEqual(self.attr(STORAGE, 'power/' + name), value)
+
+    def test_control_characters_escaped_in_the_log(self):
+        self.daemon = self.start_daemon()
+        forged = 'FORGED: powerpolicyd: everything is fine'
+        who = 'x\n' + forged
+        why = 'y\r\n' + forged + '\x1b[2J\x07'
+        fd = self.inhibit('idle', who, why)
+        fd2 = self.hold('1-1.2', who, why)
+        # the caller gets its text back unchanged
+        rows = self.inhibitors()
+        self.assertIn(('idle', who, why, '', os.getpid()), rows)
+        os.close(fd)
+        os.close(fd2)
+        wait_until(lambda: self.inhibitors() == [], 5, 'released')
+        wait_until(lambda: 'Inhibitor released' in self.daemon.read_log(), 5, 'release logged')
+        log = self.daemon.read_log()
+        self.assertIn('x\\nFORGED', log)
+        self.assertIn('y\\r\\nFORGED', log)
+        self.assertIn('\\x1b[2J\\x07', log)
+        for line in log.splitlines():
+            self.assertFalse(line.startswith('FORGED'), line)
+        for c in ('\r', '\x1b', '\x07'):
+            self.assertNotIn(c, log)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The pure parts of the release-token mechanism (pp-token.c): Inhibit's
+ * what, and the limits' defaults and clamping. Taking tokens over the
+ * limits is a system test (test_hostile.py). */
+#include "config.h"
+
+#include <string.h>
+
+#include "pp-test.h"
+#include "pp-error.h"
+#include "pp-token.h"
+
+typedef struct {
+  const char *what;
+  gboolean    ok;
+  gboolean    idle;
+  gboolean    lid;
+  const char *needle;   /* in the message of a refusal */
+} WhatRow;
+
+static const WhatRow what_rows[] = {
+  { "idle", TRUE, TRUE, FALSE, NULL },
+  { "lid", TRUE, FALSE, TRUE, NULL },
+  { "idle:lid", TRUE, TRUE, TRUE, NULL },
+  { "lid:idle", TRUE, TRUE, TRUE, NULL },
+  { "", FALSE, FALSE, FALSE, "colon-separated" },
+  { "idle:idle", FALSE, FALSE, FALSE, "'idle' given twice" },
+  { "lid:idle:lid", FALSE, FALSE, FALSE, "'lid' given twice" },
+  { "idle:", FALSE, FALSE, FALSE, "unknown inhibitor kind ''" },
+  { "sleep", FALSE, FALSE, FALSE, "unknown inhibitor kind 'sleep'" },
+  { "idle:\n\x1b", FALSE, FALSE, FALSE, "unknown inhibitor kind '\\n\\x1b'" },
+  { "idle:idle:idle:idle:idle:idle:idle", FALSE, FALSE, FALSE, "each at most once" },
+};
+
+static void
+test_parse_what (void **state)
+{
+  const WhatRow *row = *state;
+  g_autoptr(GError) error = NULL;
+  gboolean idle = -1, lid = -1;
+  gboolean ok = pp_token_parse_what (row->what, &idle, &lid, &error);
+
+  assert_int_equal (ok, row->ok);
+  if (ok)
+    {
+      assert_null (error);
+      assert_int_equal (idle, row->idle);
+      assert_int_equal (lid, row->lid);
+    }
+  else
+    {
+      assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT));
+      if (strstr (error->message, row->needle) == NULL)
+        fail_msg ("'%s' lacks '%s'", error->message, row->needle);
+    }
+}
+
+static void
+test_limits (void **state)
+{
+  assert_int_equal (pp_token_count (), 0);
+  assert_int_equal (pp_token_count_for_uid (1000), 0);
+  /* the ceiling holds whatever is asked; per user never above the total */
+  pp_token_set_limits (100000, 100000);
+  pp_token_set_limits (PP_TOKEN_DEFAULT_PER_USER, PP_TOKEN_DEFAULT_TOTAL);
+  assert_true (PP_TOKEN_DEFAULT_TOTAL <= PP_TOKEN_TOTAL_CEILING);
+  /* the documented worst case of ListInhibitors stays far below 32 MiB */
+  assert_true ((gsize) PP_TOKEN_TOTAL_CEILING * (8 + 2 * PP_TOKEN_TEXT_MAX + 4096 + 40)
+               < 20 * 1024 * 1024);
+}
+
+int
+main (void)
+{
+  PpTestList *list = pp_test_list_new ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (what_rows); i++)
+    pp_test_list_add (list, "what", what_rows[i].what, test_parse_what, NULL, NULL, &what_rows[i]);
+  pp_test_list_add (list, "limits", "defaults-and-ceiling", test_limits, NULL, NULL, NULL);
+  return pp_test_list_run (list, "token");
+}
