@@ -365,9 +365,9 @@ static char *opt_class;
 static int opt_interval;
 
 static const GOptionEntry stats_entries[] = {
-  { "class", 0, 0, G_OPTION_ARG_STRING, &opt_class, "Only devices of class C", "C" },
+  { "class", 0, 0, G_OPTION_ARG_STRING, &opt_class, "Only the devices of CLASS", "CLASS" },
   { "interval", 0, 0, G_OPTION_ARG_INT, &opt_interval,
-    "Residency over SEC-second windows (stats)", "SEC" },
+    "Residency over SEC-second windows", "SEC" },
   { NULL }
 };
 
@@ -420,7 +420,7 @@ run_stats (Pmctl *ctl, char **args, char **command_argv)
 }
 
 const PmctlCommand pmctl_command_stats = {
-  "stats", "stats [--class C] [--interval SEC]",
+  "stats", "stats [--class CLASS] [--interval SEC]",
   "Show the share of time each device spent suspended",
   "Print, for every device with runtime PM counters, the time it spent\n"
   "active and suspended and the suspended share, from the kernel's own\n"

@@ -236,6 +236,24 @@ class TestPmctlStats(StatsTestCase):
         self.assertLess(rows[XHCI]['active_ms'], written[0])
         self.assertEqual(rows[HDA]['active_ms'], 0)
 
+    def test_terminal(self):
+        self.start_with_counters()
+        self.set_runtime(HDA, 5000 + MIN_WINDOW_MS + 1000, 2000)
+        rc, out = self.pmctl_tty('stats', env={'COLUMNS': '200', 'NO_COLOR': '1'})
+        self.assertEqual(rc, 0, out)
+        lines = out.splitlines()
+        self.assertTrue(lines[0].startswith('Residency since'), out)
+        header = [line for line in lines if line.startswith('DEVICE')]
+        self.assertEqual(len(header), 1, out)
+        self.assertEqual(header[0].split(), ['DEVICE', 'CLASS', 'STATUS', 'ACTIVE', 'SUSPENDED',
+                                             'SUSP%', 'NOTE'])
+        hda = [line for line in lines if line.startswith(HDA)]
+        self.assertIn('never suspends (allowed)', hda[0])
+        # the flag's 1:01 of activity as minutes and seconds
+        self.assertIn('1m01s', hda[0])
+        self.assertTrue(any(line.startswith('CLASS') and 'NEVER-SUSPEND' in line
+                            for line in lines), out)
+
     def test_usage(self):
         for args in (['stats', '--interval', '-1'], ['stats', '--interval', '100000'],
                      ['stats', 'extra'], ['metrics', 'extra'],
