@@ -16,6 +16,7 @@
 #include "pp-dock.h"
 #include "pp-drm.h"
 #include "pp-error.h"
+#include "pp-log.h"
 #include "pp-idle.h"
 #include "pp-input.h"
 
@@ -216,9 +217,8 @@ inhibitor_release (gpointer user_data)
   PpActivity *self = inh->self;
   guint lid_before = self->n_lid_inhibitors;
   gboolean idle = inh->idle;
-  g_autofree char *who = pp_escape_text (inh->who, 0);
 
-  g_info ("Inhibitor released: %s by \"%s\" (pid %u)", inh->what, who, inh->pid);
+  pp_log_inhibitor (FALSE, inh->what, inh->who, inh->why, inh->pid);
   if (inh->lid)
     self->n_lid_inhibitors--;
   /* frees @inh */
@@ -232,11 +232,9 @@ static void
 inhibitor_add (PpActivity *self, Inhibitor *inh)
 {
   guint lid_before = self->n_lid_inhibitors;
-  g_autofree char *who = pp_escape_text (inh->who, 0);
-  g_autofree char *why = pp_escape_text (inh->why, 0);
 
   inh->self = self;
-  g_info ("Inhibitor taken: %s by \"%s\" (pid %u): \"%s\"", inh->what, who, inh->pid, why);
+  pp_log_inhibitor (TRUE, inh->what, inh->who, inh->why, inh->pid);
   if (inh->lid)
     self->n_lid_inhibitors++;
   g_ptr_array_add (self->inhibitors, inh);

@@ -11,8 +11,11 @@
 #include <gio/gio.h>
 
 #include "pp-config-files.h"
+#include "pp-conflicts.h"
 #include "pp-error.h"
 #include "pp-devarg.h"
+#include "pp-foreign.h"
+#include "pp-log.h"
 #include "pp-manager.h"
 #include "pp-names.h"
 #include "pp-overrides.h"
@@ -61,6 +64,16 @@ struct _PpManager {
    * next pass or event tries everything again */
   gboolean          journal_failed;
 
+  /* other programs: tools installed (PpConflict*, found at start and on
+   * Reload) and foreign changes of what the daemon wrote */
+  GPtrArray        *installed_conflicts;
+  PpForeignTracker *foreign;
+  gboolean          foreign_changed;   /* since the last conflicts-changed */
+
+  /* writes and failures of the current pass, for policy-applied */
+  guint             pass_written;
+  guint             pass_failed;
+
   /* runtime-PM counter bases (GetStatistics): taken at start and for the
    * devices a policy pass changed; read when asked, never on a timer */
   PpResidencyBook  *residency;
@@ -79,6 +92,7 @@ enum {
   SIGNAL_DEVICE_ADDED,
   SIGNAL_DEVICE_REMOVED,
   SIGNAL_TOPOLOGY_CHANGED,
+  SIGNAL_CONFLICTS_CHANGED,
   N_SIGNALS,
 };
 static guint signals[N_SIGNALS];
@@ -320,6 +334,49 @@ read_current (const char *path, PpManagerWriteFlags flags, GError **error)
   return g_strndup (open + 1, close - open - 1);
 }
 
+/* Before the daemon writes @relpath of @dir again: was it changed by
+ * someone else since the daemon last wrote it? Reported, and after the
+ * third time given up (never fight). FALSE: do not write it. */
+static gboolean
+check_foreign (PpManager  *self,
+               PpDevice   *dev,
+               const char *dir,
+               const char *relpath,
+               const char *current,
+               const char *value)
+{
+  const char *ours = NULL;
+  g_autofree char *ours_copy = NULL;
+  guint count = 0;
+  PpForeignResult result = pp_foreign_tracker_check (self->foreign, dir, relpath, current,
+                                                     &ours, &count);
+  const char *klass = dev != NULL ? dev->props.klass : NULL;
+
+  switch (result)
+    {
+    case PP_FOREIGN_NONE:
+      return TRUE;
+    case PP_FOREIGN_GIVEN_UP:
+      g_debug ("%s: %s left to the other program until Reload", dir, relpath);
+      return FALSE;
+    case PP_FOREIGN_CHANGED:
+    case PP_FOREIGN_GIVE_UP:
+      ours_copy = g_strdup (ours);
+      pp_log_foreign_change (dir, relpath, ours_copy, current, count,
+                             result == PP_FOREIGN_GIVE_UP, klass);
+      self->foreign_changed = TRUE;
+      if (result == PP_FOREIGN_GIVE_UP)
+        return FALSE;
+      /* their value is the one the policy wants now: nothing to write,
+       * and it is ours from here on (not a change again next time) */
+      if (g_str_equal (current, value))
+        pp_foreign_tracker_note_written (self->foreign, dir, relpath, value);
+      return TRUE;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
 /* Queue a write unless the attribute is missing or already has @value. */
 static void
 plan_write (PpManager  *self,
@@ -346,6 +403,10 @@ plan_write (PpManager  *self,
       /* unreadable but present: try the write, which reports */
       g_debug ("%s: cannot read %s: %s", dir, relpath, error->message);
       current = g_strdup ("");
+    }
+  else if (!check_foreign (self, dev, dir, relpath, current, value))
+    {
+      return;
     }
   else if (g_str_equal (current, value))
     {
@@ -506,6 +567,8 @@ emit_device_changed (PpManager *self, PpDevice *dev, GPtrArray *writes)
   g_signal_emit (self, signals[SIGNAL_DEVICE_CHANGED], 0, dev->info->syspath, attrv, valuev);
 }
 
+static gboolean is_setting (PlannedWrite *w);
+
 static void
 report_write_failure (PpManager *self, PlannedWrite *w, int errnum, const GError *error)
 {
@@ -521,9 +584,9 @@ report_write_failure (PpManager *self, PlannedWrite *w, int errnum, const GError
       return;
     }
   g_hash_table_replace (self->failed_writes, g_strdup (w->path), GINT_TO_POINTER (errnum));
-  g_warning ("%s: cannot set %s to '%s' (errno %d, %s): %s",
-             device, w->relpath, w->value, errnum,
-             errnum ? g_strerror (errnum) : "refused", error->message);
+  pp_log_write_failed (device, w->relpath, w->value,
+                       is_setting (w) ? w->current : NULL,
+                       w->dev ? w->dev->props.klass : NULL, error);
 }
 
 /* Keep the journal to what can still be restored, in a bounded number of
@@ -570,7 +633,7 @@ write_planned (PlannedWrite *w, int *errnum, GError **error)
  * /sys/power/state has none), then write them. FALSE when a write
  * failed; @first_error describes the first failure. */
 static gboolean
-execute_plan (PpManager *self, GPtrArray *plan, GError **first_error)
+execute_plan_writes (PpManager *self, GPtrArray *plan, GError **first_error)
 {
   gboolean ok = TRUE;
   g_autoptr(GPtrArray) originals = NULL;
@@ -615,6 +678,7 @@ execute_plan (PpManager *self, GPtrArray *plan, GError **first_error)
                      plan->len, error->message);
           self->journal_failed = TRUE;
           self->n_write_failures += plan->len;
+          self->pass_failed += plan->len;
           g_propagate_prefixed_error (first_error, g_steal_pointer (&error),
                                       "cannot record original values: ");
           return FALSE;
@@ -642,13 +706,25 @@ execute_plan (PpManager *self, GPtrArray *plan, GError **first_error)
               continue;
             }
           report_write_failure (self, w, errnum, werror);
+          self->pass_failed++;
           if (ok && first_error != NULL && *first_error == NULL)
             *first_error = g_steal_pointer (&werror);
           ok = FALSE;
           continue;
         }
       g_hash_table_remove (self->failed_writes, w->path);
-      /* only a layer's writes: leaving the layer reverts them */
+      self->pass_written++;
+      /* only a layer's writes: leaving the layer reverts them, and a
+       * value found changed next time is another program's */
+      if (w->dir != NULL)
+        {
+          /* what the kernel made of it ("1" to a bool reads back "Y"),
+           * so that its own form is not taken for another program's */
+          g_autofree char *now = pp_sysfs_read (w->path, NULL);
+
+          pp_foreign_tracker_note_written (self->foreign, w->dir, w->relpath,
+                                           now != NULL ? now : w->value);
+        }
       if (!self->options.oneshot && w->dir != NULL)
         mark_touched (self, w);
       g_debug ("%s = %s (was %s)", w->path, w->value, w->current);
@@ -682,14 +758,35 @@ execute_plan (PpManager *self, GPtrArray *plan, GError **first_error)
   return ok;
 }
 
-static void apply_all_pass (PpManager *self);
-
+/* Tell listeners when the Conflicts rows changed (a foreign change
+ * seen while planning, tools found on Reload). */
 static void
-apply_all (PpManager *self)
+flush_conflicts_changed (PpManager *self)
+{
+  if (!self->foreign_changed)
+    return;
+  self->foreign_changed = FALSE;
+  g_signal_emit (self, signals[SIGNAL_CONFLICTS_CHANGED], 0);
+}
+
+static gboolean
+execute_plan (PpManager *self, GPtrArray *plan, GError **first_error)
+{
+  gboolean ok = execute_plan_writes (self, plan, first_error);
+
+  flush_conflicts_changed (self);
+  return ok;
+}
+
+static void apply_all_pass (PpManager *self, const char *reason);
+
+/* @reason: why ("start", "battery", "reload", ...), for policy-applied */
+static void
+apply_all (PpManager *self, const char *reason)
 {
   /* a full pass: whatever could not be journalled before is in it */
   self->journal_failed = FALSE;
-  apply_all_pass (self);
+  apply_all_pass (self, reason);
 }
 
 /* A pass that could not journal (the runtime directory full) changed
@@ -700,19 +797,23 @@ retry_unjournalled (PpManager *self)
   if (!self->journal_failed || !self->started)
     return;
   g_info ("Trying again to apply what could not be journalled");
-  apply_all (self);
+  apply_all (self, "retry");
 }
 
 static void
-apply_all_pass (PpManager *self)
+apply_all_pass (PpManager *self, const char *reason)
 {
   g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
   GPtrArray *devices = pp_manager_list_devices (self);
 
+  self->pass_written = self->pass_failed = 0;
   for (guint i = 0; i < devices->len; i++)
     plan_device (self, plan, g_ptr_array_index (devices, i));
   plan_modules (self, plan);
   execute_plan (self, plan, NULL);
+  /* under dry-run the would-be writes are the log */
+  if (!dry_run (self))
+    pp_log_policy_applied (self->pass_written, self->pass_failed, reason);
 }
 
 static gboolean
@@ -774,7 +875,7 @@ update_power_source (PpManager *self, gboolean apply)
   g_info ("Power source: %s", on_battery ? "battery" : "AC");
   g_object_notify_by_pspec (G_OBJECT (self), props[PROP_ON_BATTERY]);
   if (apply)
-    apply_all (self);
+    apply_all (self, on_battery ? "battery" : "ac");
 }
 
 /* ---- uevents ---------------------------------------------------------- */
@@ -788,6 +889,24 @@ forget_originals (PpManager *self, const char *dir)
   compact_journal (self);
 }
 
+static gboolean conflict_rows_equal (GPtrArray *a, GPtrArray *b);
+
+/* Forget what the tracker knows of a device; Conflicts changes only when
+ * it had a row there. */
+static void
+forget_foreign_device (PpManager *self, const char *syspath)
+{
+  g_autoptr(GPtrArray) before = pp_foreign_tracker_list_conflicts (self->foreign);
+  g_autoptr(GPtrArray) after = NULL;
+
+  pp_foreign_tracker_forget_device (self->foreign, syspath);
+  if (before->len == 0)
+    return;
+  after = pp_foreign_tracker_list_conflicts (self->foreign);
+  if (!conflict_rows_equal (before, after))
+    self->foreign_changed = TRUE;
+}
+
 static void
 forget_device (PpManager *self, PpDeviceInfo *info)
 {
@@ -798,6 +917,9 @@ forget_device (PpManager *self, PpDeviceInfo *info)
   device_table_remove (self, info->syspath);
   pp_residency_book_forget (self->residency, info->syspath);
   g_hash_table_remove (self->touched, info->syspath);
+  /* it starts afresh when it comes back */
+  forget_foreign_device (self, info->syspath);
+  flush_conflicts_changed (self);
   g_hash_table_remove (self->powered_down, info->syspath);
   g_signal_emit (self, signals[SIGNAL_DEVICE_REMOVED], 0, info->syspath);
   if (was_supply)
@@ -884,6 +1006,10 @@ on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self
         }
       g_hash_table_remove (self->unmanaged, info->syspath);
       is_new = !g_hash_table_contains (self->devices, info->syspath);
+      /* a new device, or a driver (re)bound: the driver may have reset
+       * what the daemon wrote, which is no other program's change */
+      if (is_new || g_str_equal (action, "bind"))
+        forget_foreign_device (self, info->syspath);
       dev = device_table_set (self, info);
       if (g_str_equal (info->subsystem, "power_supply"))
         update_power_source (self, TRUE);
@@ -1062,12 +1188,49 @@ pp_manager_start (PpManager *self, GError **error)
   self->situation.on_battery = compute_on_battery (self);
   g_info ("Power source: %s", self->situation.on_battery ? "battery" : "AC");
 
-  apply_all (self);
+  /* other power tools: reported once, in Conflicts and the log */
+  self->installed_conflicts = pp_conflicts_detect (NULL);
+  pp_conflicts_log_new (NULL, self->installed_conflicts);
+
+  apply_all (self, "start");
   /* --oneshot serves no statistics */
   if (!self->options.oneshot)
     set_residency_bases (self);
   self->started = TRUE;
   return TRUE;
+}
+
+static gboolean
+conflict_rows_equal (GPtrArray *a, GPtrArray *b)
+{
+  if (a == NULL || b == NULL || a->len != b->len)
+    return a == b;
+  for (guint i = 0; i < a->len; i++)
+    {
+      PpConflict *ca = g_ptr_array_index (a, i);
+      PpConflict *cb = g_ptr_array_index (b, i);
+
+      if (g_strcmp0 (ca->subject, cb->subject) != 0 || g_strcmp0 (ca->what, cb->what) != 0)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Look for other power tools again (Reload): new ones are logged; the
+ * foreign changes seen so far are forgotten, given-up attributes are
+ * written again. */
+static void
+redetect_conflicts (PpManager *self)
+{
+  g_autoptr(GPtrArray) found = pp_conflicts_detect (NULL);
+  g_autoptr(GPtrArray) foreign = pp_foreign_tracker_list_conflicts (self->foreign);
+
+  pp_conflicts_log_new (self->installed_conflicts, found);
+  if (!conflict_rows_equal (self->installed_conflicts, found) || foreign->len > 0)
+    self->foreign_changed = TRUE;
+  g_clear_pointer (&self->installed_conflicts, g_ptr_array_unref);
+  self->installed_conflicts = g_steal_pointer (&found);
+  pp_foreign_tracker_reset (self->foreign);
 }
 
 void
@@ -1078,7 +1241,8 @@ pp_manager_reload (PpManager *self, GPtrArray **problems_out)
 
   g_info ("Reloading the configuration");
   load_config (self, problems, NULL);
-  apply_all (self);
+  redetect_conflicts (self);
+  apply_all (self, "reload");
 
   for (guint i = 0; i < problems->len; i++)
     g_ptr_array_add (strings, pp_config_problem_to_string (g_ptr_array_index (problems, i)));
@@ -1132,7 +1296,10 @@ pp_manager_forget_tree_devices (PpManager *self)
 void
 pp_manager_reapply (PpManager *self)
 {
-  apply_all (self);
+  /* firmware may have reset attributes across sleep: not another
+   * program's change */
+  pp_foreign_tracker_forget_written (self->foreign);
+  apply_all (self, "resume");
 }
 
 gboolean
@@ -1149,7 +1316,7 @@ pp_manager_set_user_idle (PpManager *self, gboolean user_idle)
   self->situation.user_idle = user_idle;
   g_info ("User %s", user_idle ? "idle: applying the idle layers" : "active: idle layers removed");
   if (self->started)
-    apply_all (self);
+    apply_all (self, user_idle ? "idle" : "active");
 }
 
 gboolean
@@ -1415,6 +1582,116 @@ pp_manager_get_options (PpManager *self)
   return &self->options;
 }
 
+/* ---- what changed, overrides, conflicts (open to everyone) ------------ */
+
+void
+pp_manager_change_free (PpManagerChange *change)
+{
+  if (change == NULL)
+    return;
+  g_free (change->path);
+  g_free (change->attribute);
+  g_free (change->original);
+  g_free (change->current);
+  g_free (change);
+}
+
+/* Split @path into the device it belongs to and the attribute below
+ * it; a path under no device (a module parameter, a /sys/power setting)
+ * is its own path, with its file name as the attribute (as the D-Bus
+ * interface documents ListChanges). */
+static void
+split_attribute_path (PpManager *self, const char *path, char **dir, char **attribute)
+{
+  if (pp_sysfs_path_is_under (path, PP_SYSFS_DEVICES))
+    {
+      g_autofree char *up = g_path_get_dirname (path);
+
+      while (strlen (up) > strlen (PP_SYSFS_DEVICES))
+        {
+          char *parent;
+
+          if (g_hash_table_contains (self->devices, up) ||
+              g_hash_table_contains (self->unmanaged, up))
+            {
+              *attribute = g_strdup (path + strlen (up) + 1);
+              *dir = g_steal_pointer (&up);
+              return;
+            }
+          parent = g_path_get_dirname (up);
+          g_free (up);
+          up = parent;
+        }
+    }
+  *dir = g_strdup (path);
+  *attribute = g_path_get_basename (path);
+}
+
+static gint
+compare_changes (gconstpointer a, gconstpointer b)
+{
+  const PpManagerChange *ca = *(PpManagerChange * const *) a;
+  const PpManagerChange *cb = *(PpManagerChange * const *) b;
+  int r = strcmp (ca->path, cb->path);
+
+  return r != 0 ? r : strcmp (ca->attribute, cb->attribute);
+}
+
+GPtrArray *
+pp_manager_list_changes (PpManager *self)
+{
+  GPtrArray *changes = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_manager_change_free);
+  GPtrArray *recorded = pp_restore_get_recorded (self->restore);
+
+  for (guint i = 0; recorded != NULL && i < recorded->len; i++)
+    {
+      PpOriginal *o = g_ptr_array_index (recorded, i);
+      /* of a list of choices (/sys/power/mem_sleep) the chosen one */
+      PpManagerWriteFlags flags = pp_sysfs_path_is_under (o->path, PP_SYSFS_POWER)
+                                  ? PP_MANAGER_WRITE_CHOICE : PP_MANAGER_WRITE_SETTING;
+      g_autofree char *current = read_current (o->path, flags, NULL);
+      PpManagerChange *change;
+
+      /* gone, or back to its original (a layer left, PowerUp): nothing
+       * to restore */
+      if (current == NULL || g_str_equal (current, o->value))
+        continue;
+      change = g_new0 (PpManagerChange, 1);
+      split_attribute_path (self, o->path, &change->path, &change->attribute);
+      /* D-Bus strings are UTF-8, whatever an attribute held */
+      change->original = g_utf8_make_valid (o->value, -1);
+      change->current = g_utf8_make_valid (current, -1);
+      g_ptr_array_add (changes, change);
+    }
+  g_ptr_array_sort (changes, compare_changes);
+  return changes;
+}
+
+GPtrArray *
+pp_manager_list_overrides (PpManager *self)
+{
+  return pp_overrides_list (self->overrides);
+}
+
+GPtrArray *
+pp_manager_list_conflicts (PpManager *self)
+{
+  GPtrArray *rows = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_conflict_free);
+  g_autoptr(GPtrArray) foreign = pp_foreign_tracker_list_conflicts (self->foreign);
+
+  for (guint i = 0; self->installed_conflicts != NULL && i < self->installed_conflicts->len; i++)
+    {
+      PpConflict *c = g_ptr_array_index (self->installed_conflicts, i);
+      g_ptr_array_add (rows, pp_conflict_new (c->subject, c->what, c->evidence));
+    }
+  for (guint i = 0; i < foreign->len; i++)
+    {
+      PpConflict *c = g_ptr_array_index (foreign, i);
+      g_ptr_array_add (rows, pp_conflict_new (c->subject, c->what, c->evidence));
+    }
+  return rows;
+}
+
 /* ---- overrides -------------------------------------------------------- */
 
 gboolean
@@ -1480,7 +1757,7 @@ pp_manager_set_override (PpManager   *self,
       g_set_error (error, PP_ERROR, PP_ERROR_FAILED, "%s", apply_error->message);
       return FALSE;
     }
-  g_info ("%s: override %s=%s", dev->info->syspath, key, value);
+  pp_log_override (TRUE, dev->info->syspath, key, value);
   return TRUE;
 }
 
@@ -1500,7 +1777,7 @@ pp_manager_clear_overrides (PpManager  *self,
                    apply_error->message);
       return FALSE;
     }
-  g_info ("%s: overrides cleared", dev->info->syspath);
+  pp_log_override (FALSE, dev->info->syspath, NULL, NULL);
   return TRUE;
 }
 
@@ -1652,6 +1929,8 @@ pp_manager_finalize (GObject *object)
   g_clear_pointer (&self->overrides, pp_overrides_free);
   g_clear_pointer (&self->residency, pp_residency_book_free);
   g_hash_table_unref (self->touched);
+  g_clear_pointer (&self->installed_conflicts, g_ptr_array_unref);
+  g_clear_pointer (&self->foreign, pp_foreign_tracker_free);
   g_clear_pointer (&self->config, pp_config_free);
   g_free (self->options.config_path);
   g_free (self->options.state_dir);
@@ -1698,6 +1977,10 @@ pp_manager_class_init (PpManagerClass *klass)
   signals[SIGNAL_TOPOLOGY_CHANGED] =
     g_signal_new ("topology-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+  /* the rows of pp_manager_list_conflicts() changed */
+  signals[SIGNAL_CONFLICTS_CHANGED] =
+    g_signal_new ("conflicts-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void
@@ -1714,6 +1997,7 @@ pp_manager_init (PpManager *self)
   self->powered_down = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->touched = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                          (GDestroyNotify) g_hash_table_unref);
+  self->foreign = pp_foreign_tracker_new ();
   self->residency = pp_residency_book_new (0);
 }
 

@@ -173,6 +173,33 @@ typedef struct {
   gboolean  held;                  /* a hold keeps it up */
 } PpDeviceStatus;
 
+/* Every attribute the daemon changed and would restore (SPEC §5
+ * ListChanges): the originals this run recorded whose attribute still
+ * exists and now holds another value, sorted by path and attribute
+ * (values made valid UTF-8).
+ * @path is the device, @attribute relative to it; a file under no
+ * device (a module parameter, a /sys/power setting) has its own path as
+ * @path and its file name as @attribute. Array of PpManagerChange. */
+typedef struct {
+  char *path;
+  char *attribute;
+  char *original;
+  char *current;
+} PpManagerChange;
+
+GPtrArray     *pp_manager_list_changes        (PpManager   *self);
+void           pp_manager_change_free         (PpManagerChange *change);
+
+/* The overrides set over D-Bus (SPEC §5 ListOverrides): array of
+ * PpOverrideRow (pp-overrides.h), sorted by path. */
+GPtrArray     *pp_manager_list_overrides      (PpManager   *self);
+
+/* The rows of the Conflicts property: the power tools found installed
+ * (at start and on Reload), then the attributes other programs changed
+ * (pp_foreign_tracker_list_conflicts()). Array of PpConflict (a copy).
+ * The signal "conflicts-changed" (no arguments) says when they change. */
+GPtrArray     *pp_manager_list_conflicts      (PpManager   *self);
+
 PpDeviceStatus *pp_manager_get_device_status (PpManager   *self,
                                               PpDevice    *device);
 void           pp_device_status_free          (PpDeviceStatus *status);

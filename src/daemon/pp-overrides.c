@@ -348,6 +348,55 @@ pp_overrides_lookup (PpOverrides *self, const char *syspath)
   return g_hash_table_lookup (self->by_device, syspath);
 }
 
+void
+pp_override_row_free (PpOverrideRow *row)
+{
+  if (row == NULL)
+    return;
+  g_free (row->path);
+  g_free (row->key);
+  g_free (row->value);
+  g_free (row);
+}
+
+static void
+add_row (GPtrArray *rows, const char *path, const char *key, char *value)
+{
+  PpOverrideRow *row = g_new0 (PpOverrideRow, 1);
+
+  row->path = g_strdup (path);
+  row->key = g_strdup (key);
+  row->value = value;
+  g_ptr_array_add (rows, row);
+}
+
+GPtrArray *
+pp_overrides_list (PpOverrides *self)
+{
+  GPtrArray *rows = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_override_row_free);
+  g_autoptr(GPtrArray) paths = g_ptr_array_new ();
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, self->by_device);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_ptr_array_add (paths, key);
+  g_ptr_array_sort (paths, pp_compare_strings);
+  for (guint i = 0; i < paths->len; i++)
+    {
+      const char *path = g_ptr_array_index (paths, i);
+      const PpOverride *o = g_hash_table_lookup (self->by_device, path);
+
+      if (o->control != NULL)
+        add_row (rows, path, KEY_CONTROL, g_strdup (o->control));
+      if (o->delay_ms != PP_DELAY_UNSET)
+        add_row (rows, path, KEY_DELAY, g_strdup_printf ("%d", o->delay_ms));
+      if (o->wakeup != NULL)
+        add_row (rows, path, KEY_WAKEUP, g_strdup (o->wakeup));
+    }
+  return rows;
+}
+
 static GHashTable *
 copy_table (PpOverrides *self)
 {

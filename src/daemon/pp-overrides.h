@@ -52,6 +52,18 @@ gboolean          pp_overrides_clear   (PpOverrides  *overrides,
                                         const char   *syspath,
                                         GError      **error);
 
+/* Every override as (device path, key, value) rows: an array of
+ * PpOverrideRow, sorted by path, then in the order Control,
+ * AutosuspendDelayMs, Wakeup. */
+typedef struct {
+  char *path;
+  char *key;
+  char *value;
+} PpOverrideRow;
+
+GPtrArray        *pp_overrides_list    (PpOverrides  *overrides);
+void              pp_override_row_free (PpOverrideRow *row);
+
 /* Map a D-Bus key to its sysfs attribute, or NULL if not a key. */
 const char       *pp_overrides_key_to_attr (const char *key);
 

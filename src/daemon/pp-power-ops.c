@@ -15,6 +15,7 @@
 
 #include "pp-devlinks.h"
 #include "pp-error.h"
+#include "pp-log.h"
 #include "pp-names.h"
 #include "pp-policy.h"
 #include "pp-power-ops.h"
@@ -804,9 +805,7 @@ on_hold_released (gpointer user_data)
 {
   Hold *hold = user_data;
 
-  g_autofree char *who = pp_escape_text (hold->who, 0);
-
-  g_info ("Hold on %s by \"%s\" released", hold->device, who);
+  pp_log_hold (FALSE, hold->device, hold->who, hold->why, hold->pid);
   /* the policy returns; this frees @hold */
   g_ptr_array_remove (hold->self->holds, hold);
 }
@@ -838,8 +837,6 @@ pp_power_ops_hold (PpPowerOps            *self,
                    GError               **error)
 {
   g_autoptr(GError) local_error = NULL;
-  g_autofree char *shown_who = NULL;
-  g_autofree char *shown_why = NULL;
   GPtrArray *prerequisites;
   PpDevice *dev;
   Hold *hold;
@@ -873,10 +870,9 @@ pp_power_ops_hold (PpPowerOps            *self,
                local_error->message);
   hold->self = self;
   g_ptr_array_add (self->holds, hold);
-  shown_who = pp_escape_text (hold->who, 0);
-  shown_why = pp_escape_text (hold->why, 0);
-  g_info ("\"%s\" (pid %u) holds %s and %u devices it depends on: \"%s\"",
-          shown_who, hold->pid, hold->device, hold->paths->len - 1, shown_why);
+  pp_log_hold (TRUE, hold->device, hold->who, hold->why, hold->pid);
+  g_debug ("The hold on %s keeps %u devices it depends on on", hold->device,
+           hold->paths->len - 1);
   return TRUE;
 }
 

@@ -8,7 +8,9 @@
 #include "pp-auth.h"
 #include "pp-dbus.h"
 #include "pp-error.h"
+#include "pp-foreign.h"
 #include "pp-names.h"
+#include "pp-overrides.h"
 #include "pp-power-ops.h"
 #include "pp-service.h"
 #include "pp-sleep.h"
@@ -633,13 +635,34 @@ handle_get_statistics (PpDbusManager         *skeleton,
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
-/* Declared in the XML (SPEC §5), served by no domain object yet. */
+/* ListChanges and ListOverrides: open to everyone, like ListDevices. */
 static gboolean
-handle_not_implemented (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
+handle_list_changes (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
 {
-  g_dbus_method_invocation_return_error (invocation, PP_ERROR, PP_ERROR_NOT_SUPPORTED,
-                                         "%s is not implemented yet",
-                                         g_dbus_method_invocation_get_method_name (invocation));
+  g_autoptr(GPtrArray) changes = pp_manager_list_changes (self->manager);
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(ssss)"));
+
+  for (guint i = 0; i < changes->len; i++)
+    {
+      PpManagerChange *c = g_ptr_array_index (changes, i);
+      g_variant_builder_add (&b, "(ssss)", c->path, c->attribute, c->original, c->current);
+    }
+  pp_dbus_manager_complete_list_changes (skeleton, invocation, g_variant_builder_end (&b));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static gboolean
+handle_list_overrides (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
+{
+  g_autoptr(GPtrArray) rows = pp_manager_list_overrides (self->manager);
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sss)"));
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      PpOverrideRow *r = g_ptr_array_index (rows, i);
+      g_variant_builder_add (&b, "(sss)", r->path, r->key, r->value);
+    }
+  pp_dbus_manager_complete_list_overrides (skeleton, invocation, g_variant_builder_end (&b));
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
@@ -705,6 +728,15 @@ pp_service_set_activity (PpService *self, PpActivity *activity)
   g_set_object (&self->activity, activity);
 }
 
+/* Conflicts: the skeleton announces the new value (PropertiesChanged). */
+static void
+on_conflicts_changed (PpManager *manager, PpService *self)
+{
+  g_autoptr(GPtrArray) rows = pp_manager_list_conflicts (manager);
+
+  pp_dbus_manager_set_conflicts (self->skeleton, pp_conflicts_to_variant (rows, NULL));
+}
+
 /* DeviceChanged: the attributes a write changed, under the names of the
  * device dictionary. */
 static void
@@ -764,9 +796,6 @@ on_name_lost (GDBusConnection *connection, const char *name, gpointer user_data)
 static void
 connect_handlers (PpService *self)
 {
-  static const char * const not_implemented[] = {
-    "handle-list-changes", "handle-list-overrides",
-  };
   PpDbusManager *skeleton = self->skeleton;
 
   g_signal_connect (skeleton, "g-authorize-method", G_CALLBACK (on_authorize_method), self);
@@ -775,6 +804,8 @@ connect_handlers (PpService *self)
   g_signal_connect (skeleton, "handle-explain", G_CALLBACK (handle_explain), self);
   g_signal_connect (skeleton, "handle-get-statistics", G_CALLBACK (handle_get_statistics), self);
   g_signal_connect (skeleton, "handle-list-inhibitors", G_CALLBACK (handle_list_inhibitors), self);
+  g_signal_connect (skeleton, "handle-list-changes", G_CALLBACK (handle_list_changes), self);
+  g_signal_connect (skeleton, "handle-list-overrides", G_CALLBACK (handle_list_overrides), self);
   g_signal_connect (skeleton, "handle-get-video-quirks", G_CALLBACK (handle_get_video_quirks), self);
   g_signal_connect (skeleton, "handle-reload", G_CALLBACK (handle_reload), self);
   g_signal_connect (skeleton, "handle-set-override", G_CALLBACK (handle_set_override), self);
@@ -785,8 +816,6 @@ connect_handlers (PpService *self)
   g_signal_connect (skeleton, "handle-power-up", G_CALLBACK (handle_power_up), self);
   g_signal_connect (skeleton, "handle-hold", G_CALLBACK (handle_hold), self);
   g_signal_connect (skeleton, "handle-inhibit", G_CALLBACK (handle_inhibit), self);
-  for (guint i = 0; i < G_N_ELEMENTS (not_implemented); i++)
-    g_signal_connect (skeleton, not_implemented[i], G_CALLBACK (handle_not_implemented), self);
 }
 
 static void
@@ -795,7 +824,6 @@ connect_properties (PpService *self)
   PpDbusManager *skeleton = self->skeleton;
 
   pp_dbus_manager_set_version (skeleton, PACKAGE_VERSION);
-  pp_dbus_manager_set_conflicts (skeleton, g_variant_new_array (G_VARIANT_TYPE ("(ss)"), NULL, 0));
   bind (self, self->manager, "on-battery", "on-battery");
   bind (self, self->manager, "dry-run", "dry-run");
   bind (self, self->sleep, "backend", "backend");
@@ -836,6 +864,8 @@ pp_service_start (PpService *self, GError **error)
   connect_handlers (self);
   connect_properties (self);
   g_signal_connect (self->manager, "device-changed", G_CALLBACK (on_device_changed), self);
+  g_signal_connect (self->manager, "conflicts-changed", G_CALLBACK (on_conflicts_changed), self);
+  on_conflicts_changed (self->manager, self);
   if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (self->skeleton),
                                          self->bus, PP_DBUS_PATH, error))
     return FALSE;

@@ -9,6 +9,7 @@
 
 #include "pp-config-files.h"
 #include "pp-error.h"
+#include "pp-log.h"
 #include "pp-lid.h"
 #include "pp-logind.h"
 #include "pp-machine.h"
@@ -51,6 +52,8 @@ struct _PpSleep {
 
   gboolean          sleeping;     /* between the pre phase and resume */
   gboolean          logind_sleep; /* ... of a sleep logind announced */
+  const char       *sleep_state;  /* of the last sleep: "mem", "disk", "logind" (static) */
+  const char       *helper_phase; /* "suspend" or "resume" (static) */
   gboolean          resume_pending;
 
   /* lid */
@@ -161,8 +164,11 @@ select_quirks (PpSleep *self)
   after = g_strjoinv (" ", self->quirk_names);
   if (g_strcmp0 (before, after) != 0)
     {
-      g_info ("Video quirks: %s (%s: %s)", *after ? after : "(none)",
-              pp_quirk_source_to_string (self->selection->source), self->selection->summary);
+      g_autofree char *source = g_strdup_printf ("%s: %s",
+                                                 pp_quirk_source_to_string (self->selection->source),
+                                                 self->selection->summary);
+
+      pp_log_quirks_selected ((const char * const *) self->quirk_names, source);
       g_object_notify_by_pspec (G_OBJECT (self), props[PROP_VIDEO_QUIRKS]);
     }
 }
@@ -268,6 +274,8 @@ kill_helper (GSubprocess *helper)
   g_subprocess_force_exit (helper);
 }
 
+static char *helper_path (PpSleep *self);
+
 static gboolean
 on_helper_timeout (gpointer user_data)
 {
@@ -276,9 +284,11 @@ on_helper_timeout (gpointer user_data)
   self->helper_timeout_id = 0;
   if (self->helper != NULL)
     {
-      g_warning ("The video restore helper (pid %s) exceeded QuirkTimeoutSec=%u: killing it",
-                 g_subprocess_get_identifier (self->helper) ? g_subprocess_get_identifier (self->helper) : "?",
-                 config (self)->sleep.quirk_timeout_sec);
+      const char *id = g_subprocess_get_identifier (self->helper);
+      g_autofree char *path = helper_path (self);
+
+      pp_log_helper_killed (path, self->helper_phase, id ? g_ascii_strtoll (id, NULL, 10) : 0,
+                            config (self)->sleep.quirk_timeout_sec);
       kill_helper (self->helper);
       /* the bound holds even for a helper that does not die at once
        * (uninterruptible sleep in a driver): go on now, reap it later */
@@ -344,6 +354,7 @@ run_helper (PpSleep *self, const char *phase, StepDone done, gpointer data)
       return;
     }
   g_debug ("Running %s %s", (char *) g_ptr_array_index (argv, 0), phase);
+  self->helper_phase = phase;
   self->helper_done = done;
   self->helper_done_data = data;
   self->helper_timeout_id = g_timeout_add (MAX (timeout, 1) * 1000, on_helper_timeout, self);
@@ -385,7 +396,7 @@ pre_sleep (PpSleep *self, StepDone done, gpointer data)
 static void
 post_resume_done (PpSleep *self, gpointer data)
 {
-  g_info ("Resumed: re-applying the policy");
+  pp_log_sleep (TRUE, self->sleep_state);
   pp_manager_reapply (self->manager);
   save_last_known_working (self);
   self->sleeping = FALSE;
@@ -419,7 +430,8 @@ on_prepare_for_sleep (PpLogind *logind, gboolean start, PpSleep *self)
           g_debug ("PrepareForSleep(true) while a sleep is in progress: nothing to do");
           return;
         }
-      g_info ("Preparing for sleep");
+      self->sleep_state = "logind";
+      pp_log_sleep (FALSE, self->sleep_state);
       self->logind_sleep = TRUE;
       pre_sleep (self, pre_done_logind, NULL);
       return;
@@ -545,7 +557,8 @@ kernel_sleep (PpSleep *self, GTask *task, const char *state)
   k = g_new0 (KernelSleep, 1);
   k->state = g_strdup (state);
   g_task_set_task_data (task, k, (GDestroyNotify) kernel_sleep_free);
-  g_info ("Going to sleep (%s) through the kernel", state);
+  self->sleep_state = g_str_equal (state, "disk") ? "disk" : "mem";
+  pp_log_sleep (FALSE, self->sleep_state);
   pre_sleep (self, kernel_pre_done, task);
 }
 

@@ -416,7 +416,12 @@ pmctl_fields_print (PmctlTable *t, Pmctl *ctl)
     {
       Cell *row = g_ptr_array_index (t->rows, r);
       g_autofree char *label = g_strconcat (row[0].text, ":", NULL);
-      printf ("%-*s %s\n", (int) width, label, row[1].text);
+
+      if (row[1].sgr != NULL)
+        printf ("%-*s %.*s\033[%sm%s\033[0m\n", (int) width, label, (int) row[1].from,
+                row[1].text, row[1].sgr, row[1].text + row[1].from);
+      else
+        printf ("%-*s %s\n", (int) width, label, row[1].text);
     }
 }
 

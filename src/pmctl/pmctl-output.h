@@ -55,8 +55,8 @@ void        pmctl_table_colour   (PmctlTable *t,
 void        pmctl_table_print    (PmctlTable         *t,
                                   Pmctl              *ctl,
                                   const char * const *header);
-/* Two-column tables as "Key: value" on a terminal, "Key<TAB>value" when
- * piped. */
+/* Two-column tables as "Key: value" on a terminal (the value coloured
+ * as pmctl_table_colour() said), "Key<TAB>value" when piped. */
 void        pmctl_fields_print   (PmctlTable *t,
                                   Pmctl      *ctl);
 

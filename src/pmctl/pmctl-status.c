@@ -14,8 +14,51 @@
  * daemon has follows, sorted by name. */
 static const char * const status_property_order[] = {
   "Version", "Backend", "OnBattery", "UserIdle", "IdleTimeoutSec",
-  "LidClosed", "Docked", "VideoQuirks", NULL,
+  "LidClosed", "Docked", "VideoQuirks", "DryRun", "Conflicts", NULL,
 };
+
+/* Conflicts a(ss): "-", or "SUBJECT: WHAT" joined with "; ". */
+static char *
+format_conflicts (GVariant *conflicts)
+{
+  g_autoptr(GString) s = g_string_new (NULL);
+  const char *subject, *what;
+  GVariantIter iter;
+
+  if (conflicts == NULL || !g_variant_is_of_type (conflicts, G_VARIANT_TYPE ("a(ss)")) ||
+      g_variant_n_children (conflicts) == 0)
+    return g_strdup ("-");
+  g_variant_iter_init (&iter, conflicts);
+  while (g_variant_iter_next (&iter, "(&s&s)", &subject, &what))
+    g_string_append_printf (s, "%s%s: %s", s->len ? "; " : "", subject, what);
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+/* Conflicts as [{"subject": ..., "what": ...}]. */
+static JsonNode *
+conflicts_to_json (GVariant *conflicts)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  const char *subject, *what;
+  GVariantIter iter;
+
+  json_builder_begin_array (b);
+  if (conflicts != NULL && g_variant_is_of_type (conflicts, G_VARIANT_TYPE ("a(ss)")))
+    {
+      g_variant_iter_init (&iter, conflicts);
+      while (g_variant_iter_next (&iter, "(&s&s)", &subject, &what))
+        {
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "subject");
+          json_builder_add_string_value (b, subject);
+          json_builder_set_member_name (b, "what");
+          json_builder_add_string_value (b, what);
+          json_builder_end_object (b);
+        }
+    }
+  json_builder_end_array (b);
+  return json_builder_get_root (b);
+}
 
 /* Count devices by runtime_status into @counts (name -> count, keys owned
  * by the returned array). Returns the status names in print order: the
@@ -118,7 +161,10 @@ print_status_json (Pmctl *ctl, GPtrArray *names, GVariant *inhibitors, GVariant 
       g_autoptr(GVariant) value = g_dbus_proxy_get_cached_property (G_DBUS_PROXY (ctl->manager),
                                                                     names->pdata[i]);
       json_builder_set_member_name (b, names->pdata[i]);
-      json_builder_add_value (b, json_gvariant_serialize (value));
+      if (g_str_equal (names->pdata[i], "Conflicts"))
+        json_builder_add_value (b, conflicts_to_json (value));
+      else
+        json_builder_add_value (b, json_gvariant_serialize (value));
     }
   json_builder_set_member_name (b, "inhibitors");
   pmctl_add_inhibitors_json (b, inhibitors);
@@ -149,7 +195,18 @@ print_status_text (Pmctl *ctl, GPtrArray *names, GVariant *inhibitors, GVariant 
     {
       g_autoptr(GVariant) value = g_dbus_proxy_get_cached_property (G_DBUS_PROXY (ctl->manager),
                                                                     names->pdata[i]);
+      if (g_str_equal (names->pdata[i], "Conflicts"))
+        {
+          pmctl_table_add_row (t, g_strdup (names->pdata[i]), format_conflicts (value));
+          /* another tool at work: worth a look */
+          if (value != NULL && g_variant_n_children (value) > 0)
+            pmctl_table_colour (t, ctl, 1, 0, PMCTL_SGR_YELLOW);
+          continue;
+        }
       pmctl_table_add_row (t, g_strdup (names->pdata[i]), pmctl_format_value (value, separator));
+      if (g_str_equal (names->pdata[i], "DryRun") && value != NULL &&
+          g_variant_is_of_type (value, G_VARIANT_TYPE_BOOLEAN) && g_variant_get_boolean (value))
+        pmctl_table_colour (t, ctl, 1, 0, PMCTL_SGR_YELLOW);
     }
   pmctl_table_add_row (t, g_strdup ("Inhibitors"), format_inhibitors (inhibitors));
 
@@ -210,8 +267,9 @@ const PmctlCommand pmctl_command_status = {
   "status", "status",
   "Show the daemon's state and device counts by runtime status",
   "Print the daemon's properties (version, sleep backend, power source,\n"
-  "user idle and the idle timeout, lid, dock, video quirks, and whatever\n"
-  "else the running daemon offers), the holds and inhibitors in force, and\n"
-  "how many devices are in each runtime power state.",
+  "user idle and the idle timeout, lid, dock, video quirks, dry run, the\n"
+  "conflicts with other power tools, and whatever else the running daemon\n"
+  "offers), the holds and inhibitors in force, and how many devices are in\n"
+  "each runtime power state.",
   NULL, 0, 0, FALSE, run_status,
 };

@@ -58,6 +58,8 @@ static const PmctlCommand * const commands[] = {
   &pmctl_command_power_up,
   &pmctl_command_set,
   &pmctl_command_reset,
+  &pmctl_command_overrides,
+  &pmctl_command_diff,
   &pmctl_command_hold,
   &pmctl_command_inhibit,
   &pmctl_command_inhibitors,

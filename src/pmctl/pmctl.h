@@ -63,6 +63,8 @@ extern const PmctlCommand pmctl_command_set;         /* pmctl-policy.c */
 extern const PmctlCommand pmctl_command_reset;
 extern const PmctlCommand pmctl_command_reload;
 extern const PmctlCommand pmctl_command_monitor;     /* pmctl-monitor.c */
+extern const PmctlCommand pmctl_command_diff;        /* pmctl-changes.c */
+extern const PmctlCommand pmctl_command_overrides;
 extern const PmctlCommand pmctl_command_stats;       /* pmctl-stats.c */
 extern const PmctlCommand pmctl_command_metrics;
 

@@ -273,6 +273,10 @@ class Daemon:
         self.runtime_dir = os.path.join(self.workdir, 'run')
         self.state_dir = os.path.join(self.workdir, 'state')
         self.log_path = os.path.join(self.workdir, 'daemon-%d.log' % int(time.monotonic() * 1000))
+        # where the daemon looks for other power tools (TLP, tuned, ...):
+        # an empty root of its own, never the machine's /
+        self.conflicts_root = os.path.join(self.workdir, 'conflicts-root')
+        os.makedirs(self.conflicts_root, exist_ok=True)
         self.args = list(args)
         self.bus_address = bus_address
         self.proc = None
@@ -292,6 +296,7 @@ class Daemon:
             'G_DEBUG': 'fatal-criticals',
             'LANG': 'C.UTF-8',
             **sanitizer_env(),
+            'POWERPOLICY_CONFLICTS_ROOT': self.conflicts_root,
         }
         if self.bus_address:
             env['DBUS_SYSTEM_BUS_ADDRESS'] = self.bus_address

@@ -341,6 +341,8 @@ class TestPmctlMetrics(StatsTestCase):
         self.assertEqual(scalars['powerpolicy_on_battery'], 0)
         self.assertEqual(scalars['powerpolicy_user_idle'],
                          1 if self.get_property('UserIdle') else 0)
+        self.assertEqual(scalars['powerpolicy_overrides'], len(self.call('ListOverrides')[0]))
+        self.assertEqual(scalars['powerpolicy_conflicts'], len(self.get_property('Conflicts')))
         # what the daemon does not report has no sample, not a made-up 0
         self.assertIn('powerpolicy_write_failures_total', types)
         self.assertNotIn('powerpolicy_write_failures_total', scalars)
@@ -360,6 +362,11 @@ class TestPmctlMetrics(StatsTestCase):
         self.assertEqual(scalars['powerpolicy_holds'],
                          sum(1 for i in self.call('ListInhibitors')[0] if i[0] == 'hold'))
         self.assertGreaterEqual(scalars['powerpolicy_holds'], 1)
+        # an override is counted
+        self.call('SetOverride', (MOUSE, 'Control', 'auto'), '(sss)')
+        types, samples = parse_exposition(self.metrics())
+        scalars = {n: v for n, lb, v in samples if not lb}
+        self.assertEqual(scalars['powerpolicy_overrides'], 1)
         hold.stdin.write('\n')
         hold.stdin.close()
         hold.wait(timeout=10)
