@@ -280,7 +280,7 @@ class TestHostile(PowerPolicyTestCase):
         os.close(fd)
         os.close(fd2)
         wait_until(lambda: self.inhibitors() == [], 5, 'released')
-        wait_until(lambda: 'Inhibitor released' in self.daemon.read_log(), 5, 'release logged')
+        wait_until(lambda: 'Inhibitor of idle released' in self.daemon.read_log(), 5, 'release logged')
         log = self.daemon.read_log()
         self.assertIn('x\\nFORGED', log)
         self.assertIn('y\\r\\nFORGED', log)
