@@ -200,7 +200,7 @@ main (int argc, char **argv)
     }
   for (guint r = 0; r < runs; r++)
     {
-      PpMetrics m = { counts, n, classes, totals->len, 3, 1, 2, 0, 0, TRUE, FALSE, 0.012 };
+      PpMetrics m = { counts, n, classes, totals->len, 3, 1, 2, 0, 0, TRUE, FALSE, 0.012, 0 };
       double t0 = now_s (), c0 = cpu_s ();
       g_autofree char *text = pp_metrics_format (&m);
 

@@ -185,24 +185,36 @@ append_classes (GString *out, const PpMetrics *m)
     }
 }
 
+/* append_scalar(), or the header alone when the value is unknown. */
+static void
+append_scalar_opt (GString *out, const char *name, const char *type,
+                   const char *help, guint64 value, gboolean unknown)
+{
+  if (unknown)
+    append_header (out, name, type, help);
+  else
+    append_scalar (out, name, type, help, value);
+}
+
 void
 pp_metrics_format_to (const PpMetrics *m,
                       GString         *out)
 {
   append_devices (out, m);
   append_classes (out, m);
-  append_scalar (out, "powerpolicy_overrides", "gauge",
-                 "Overrides set over D-Bus.", m->n_overrides);
+  append_scalar_opt (out, "powerpolicy_overrides", "gauge",
+                     "Overrides set over D-Bus.", m->n_overrides,
+                     m->unknown & PP_METRICS_UNKNOWN_OVERRIDES);
   append_scalar (out, "powerpolicy_holds", "gauge",
                  "Devices held powered by clients.", m->n_holds);
   append_scalar (out, "powerpolicy_inhibitors", "gauge",
                  "Idle and lid inhibitors held by clients.", m->n_inhibitors);
-  append_scalar (out, "powerpolicy_conflicts", "gauge",
-                 "Other power tools or writers found changing what the daemon manages.",
-                 m->n_conflicts);
-  append_scalar (out, "powerpolicy_write_failures_total", "counter",
-                 "Attribute writes that failed since the daemon started.",
-                 m->write_failures_total);
+  append_scalar_opt (out, "powerpolicy_conflicts", "gauge",
+                     "Other power tools or writers found changing what the daemon manages.",
+                     m->n_conflicts, m->unknown & PP_METRICS_UNKNOWN_CONFLICTS);
+  append_scalar_opt (out, "powerpolicy_write_failures_total", "counter",
+                     "Attribute writes that failed since the daemon started.",
+                     m->write_failures_total, m->unknown & PP_METRICS_UNKNOWN_WRITE_FAILURES);
   append_scalar (out, "powerpolicy_on_battery", "gauge",
                  "1 when the machine runs on battery.", m->on_battery ? 1 : 0);
   append_scalar (out, "powerpolicy_user_idle", "gauge",

@@ -39,6 +39,14 @@ typedef struct {
   guint       n_never_suspend;  /* devices flagged "never suspends although allowed" */
 } PpMetricsClass;
 
+/* What a client could not ask a daemon (an older one, or a field no
+ * method reports): written as a family without samples, never as 0. */
+typedef enum {
+  PP_METRICS_UNKNOWN_OVERRIDES      = 1 << 0,
+  PP_METRICS_UNKNOWN_CONFLICTS      = 1 << 1,
+  PP_METRICS_UNKNOWN_WRITE_FAILURES = 1 << 2,
+} PpMetricsUnknown;
+
 typedef struct {
   const PpMetricsDeviceCount *devices;
   guint                       n_devices;
@@ -52,6 +60,9 @@ typedef struct {
   gboolean                    on_battery;
   gboolean                    user_idle;
   double                      last_pass_seconds;     /* < 0 or NaN: no pass yet, left out */
+  guint                       unknown;               /* PpMetricsUnknown: families whose
+                                                      * value the caller could not learn
+                                                      * (header written, sample left out) */
 } PpMetrics;
 
 /* Longest label value written; longer ones are cut at a UTF-8 character

@@ -19,6 +19,7 @@
 #include "pp-manager.h"
 #include "pp-names.h"
 #include "pp-overrides.h"
+#include "pp-residency.h"
 #include "pp-restore.h"
 #include "pp-sysfs.h"
 #include "pp-token.h"
@@ -72,6 +73,10 @@ struct _PpManager {
   /* writes and failures of the current pass, for policy-applied */
   guint             pass_written;
   guint             pass_failed;
+
+  /* runtime-PM counter bases (GetStatistics): taken at start and for the
+   * devices a policy pass changed; read when asked, never on a timer */
+  PpResidencyBook  *residency;
 };
 
 enum {
@@ -736,7 +741,13 @@ execute_plan_writes (PpManager *self, GPtrArray *plan, GError **first_error)
 
       g_hash_table_iter_init (&iter, done);
       while (g_hash_table_iter_next (&iter, &key, &value))
-        emit_device_changed (self, key, value);
+        {
+          /* residency "since the last policy change" for what changed
+           * (the start-up pass is followed by every device's base) */
+          if (self->started)
+            pp_residency_book_set_base (self->residency, ((PpDevice *) key)->info->syspath);
+          emit_device_changed (self, key, value);
+        }
     }
   return ok;
 }
@@ -898,6 +909,7 @@ forget_device (PpManager *self, PpDeviceInfo *info)
   if (!g_hash_table_contains (self->devices, info->syspath))
     return;
   device_table_remove (self, info->syspath);
+  pp_residency_book_forget (self->residency, info->syspath);
   g_hash_table_remove (self->touched, info->syspath);
   /* it starts afresh when it comes back */
   forget_foreign_device (self, info->syspath);
@@ -1109,6 +1121,19 @@ load_config (PpManager *self, GPtrArray *problems, GError **error)
   return TRUE;
 }
 
+/* The residency bases of every managed device, after the start-up pass
+ * (one read of each device's counters). */
+static void
+set_residency_bases (PpManager *self)
+{
+  GPtrArray *devices = pp_manager_list_devices (self);
+  g_autofree const char **paths = g_new (const char *, devices->len + 1);
+
+  for (guint i = 0; i < devices->len; i++)
+    paths[i] = ((PpDevice *) g_ptr_array_index (devices, i))->info->syspath;
+  pp_residency_book_set_base_all (self->residency, paths, devices->len);
+}
+
 gboolean
 pp_manager_start (PpManager *self, GError **error)
 {
@@ -1162,6 +1187,9 @@ pp_manager_start (PpManager *self, GError **error)
   pp_conflicts_log_new (NULL, self->installed_conflicts);
 
   apply_all (self, "start");
+  /* --oneshot serves no statistics */
+  if (!self->options.oneshot)
+    set_residency_bases (self);
   self->started = TRUE;
   return TRUE;
 }
@@ -1893,6 +1921,7 @@ pp_manager_finalize (GObject *object)
   g_hash_table_unref (self->powered_down);
   g_clear_pointer (&self->restore, pp_restore_free);
   g_clear_pointer (&self->overrides, pp_overrides_free);
+  g_clear_pointer (&self->residency, pp_residency_book_free);
   g_hash_table_unref (self->touched);
   g_clear_pointer (&self->installed_conflicts, g_ptr_array_unref);
   g_clear_pointer (&self->foreign, pp_foreign_tracker_free);
@@ -1963,6 +1992,7 @@ pp_manager_init (PpManager *self)
   self->touched = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                          (GDestroyNotify) g_hash_table_unref);
   self->foreign = pp_foreign_tracker_new ();
+  self->residency = pp_residency_book_new (0);
 }
 
 PpManager *
@@ -1979,4 +2009,45 @@ pp_manager_new (const PpManagerOptions *options)
   self->restore = pp_restore_new (self->options.runtime_dir);
   self->overrides = pp_overrides_new (self->options.state_dir);
   return self;
+}
+
+/* ---- statistics ------------------------------------------------------- */
+
+static void
+append_stats_row (GArray *rows, PpDevice *dev, const PpResidency *r)
+{
+  PpManagerStatsRow row = { dev->info->syspath, dev->props.klass, r->suspended_share,
+                            r->active_ms, r->suspended_ms };
+
+  g_array_append_val (rows, row);
+}
+
+GArray *
+pp_manager_get_statistics (PpManager  *self,
+                           PpDevice   *device,
+                           GError    **error)
+{
+  g_autoptr(GArray) rows = g_array_new (FALSE, TRUE, sizeof (PpManagerStatsRow));
+  GPtrArray *devices;
+  PpResidency r;
+
+  if (device != NULL)
+    {
+      if (!pp_residency_book_query (self->residency, device->info->syspath, &r, NULL, error))
+        return NULL;
+      append_stats_row (rows, device, &r);
+      return g_steal_pointer (&rows);
+    }
+
+  /* every managed device that has counters; one gone meanwhile, or
+   * without counters, is left out */
+  devices = pp_manager_list_devices (self);
+  for (guint i = 0; i < devices->len; i++)
+    {
+      PpDevice *dev = g_ptr_array_index (devices, i);
+
+      if (pp_residency_book_query (self->residency, dev->info->syspath, &r, NULL, NULL))
+        append_stats_row (rows, dev, &r);
+    }
+  return g_steal_pointer (&rows);
 }

@@ -216,4 +216,24 @@ void           pp_manager_set_hold_hook       (PpManager         *self,
                                                PpManagerHoldHook  hook,
                                                gpointer           user_data);
 
+/* One row of GetStatistics (SPEC §5); strings are the manager's. */
+typedef struct {
+  const char *path;
+  const char *class;
+  double      suspended_share;  /* 0..1; 0 for an empty window */
+  guint64     active_ms;
+  guint64     suspended_ms;
+} PpManagerStatsRow;
+
+/* Residency (SPEC §5 GetStatistics) from the kernel's runtime-PM
+ * counters, read now: since the daemon started, or since the last policy
+ * pass that changed the device. @device NULL: every managed device with
+ * counters, sorted by path; else that device alone, or NULL with
+ * NoSuchDevice (gone) / NotSupported (no counters). An array of
+ * PpManagerStatsRow whose strings are the manager's: use it before
+ * returning to the main loop. Reads ~2 small files per device; no timer. */
+GArray        *pp_manager_get_statistics      (PpManager   *self,
+                                               PpDevice    *device,
+                                               GError     **error);
+
 G_END_DECLS

@@ -603,6 +603,38 @@ handle_explain (PpDbusManager         *skeleton,
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
+/* GetStatistics (SPEC §5): open to everyone; "" means every device. */
+static gboolean
+handle_get_statistics (PpDbusManager         *skeleton,
+                       GDBusMethodInvocation *invocation,
+                       const char            *arg,
+                       PpService             *self)
+{
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sdtt)"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GArray) rows = NULL;
+  PpDevice *dev = NULL;
+
+  if (*arg != '\0')
+    dev = pp_manager_resolve_device (self->manager, arg, &error);
+  if (error == NULL)
+    rows = pp_manager_get_statistics (self->manager, dev, &error);
+  if (rows == NULL)
+    {
+      return_error (invocation, error);
+      return G_DBUS_METHOD_INVOCATION_HANDLED;
+    }
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const PpManagerStatsRow *r = &g_array_index (rows, PpManagerStatsRow, i);
+
+      g_variant_builder_add (&b, "(sdtt)", r->path, r->suspended_share,
+                             r->active_ms, r->suspended_ms);
+    }
+  pp_dbus_manager_complete_get_statistics (skeleton, invocation, g_variant_builder_end (&b));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
 /* ListChanges and ListOverrides: open to everyone, like ListDevices. */
 static gboolean
 handle_list_changes (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
@@ -631,16 +663,6 @@ handle_list_overrides (PpDbusManager *skeleton, GDBusMethodInvocation *invocatio
       g_variant_builder_add (&b, "(sss)", r->path, r->key, r->value);
     }
   pp_dbus_manager_complete_list_overrides (skeleton, invocation, g_variant_builder_end (&b));
-  return G_DBUS_METHOD_INVOCATION_HANDLED;
-}
-
-/* Declared in the XML (SPEC §5), served by no domain object yet. */
-static gboolean
-handle_not_implemented (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
-{
-  g_dbus_method_invocation_return_error (invocation, PP_ERROR, PP_ERROR_NOT_SUPPORTED,
-                                         "%s is not implemented yet",
-                                         g_dbus_method_invocation_get_method_name (invocation));
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
@@ -774,15 +796,13 @@ on_name_lost (GDBusConnection *connection, const char *name, gpointer user_data)
 static void
 connect_handlers (PpService *self)
 {
-  static const char * const not_implemented[] = {
-    "handle-get-statistics",
-  };
   PpDbusManager *skeleton = self->skeleton;
 
   g_signal_connect (skeleton, "g-authorize-method", G_CALLBACK (on_authorize_method), self);
   g_signal_connect (skeleton, "handle-list-devices", G_CALLBACK (handle_list_devices), self);
   g_signal_connect (skeleton, "handle-get-device", G_CALLBACK (handle_get_device), self);
   g_signal_connect (skeleton, "handle-explain", G_CALLBACK (handle_explain), self);
+  g_signal_connect (skeleton, "handle-get-statistics", G_CALLBACK (handle_get_statistics), self);
   g_signal_connect (skeleton, "handle-list-inhibitors", G_CALLBACK (handle_list_inhibitors), self);
   g_signal_connect (skeleton, "handle-list-changes", G_CALLBACK (handle_list_changes), self);
   g_signal_connect (skeleton, "handle-list-overrides", G_CALLBACK (handle_list_overrides), self);
@@ -796,8 +816,6 @@ connect_handlers (PpService *self)
   g_signal_connect (skeleton, "handle-power-up", G_CALLBACK (handle_power_up), self);
   g_signal_connect (skeleton, "handle-hold", G_CALLBACK (handle_hold), self);
   g_signal_connect (skeleton, "handle-inhibit", G_CALLBACK (handle_inhibit), self);
-  for (guint i = 0; i < G_N_ELEMENTS (not_implemented); i++)
-    g_signal_connect (skeleton, not_implemented[i], G_CALLBACK (handle_not_implemented), self);
 }
 
 static void

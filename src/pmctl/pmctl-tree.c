@@ -5,10 +5,12 @@
 
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "pmctl.h"
 #include "pmctl-output.h"
+#include "pp-dot.h"
 
 
 typedef struct _TreeNode TreeNode;
@@ -278,6 +280,79 @@ tree_add_json (Tree *tree, JsonBuilder *b, TreeNode *node)
   json_builder_end_object (b);
 }
 
+/* The nodes below (and with) @node, for the dot picture. */
+static void
+tree_collect (TreeNode *node, GPtrArray *out)
+{
+  node->visited = TRUE;
+  g_ptr_array_add (out, node);
+  for (guint i = 0; i < node->children->len; i++)
+    {
+      TreeNode *child = g_ptr_array_index (node->children, i);
+      if (!child->visited)
+        tree_collect (child, out);
+    }
+}
+
+/* `--format=dot`: parent -> child and supplier -> consumer edges between
+ * the devices shown (pp-dot.c drops edges leaving them). */
+static void
+tree_print_dot (Tree *tree, GPtrArray *roots, gboolean all)
+{
+  g_autoptr(GPtrArray) shown = g_ptr_array_new ();
+  g_autoptr(GArray) nodes = g_array_new (FALSE, TRUE, sizeof (PpDotNode));
+  g_autoptr(GArray) edges = g_array_new (FALSE, TRUE, sizeof (PpDotEdge));
+  g_autoptr(GPtrArray) strvs = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *text = NULL;
+
+  for (guint i = 0; i < roots->len; i++)
+    tree_collect (g_ptr_array_index (roots, i), shown);
+  for (guint i = 0; all && i < tree->order->len; i++)
+    {
+      TreeNode *node = g_ptr_array_index (tree->order, i);
+      if (!node->visited)
+        tree_collect (node, shown);
+    }
+
+  for (guint i = 0; i < shown->len; i++)
+    {
+      TreeNode *node = g_ptr_array_index (shown, i);
+      PpDotNode n = { 0 };
+      const char **consumers = NULL;
+      gboolean held = FALSE;
+
+      if (!g_variant_lookup (node->dict, "held", "b", &held))
+        held = FALSE;
+      n.path = node->path;
+      n.class = pmctl_dict_get_string (node->dict, "class");
+      n.runtime_status = pmctl_dict_get_string (node->dict, "runtime_status");
+      if (*n.runtime_status == '\0')
+        n.runtime_status = NULL;
+      n.held = held;
+      n.blocker = node->is_blocker;
+      g_array_append_val (nodes, n);
+
+      if (node->parent != NULL)
+        {
+          PpDotEdge e = { node->parent->path, node->path, PP_DOT_EDGE_PARENT };
+          g_array_append_val (edges, e);
+        }
+      /* each link once, from its supplier's consumers list */
+      if (g_variant_lookup (node->dict, "consumers", "^a&s", &consumers))
+        {
+          g_ptr_array_add (strvs, consumers);
+          for (guint j = 0; consumers[j] != NULL; j++)
+            {
+              PpDotEdge e = { node->path, consumers[j], PP_DOT_EDGE_LINK };
+              g_array_append_val (edges, e);
+            }
+        }
+    }
+  text = pp_dot_format ((const PpDotNode *) (gpointer) nodes->data, nodes->len,
+                        (const PpDotEdge *) (gpointer) edges->data, edges->len);
+  fputs (text, stdout);
+}
+
 /* The canonical path of @device as the daemon resolves it; NULL on
  * failure (reported). */
 static char *
@@ -294,16 +369,31 @@ resolve_device (Pmctl *ctl, const char *device)
   return g_strdup (pmctl_dict_get_string (dict, "path"));
 }
 
+static char *opt_format;
+
+static const GOptionEntry tree_entries[] = {
+  { "format", 0, 0, G_OPTION_ARG_STRING, &opt_format,
+    "Output format: text (the default) or dot (Graphviz)", "FORMAT" },
+  { NULL }
+};
+
 static int
 run_tree (Pmctl *ctl, char **args, char **command_argv)
 {
   const char *device = args[0];
+  gboolean dot = FALSE;
   g_autoptr(GError) error = NULL;
   g_autofree char *top_path = NULL;
   g_autoptr(GVariant) devices = NULL;
   g_autoptr(GPtrArray) roots = g_ptr_array_new ();
   Tree tree = { 0 };
 
+  if (opt_format != NULL && g_str_equal (opt_format, "dot"))
+    dot = TRUE;
+  else if (opt_format != NULL && !g_str_equal (opt_format, "text"))
+    return pmctl_usage_error ("unknown --format '%s' (text or dot)", opt_format);
+  if (dot && ctl->json)
+    return pmctl_usage_error ("--json and --format=dot exclude each other");
   if (!pmctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES))
     return PMCTL_EXIT_FAILURE;
   if (device != NULL)
@@ -343,7 +433,9 @@ run_tree (Pmctl *ctl, char **args, char **command_argv)
       g_ptr_array_sort (roots, compare_nodes);
     }
 
-  if (ctl->json)
+  if (dot)
+    tree_print_dot (&tree, roots, top_path == NULL);
+  else if (ctl->json)
     {
       g_autoptr(JsonBuilder) b = json_builder_new ();
       g_autoptr(JsonNode) root = NULL;
@@ -385,13 +477,16 @@ run_tree (Pmctl *ctl, char **args, char **command_argv)
 }
 
 const PmctlCommand pmctl_command_tree = {
-  "tree", "tree [DEVICE]",
+  "tree", "tree [--format=dot] [DEVICE]",
   "Show the power-dependency tree, with device links and blockers",
   "Print the managed devices as a tree by sysfs parent and child, one line\n"
   "per device: class, power/control, runtime status, held, and what keeps\n"
   "it awake ([blocked by PATH]). Device links are shown under each device:\n"
   "'-> consumer PATH' for a device that depends on it, '<- supplier PATH'\n"
   "for one it depends on (with Unicode arrows in a UTF-8 locale). With\n"
-  "DEVICE, only that device and what lies below it.",
-  NULL, 0, 1, FALSE, run_tree,
+  "DEVICE, only that device and what lies below it.\n"
+  "--format=dot prints a Graphviz digraph instead (pipe it to dot -Tsvg):\n"
+  "parent -> child solid, supplier -> consumer dashed, nodes filled by\n"
+  "runtime status, held devices bold, blockers red.",
+  tree_entries, 0, 1, FALSE, run_tree,
 };

@@ -68,6 +68,8 @@ static const PmctlCommand * const commands[] = {
   &pmctl_command_reload,
   &pmctl_command_quirks,
   &pmctl_command_monitor,
+  &pmctl_command_stats,
+  &pmctl_command_metrics,
   &command_help,
 };
 

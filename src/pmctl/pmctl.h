@@ -65,6 +65,8 @@ extern const PmctlCommand pmctl_command_reload;
 extern const PmctlCommand pmctl_command_monitor;     /* pmctl-monitor.c */
 extern const PmctlCommand pmctl_command_diff;        /* pmctl-changes.c */
 extern const PmctlCommand pmctl_command_overrides;
+extern const PmctlCommand pmctl_command_stats;       /* pmctl-stats.c */
+extern const PmctlCommand pmctl_command_metrics;
 
 /* ---- pmctl-client.c ---------------------------------------------------- */
 

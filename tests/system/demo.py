@@ -162,6 +162,12 @@ def run_story(demo, laptop, keyboard, lid, logind, has_explain):
     # the demo keeps the idle layers out of the way until their turn
     idle_fd = demo.take('Inhibit', ('idle', 'make demo', 'until the idle step'))
 
+    demo.step('The laptop as the daemon sees it: its state, the devices it manages, '
+              'the power-dependency tree')
+    demo.pmctl('status')
+    demo.pmctl('list')
+    demo.pmctl('tree')
+
     demo.step('What the daemon changed at start (ORIGINAL before it, CURRENT now):')
     demo.pmctl('diff')
 

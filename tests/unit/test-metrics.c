@@ -391,6 +391,37 @@ test_nan_pass_left_out (void **state)
   assert_non_null (strstr (text, "powerpolicy_write_failures_total 18446744073709551615\n"));
 }
 
+/* What the caller could not learn is announced without a sample, never
+ * written as 0; the others keep their values. */
+static void
+test_unknown_left_out (void **state)
+{
+  PpMetrics m = { .n_overrides = 4, .n_conflicts = 2, .write_failures_total = 9,
+                  .n_holds = 1, .last_pass_seconds = -1,
+                  .unknown = PP_METRICS_UNKNOWN_CONFLICTS | PP_METRICS_UNKNOWN_WRITE_FAILURES };
+  g_autofree char *text = pp_metrics_format (&m);
+  g_autoptr(Parsed) p = parse (text);
+
+  (void) state;
+  check_conventions (p);
+  assert_int_equal (p->families->len, 11);
+  assert_int_equal (family (p, "powerpolicy_conflicts")->samples->len, 0);
+  assert_int_equal (family (p, "powerpolicy_write_failures_total")->samples->len, 0);
+  assert_true (value_of (p, "powerpolicy_overrides", NULL, NULL, NULL, NULL) == 4);
+  assert_true (value_of (p, "powerpolicy_holds", NULL, NULL, NULL, NULL) == 1);
+  assert_null (strstr (text, "powerpolicy_conflicts 2"));
+  assert_non_null (strstr (text, "# TYPE powerpolicy_write_failures_total counter\n"));
+
+  m.unknown = PP_METRICS_UNKNOWN_OVERRIDES;
+  g_free (text);
+  text = pp_metrics_format (&m);
+  g_clear_pointer (&p, parsed_free);
+  p = parse (text);
+  assert_int_equal (family (p, "powerpolicy_overrides")->samples->len, 0);
+  assert_true (value_of (p, "powerpolicy_conflicts", NULL, NULL, NULL, NULL) == 2);
+  assert_true (value_of (p, "powerpolicy_write_failures_total", NULL, NULL, NULL, NULL) == 9);
+}
+
 /* Label values: escaped on the way out, the same text on the way back. */
 typedef struct {
   const char *name;
@@ -497,6 +528,7 @@ main (int argc, char **argv)
   pp_test_list_add (list, "metrics", "laptop", test_laptop, NULL, NULL, NULL);
   pp_test_list_add (list, "metrics", "empty", test_empty, NULL, NULL, NULL);
   pp_test_list_add (list, "metrics", "nan-pass-left-out", test_nan_pass_left_out, NULL, NULL, NULL);
+  pp_test_list_add (list, "metrics", "unknown-left-out", test_unknown_left_out, NULL, NULL, NULL);
   for (gsize i = 0; i < G_N_ELEMENTS (label_cases); i++)
     pp_test_list_add (list, "metrics/label", label_cases[i].name, test_label, NULL, NULL,
                       &label_cases[i]);

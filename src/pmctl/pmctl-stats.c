@@ -1,0 +1,670 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* pmctl stats and pmctl metrics (issue 13): the share of time each device
+ * spent suspended (GetStatistics, with ListDevices' class, status and
+ * control), and the daemon's state in the Prometheus text format. The
+ * arithmetic is pp-stats.c's, the formatting pp-metrics.c's; the
+ * never-suspends flag and --interval windows are computed here, from two
+ * answers of the daemon, which keeps no timer for them. */
+#define G_LOG_DOMAIN "pmctl"
+
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pmctl.h"
+#include "pmctl-output.h"
+#include "pp-enums.h"
+#include "pp-error.h"
+#include "pp-metrics.h"
+#include "pp-stats.h"
+#include "pp-util.h"
+
+/* Longest --interval: an hour (a window, not a timer the daemon keeps). */
+#define STATS_MAX_INTERVAL_SEC 3600
+
+/* What ListDevices says of one device. */
+typedef struct {
+  char            *class;
+  char            *runtime_status;
+  gboolean         control_auto;
+} DeviceFacts;
+
+static void
+device_facts_free (DeviceFacts *f)
+{
+  g_free (f->class);
+  g_free (f->runtime_status);
+  g_free (f);
+}
+
+/* path -> DeviceFacts from ListDevices' aa{sv}. */
+static GHashTable *
+device_facts_new (GVariant *devices)
+{
+  GHashTable *facts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                             (GDestroyNotify) device_facts_free);
+  GVariantIter iter;
+  GVariant *dict;
+
+  g_variant_iter_init (&iter, devices);
+  while ((dict = g_variant_iter_next_value (&iter)) != NULL)
+    {
+      const char *path = pmctl_dict_get_string (dict, "path");
+
+      if (*path != '\0' && !g_hash_table_contains (facts, path))
+        {
+          DeviceFacts *f = g_new0 (DeviceFacts, 1);
+
+          f->class = g_strdup (pmctl_dict_get_string (dict, "class"));
+          f->runtime_status = g_strdup (pmctl_dict_get_string (dict, "runtime_status"));
+          f->control_auto = g_str_equal (pmctl_dict_get_string (dict, "control"), "auto");
+          g_hash_table_insert (facts, g_strdup (path), f);
+        }
+      g_variant_unref (dict);
+    }
+  return facts;
+}
+
+/* One answer of the daemon: GetStatistics' rows and ListDevices' facts. */
+typedef struct {
+  GVariant   *rows;       /* a(sdtt) */
+  GHashTable *facts;      /* path -> DeviceFacts */
+  gint64      when_us;    /* monotonic */
+} StatsAnswer;
+
+static void
+stats_answer_clear (StatsAnswer *a)
+{
+  g_clear_pointer (&a->rows, g_variant_unref);
+  g_clear_pointer (&a->facts, g_hash_table_unref);
+}
+
+static gboolean
+stats_ask (Pmctl *ctl, StatsAnswer *out)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) devices = NULL;
+
+  if (!pp_dbus_manager_call_list_devices_sync (ctl->manager, &devices, NULL, &error))
+    {
+      pmctl_report_error (error, "list the devices", NULL);
+      return FALSE;
+    }
+  if (!pp_dbus_manager_call_get_statistics_sync (ctl->manager, "", &out->rows, NULL, &error))
+    {
+      pmctl_report_error (error, "get the statistics", NULL);
+      return FALSE;
+    }
+  out->facts = device_facts_new (devices);
+  out->when_us = g_get_monotonic_time ();
+  return TRUE;
+}
+
+/* A displayed row: a PpStatsRow and the facts it was made from. */
+typedef struct {
+  PpStatsRow         row;
+  const DeviceFacts *facts;   /* NULL: ListDevices did not list it */
+} StatsLine;
+
+static void
+sample_from_row (PpResidencySample *s, guint64 active_ms, guint64 suspended_ms,
+                 const DeviceFacts *facts)
+{
+  memset (s, 0, sizeof *s);
+  s->source = PP_RESIDENCY_SOURCE_RUNTIME;
+  s->active_ms = active_ms;
+  s->suspended_ms = suspended_ms;
+  s->status = PP_RUNTIME_STATUS_UNSUPPORTED;
+  if (facts != NULL)
+    {
+      if (!pp_runtime_status_from_string (facts->runtime_status, &s->status))
+        s->status = PP_RUNTIME_STATUS_UNSUPPORTED;
+      s->control_auto = facts->control_auto;
+    }
+}
+
+/* The lines of @now (over the window since @before when not NULL),
+ * filtered by @class, sorted by active time. Strings are @now's. */
+static GArray *
+stats_lines (StatsAnswer *now, StatsAnswer *before, const char *class, guint64 min_window_ms)
+{
+  GArray *lines = g_array_new (FALSE, TRUE, sizeof (StatsLine));
+  g_autoptr(GHashTable) base_rows = NULL;
+  GVariantIter iter;
+  const char *path;
+  double share;
+  guint64 active, suspended;
+
+  if (before != NULL)
+    {
+      base_rows = g_hash_table_new (g_str_hash, g_str_equal);
+      g_variant_iter_init (&iter, before->rows);
+      for (guint i = 0; g_variant_iter_next (&iter, "(&sdtt)", &path, &share, &active, &suspended); i++)
+        g_hash_table_insert (base_rows, (gpointer) path, GUINT_TO_POINTER (i + 1));
+    }
+
+  g_variant_iter_init (&iter, now->rows);
+  while (g_variant_iter_next (&iter, "(&sdtt)", &path, &share, &active, &suspended))
+    {
+      StatsLine line = { { 0 }, NULL };
+      PpResidencySample sample, base_sample;
+      const PpResidencySample *base = NULL;
+
+      line.facts = g_hash_table_lookup (now->facts, path);
+      line.row.path = path;
+      line.row.class = line.facts ? line.facts->class : "";
+      if (class != NULL && g_strcmp0 (line.row.class, class) != 0)
+        continue;
+      sample_from_row (&sample, active, suspended, line.facts);
+      if (base_rows != NULL && g_hash_table_contains (base_rows, path))
+        {
+          guint index = GPOINTER_TO_UINT (g_hash_table_lookup (base_rows, path)) - 1;
+          const char *p2;
+          double s2;
+          guint64 a2, u2;
+
+          /* the earlier answer's row of this path */
+          g_variant_get_child (before->rows, index, "(&sdtt)", &p2, &s2, &a2, &u2);
+          sample_from_row (&base_sample, a2, u2, NULL);
+          base = &base_sample;
+        }
+      if (!pp_stats_compute (base, &sample, min_window_ms, &line.row.residency))
+        continue;
+      g_array_append_val (lines, line);
+    }
+  /* pp_stats_sort_rows() sorts PpStatsRow; the lines are sorted alike */
+  {
+    g_autofree PpStatsRow *rows = g_new (PpStatsRow, lines->len + 1);
+    g_autoptr(GHashTable) by_path = g_hash_table_new (g_str_hash, g_str_equal);
+    GArray *sorted = g_array_sized_new (FALSE, TRUE, sizeof (StatsLine), lines->len);
+
+    for (guint i = 0; i < lines->len; i++)
+      {
+        StatsLine *l = &g_array_index (lines, StatsLine, i);
+        rows[i] = l->row;
+        g_hash_table_insert (by_path, (gpointer) l->row.path, l);
+      }
+    pp_stats_sort_rows (rows, lines->len);
+    for (guint i = 0; i < lines->len; i++)
+      g_array_append_val (sorted, *(StatsLine *) g_hash_table_lookup (by_path, rows[i].path));
+    g_array_unref (lines);
+    return sorted;
+  }
+}
+
+static GArray *
+lines_class_totals (GArray *lines)
+{
+  g_autofree PpStatsRow *rows = g_new (PpStatsRow, lines->len + 1);
+
+  for (guint i = 0; i < lines->len; i++)
+    rows[i] = g_array_index (lines, StatsLine, i).row;
+  return pp_stats_class_totals (rows, lines->len);
+}
+
+static char *
+format_ms (guint64 ms)
+{
+  if (ms < 1000)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT "ms", ms);
+  if (ms < 60 * 1000)
+    return g_strdup_printf ("%.1fs", ms / 1000.0);
+  if (ms < 3600 * 1000)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT "m%02" G_GUINT64_FORMAT "s",
+                            ms / 60000, (ms / 1000) % 60);
+  return g_strdup_printf ("%" G_GUINT64_FORMAT "h%02" G_GUINT64_FORMAT "m",
+                          ms / 3600000, (ms / 60000) % 60);
+}
+
+static char *
+format_share (double share)
+{
+  return g_strdup_printf ("%.1f%%", share * 100.0);
+}
+
+static const char *
+class_or_dash (const char *class)
+{
+  return class != NULL && *class != '\0' ? class : "-";
+}
+
+static void
+stats_print_text (Pmctl *ctl, GArray *lines, GArray *totals, guint64 window_ms)
+{
+  static const char * const header[] = {
+    "DEVICE", "CLASS", "STATUS", "ACTIVE", "SUSPENDED", "SUSP%", "NOTE", NULL,
+  };
+  static const char * const total_header[] = {
+    "CLASS", "DEVICES", "ACTIVE", "SUSPENDED", "SUSP%", "NEVER-SUSPEND", NULL,
+  };
+  g_autoptr(PmctlTable) t = pmctl_table_new (7);
+  g_autoptr(PmctlTable) c = pmctl_table_new (6);
+
+  for (guint i = 0; i < lines->len; i++)
+    {
+      StatsLine *l = &g_array_index (lines, StatsLine, i);
+      const PpResidency *r = &l->row.residency;
+
+      pmctl_table_add_row (t, g_strdup (l->row.path),
+                           g_strdup (class_or_dash (l->row.class)),
+                           g_strdup (l->facts && *l->facts->runtime_status ? l->facts->runtime_status : "-"),
+                           format_ms (r->active_ms), format_ms (r->suspended_ms),
+                           format_share (r->suspended_share),
+                           g_strdup (r->never_suspends ? "never suspends (allowed)" : ""));
+      pmctl_table_colour (t, ctl, 6, 0, PMCTL_SGR_BOLD_RED);
+    }
+  for (guint i = 0; i < totals->len; i++)
+    {
+      PpStatsClassTotal *ct = &g_array_index (totals, PpStatsClassTotal, i);
+
+      pmctl_table_add_row (c, g_strdup (class_or_dash (ct->class)),
+                           g_strdup_printf ("%u", ct->n_devices),
+                           format_ms (ct->active_ms), format_ms (ct->suspended_ms),
+                           format_share (ct->suspended_share),
+                           g_strdup_printf ("%u", ct->n_never_suspends));
+    }
+  if (ctl->tty)
+    {
+      if (window_ms > 0)
+        printf ("Residency over the last %.1f s (sorted by active time)\n\n", window_ms / 1000.0);
+      else
+        printf ("Residency since the daemon's base (start or last policy change), sorted by active time\n\n");
+    }
+  if (pmctl_table_n_rows (t) == 0 && ctl->tty)
+    printf ("No device with runtime PM counters.\n");
+  pmctl_table_print (t, ctl, header);
+  if (ctl->tty && pmctl_table_n_rows (c) > 0)
+    printf ("\n");
+  pmctl_table_print (c, ctl, total_header);
+}
+
+static void
+stats_print_json (Pmctl *ctl, GArray *lines, GArray *totals, guint64 window_ms)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "window_ms");
+  if (window_ms > 0)
+    json_builder_add_int_value (b, (gint64) window_ms);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "devices");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < lines->len; i++)
+    {
+      StatsLine *l = &g_array_index (lines, StatsLine, i);
+      const PpResidency *r = &l->row.residency;
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "path");
+      json_builder_add_string_value (b, l->row.path);
+      json_builder_set_member_name (b, "class");
+      json_builder_add_string_value (b, l->row.class ? l->row.class : "");
+      json_builder_set_member_name (b, "runtime_status");
+      json_builder_add_string_value (b, l->facts ? l->facts->runtime_status : "");
+      json_builder_set_member_name (b, "control_auto");
+      json_builder_add_boolean_value (b, l->facts && l->facts->control_auto);
+      json_builder_set_member_name (b, "active_ms");
+      json_builder_add_int_value (b, (gint64) MIN (r->active_ms, (guint64) G_MAXINT64));
+      json_builder_set_member_name (b, "suspended_ms");
+      json_builder_add_int_value (b, (gint64) MIN (r->suspended_ms, (guint64) G_MAXINT64));
+      json_builder_set_member_name (b, "suspended_share");
+      json_builder_add_double_value (b, r->suspended_share);
+      json_builder_set_member_name (b, "never_suspends");
+      json_builder_add_boolean_value (b, r->never_suspends);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "classes");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < totals->len; i++)
+    {
+      PpStatsClassTotal *ct = &g_array_index (totals, PpStatsClassTotal, i);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "class");
+      json_builder_add_string_value (b, ct->class ? ct->class : "");
+      json_builder_set_member_name (b, "devices");
+      json_builder_add_int_value (b, ct->n_devices);
+      json_builder_set_member_name (b, "active_ms");
+      json_builder_add_int_value (b, (gint64) MIN (ct->active_ms, (guint64) G_MAXINT64));
+      json_builder_set_member_name (b, "suspended_ms");
+      json_builder_add_int_value (b, (gint64) MIN (ct->suspended_ms, (guint64) G_MAXINT64));
+      json_builder_set_member_name (b, "suspended_share");
+      json_builder_add_double_value (b, ct->suspended_share);
+      json_builder_set_member_name (b, "never_suspends");
+      json_builder_add_int_value (b, ct->n_never_suspends);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  pmctl_json_print_builder (ctl, b);
+}
+
+static void
+stats_print (Pmctl *ctl, StatsAnswer *now, StatsAnswer *before, const char *class,
+             guint64 window_ms)
+{
+  /* over a window shorter than the default, the window itself is what a
+   * device had to suspend in */
+  guint64 min_window = window_ms > 0 ? MIN (window_ms, PP_STATS_MIN_WINDOW_MS_DEFAULT)
+                                     : PP_STATS_MIN_WINDOW_MS_DEFAULT;
+  g_autoptr(GArray) lines = stats_lines (now, before, class, min_window);
+  g_autoptr(GArray) totals = lines_class_totals (lines);
+
+  if (ctl->json)
+    stats_print_json (ctl, lines, totals, window_ms);
+  else
+    stats_print_text (ctl, lines, totals, window_ms);
+}
+
+static char *opt_class;
+static int opt_interval;
+
+static const GOptionEntry stats_entries[] = {
+  { "class", 0, 0, G_OPTION_ARG_STRING, &opt_class, "Only the devices of CLASS", "CLASS" },
+  { "interval", 0, 0, G_OPTION_ARG_INT, &opt_interval,
+    "Residency over SEC-second windows", "SEC" },
+  { NULL }
+};
+
+static int
+run_stats (Pmctl *ctl, char **args, char **command_argv)
+{
+  StatsAnswer before = { 0 }, now = { 0 };
+  gboolean refresh;
+
+  if (opt_interval < 0 || opt_interval > STATS_MAX_INTERVAL_SEC)
+    return pmctl_usage_error ("--interval must be between 1 and %d seconds", STATS_MAX_INTERVAL_SEC);
+  if (opt_class != NULL && strlen (opt_class) > 256)
+    return pmctl_usage_error ("--class is too long");
+  if (!pmctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES))
+    return PMCTL_EXIT_FAILURE;
+  if (!stats_ask (ctl, &now))
+    return PMCTL_EXIT_FAILURE;
+  if (opt_interval == 0)
+    {
+      stats_print (ctl, &now, NULL, opt_class, 0);
+      stats_answer_clear (&now);
+      return pmctl_finish_output (PMCTL_EXIT_OK);
+    }
+
+  /* on a terminal a refreshing view until interrupted; piped or --json,
+   * one window */
+  refresh = ctl->tty && !ctl->json;
+  do
+    {
+      stats_answer_clear (&before);
+      before = now;
+      memset (&now, 0, sizeof now);
+      g_usleep ((gulong) opt_interval * G_USEC_PER_SEC);
+      if (!stats_ask (ctl, &now))
+        {
+          stats_answer_clear (&before);
+          return PMCTL_EXIT_FAILURE;
+        }
+      if (refresh)
+        printf ("\033[H\033[2J");
+      stats_print (ctl, &now, &before, opt_class,
+                   (guint64) ((now.when_us - before.when_us) / 1000));
+      if (refresh && fflush (stdout) != 0)
+        break;
+    }
+  while (refresh);
+  stats_answer_clear (&before);
+  stats_answer_clear (&now);
+  return pmctl_finish_output (PMCTL_EXIT_OK);
+}
+
+const PmctlCommand pmctl_command_stats = {
+  "stats", "stats [--class CLASS] [--interval SEC]",
+  "Show the share of time each device spent suspended",
+  "Print, for every device with runtime PM counters, the time it spent\n"
+  "active and suspended and the suspended share, from the kernel's own\n"
+  "counters (power/runtime_active_time, power/runtime_suspended_time, or\n"
+  "USB active_duration/connected_duration), since the daemon took its\n"
+  "base (at start, and when it last changed the device). Sorted by active\n"
+  "time, with per-class totals; a device allowed to suspend (control auto)\n"
+  "that is active and did not suspend at all in at least a minute is\n"
+  "flagged 'never suspends (allowed)': it keeps the machine awake.\n"
+  "With --interval SEC, the residency over SEC-second windows: refreshed\n"
+  "every SEC seconds on a terminal until interrupted, one window when\n"
+  "piped or with --json (the flag then needs the whole window, at most a\n"
+  "minute, without suspending).",
+  stats_entries, 0, 0, FALSE, run_stats,
+};
+
+/* ---- metrics ------------------------------------------------------------- */
+
+static void
+json_add_count_or_null (JsonBuilder *b, const char *name, guint64 value, gboolean unknown)
+{
+  json_builder_set_member_name (b, name);
+  if (unknown)
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_int_value (b, (gint64) MIN (value, (guint64) G_MAXINT64));
+}
+
+/* --json: the same values as one object (devices added up by class and
+ * status; null for what the daemon does not report). */
+static void
+metrics_print_json (Pmctl *ctl, const PpMetrics *m)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  for (guint i = 0; i < m->n_devices; i++)
+    {
+      const PpMetricsDeviceCount *c = &m->devices[i];
+      g_autofree char *key = g_strdup_printf ("%s%c%s", c->class ? c->class : "", 0x1f,
+                                              c->runtime_status ? c->runtime_status : "unknown");
+      gpointer old = g_hash_table_lookup (seen, key);
+
+      g_hash_table_replace (seen, g_steal_pointer (&key),
+                            GUINT_TO_POINTER (GPOINTER_TO_UINT (old) + c->count));
+    }
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "devices");
+  json_builder_begin_array (b);
+  {
+    GHashTableIter iter;
+    gpointer key, value;
+    g_autoptr(GPtrArray) sorted = g_ptr_array_new ();
+
+    g_hash_table_iter_init (&iter, seen);
+    while (g_hash_table_iter_next (&iter, &key, &value))
+      g_ptr_array_add (sorted, key);
+    g_ptr_array_sort (sorted, pp_compare_strings);
+    for (guint i = 0; i < sorted->len; i++)
+      {
+        const char *k = g_ptr_array_index (sorted, i);
+        const char *sep = strchr (k, 0x1f);
+
+        json_builder_begin_object (b);
+        json_builder_set_member_name (b, "class");
+        {
+          g_autofree char *klass = g_strndup (k, sep - k);
+          json_builder_add_string_value (b, klass);
+        }
+        json_builder_set_member_name (b, "runtime_status");
+        json_builder_add_string_value (b, sep + 1);
+        json_builder_set_member_name (b, "count");
+        json_builder_add_int_value (b, GPOINTER_TO_UINT (g_hash_table_lookup (seen, k)));
+        json_builder_end_object (b);
+      }
+  }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "classes");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < m->n_classes; i++)
+    {
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "class");
+      json_builder_add_string_value (b, m->classes[i].class ? m->classes[i].class : "");
+      json_builder_set_member_name (b, "suspended_ratio");
+      if (isnan (m->classes[i].suspended_ratio))
+        json_builder_add_null_value (b);
+      else
+        json_builder_add_double_value (b, m->classes[i].suspended_ratio);
+      json_builder_set_member_name (b, "never_suspending_devices");
+      json_builder_add_int_value (b, m->classes[i].n_never_suspend);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_add_count_or_null (b, "overrides", m->n_overrides, m->unknown & PP_METRICS_UNKNOWN_OVERRIDES);
+  json_add_count_or_null (b, "holds", m->n_holds, FALSE);
+  json_add_count_or_null (b, "inhibitors", m->n_inhibitors, FALSE);
+  json_add_count_or_null (b, "conflicts", m->n_conflicts, m->unknown & PP_METRICS_UNKNOWN_CONFLICTS);
+  json_add_count_or_null (b, "write_failures_total", m->write_failures_total,
+                          m->unknown & PP_METRICS_UNKNOWN_WRITE_FAILURES);
+  json_builder_set_member_name (b, "on_battery");
+  json_builder_add_boolean_value (b, m->on_battery);
+  json_builder_set_member_name (b, "user_idle");
+  json_builder_add_boolean_value (b, m->user_idle);
+  json_builder_end_object (b);
+  pmctl_json_print_builder (ctl, b);
+}
+
+static int
+run_metrics (Pmctl *ctl, char **args, char **command_argv)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) devices = NULL;
+  g_autoptr(GVariant) stats = NULL;
+  g_autoptr(GVariant) inhibitors = NULL;
+  g_autoptr(GVariant) overrides = NULL;
+  g_autoptr(GVariant) conflicts = NULL;
+  g_autoptr(GVariant) on_battery = NULL;
+  g_autoptr(GVariant) user_idle = NULL;
+  g_autoptr(GArray) counts = g_array_new (FALSE, TRUE, sizeof (PpMetricsDeviceCount));
+  g_autoptr(GPtrArray) dicts = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
+  g_autoptr(GArray) classes = g_array_new (FALSE, TRUE, sizeof (PpMetricsClass));
+  g_autoptr(GArray) lines = NULL;
+  g_autoptr(GArray) totals = NULL;
+  g_autofree char *text = NULL;
+  PpMetrics m = { 0 };
+  StatsAnswer answer = { 0 };
+  GVariantIter iter;
+  GVariant *dict;
+  const char *what, *who, *why, *device;
+  guint32 pid;
+
+  if (!pmctl_connect (ctl, G_DBUS_PROXY_FLAGS_NONE))
+    return PMCTL_EXIT_FAILURE;
+  if (!pp_dbus_manager_call_list_devices_sync (ctl->manager, &devices, NULL, &error))
+    {
+      pmctl_report_error (error, "list the devices", NULL);
+      return PMCTL_EXIT_FAILURE;
+    }
+  if (!pp_dbus_manager_call_get_statistics_sync (ctl->manager, "", &stats, NULL, &error))
+    {
+      pmctl_report_error (error, "get the statistics", NULL);
+      return PMCTL_EXIT_FAILURE;
+    }
+  if (!pp_dbus_manager_call_list_inhibitors_sync (ctl->manager, &inhibitors, NULL, &error))
+    {
+      pmctl_report_error (error, "list the inhibitors", NULL);
+      return PMCTL_EXIT_FAILURE;
+    }
+  /* a daemon without ListOverrides (unknown, or declared and not served
+   * yet): the family has no sample */
+  if (!pp_dbus_manager_call_list_overrides_sync (ctl->manager, &overrides, NULL, &error))
+    {
+      if (!g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD) &&
+          !g_error_matches (error, PP_ERROR, PP_ERROR_NOT_SUPPORTED))
+        {
+          pmctl_report_error (error, "list the overrides", NULL);
+          return PMCTL_EXIT_FAILURE;
+        }
+      g_clear_error (&error);
+      m.unknown |= PP_METRICS_UNKNOWN_OVERRIDES;
+    }
+  else
+    m.n_overrides = g_variant_n_children (overrides);
+
+  /* devices by class and runtime status */
+  g_variant_iter_init (&iter, devices);
+  while ((dict = g_variant_iter_next_value (&iter)) != NULL)
+    {
+      PpMetricsDeviceCount c = { NULL, NULL, 1 };
+
+      c.class = pmctl_dict_get_string (dict, "class");
+      c.runtime_status = pmctl_dict_get_string (dict, "runtime_status");
+      if (*c.runtime_status == '\0')
+        c.runtime_status = NULL;
+      g_array_append_val (counts, c);
+      g_ptr_array_add (dicts, dict);   /* the strings are borrowed from it */
+    }
+  m.devices = (const PpMetricsDeviceCount *) (gpointer) counts->data;
+  m.n_devices = counts->len;
+
+  /* suspended share per class, since the daemon's bases */
+  answer.rows = g_variant_ref (stats);
+  answer.facts = device_facts_new (devices);
+  lines = stats_lines (&answer, NULL, NULL, PP_STATS_MIN_WINDOW_MS_DEFAULT);
+  totals = lines_class_totals (lines);
+  for (guint i = 0; i < totals->len; i++)
+    {
+      PpStatsClassTotal *ct = &g_array_index (totals, PpStatsClassTotal, i);
+      PpMetricsClass c = { ct->class, ct->suspended_share, ct->n_never_suspends };
+
+      if (ct->active_ms + ct->suspended_ms == 0)
+        c.suspended_ratio = NAN;
+      g_array_append_val (classes, c);
+    }
+  m.classes = (const PpMetricsClass *) (gpointer) classes->data;
+  m.n_classes = classes->len;
+
+  g_variant_iter_init (&iter, inhibitors);
+  while (g_variant_iter_next (&iter, "(&s&s&s&su)", &what, &who, &why, &device, &pid))
+    {
+      if (g_str_equal (what, "hold"))
+        m.n_holds++;
+      else
+        m.n_inhibitors++;
+    }
+
+  conflicts = g_dbus_proxy_get_cached_property (G_DBUS_PROXY (ctl->manager), "Conflicts");
+  if (conflicts != NULL && g_variant_is_of_type (conflicts, G_VARIANT_TYPE ("a(ss)")))
+    m.n_conflicts = g_variant_n_children (conflicts);
+  else
+    m.unknown |= PP_METRICS_UNKNOWN_CONFLICTS;
+  on_battery = g_dbus_proxy_get_cached_property (G_DBUS_PROXY (ctl->manager), "OnBattery");
+  m.on_battery = on_battery != NULL && g_variant_is_of_type (on_battery, G_VARIANT_TYPE_BOOLEAN) &&
+                 g_variant_get_boolean (on_battery);
+  user_idle = g_dbus_proxy_get_cached_property (G_DBUS_PROXY (ctl->manager), "UserIdle");
+  m.user_idle = user_idle != NULL && g_variant_is_of_type (user_idle, G_VARIANT_TYPE_BOOLEAN) &&
+                g_variant_get_boolean (user_idle);
+  /* the daemon reports neither over D-Bus yet */
+  m.unknown |= PP_METRICS_UNKNOWN_WRITE_FAILURES;
+  m.last_pass_seconds = NAN;
+
+  if (ctl->json)
+    metrics_print_json (ctl, &m);
+  else
+    {
+      text = pp_metrics_format (&m);
+      fputs (text, stdout);
+    }
+  stats_answer_clear (&answer);
+  return pmctl_finish_output (PMCTL_EXIT_OK);
+}
+
+const PmctlCommand pmctl_command_metrics = {
+  "metrics", "metrics",
+  "Print the daemon's state in the Prometheus text format",
+  "Print the daemon's state in the Prometheus text exposition format\n"
+  "(version 0.0.4) for node_exporter's textfile collector: devices by\n"
+  "class and runtime status, the suspended share and the devices that\n"
+  "never suspend although allowed per class, overrides, holds,\n"
+  "inhibitors, conflicts, on battery, user idle. A family the daemon does\n"
+  "not report (write failures, the last policy pass, and overrides or\n"
+  "conflicts on a daemon without ListOverrides or Conflicts) is written\n"
+  "without a sample, never as 0. See powerpolicy-metrics.service for\n"
+  "writing it atomically into the collector's directory.",
+  NULL, 0, 0, FALSE, run_metrics,
+};
