@@ -13,19 +13,24 @@
 char *
 pp_escape_text (const char *text, gsize max)
 {
+  if (text == NULL)
+    return g_strdup ("");
+  return pp_escape_text_len (text, strlen (text), max);
+}
+
+char *
+pp_escape_text_len (const char *text, gsize length, gsize max)
+{
   const gsize ellipsis_len = strlen (ELLIPSIS);
+  const char *end = text + length;
   g_autoptr(GString) out = NULL;
-  const char *end;
   gsize cut = 0;
   gboolean truncated = FALSE;
 
-  if (text == NULL)
-    return g_strdup ("");
   if (max != 0 && max < ellipsis_len)
     max = ellipsis_len;
 
   out = g_string_new (NULL);
-  end = text + strlen (text);
   for (const char *p = text; p < end;)
     {
       char unit[8];

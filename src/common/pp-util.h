@@ -40,5 +40,10 @@ GPtrArray *pp_list_dir_sorted (const char *path,
  * g_free(). */
 char      *pp_escape_text     (const char *text,
                                gsize       max);
+/* The same for the @length bytes at @text, which may hold NUL bytes
+ * (shown as "\x00"). */
+char      *pp_escape_text_len (const char *text,
+                               gsize       length,
+                               gsize       max);
 
 G_END_DECLS

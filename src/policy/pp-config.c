@@ -366,36 +366,14 @@ pp_config_relpath_is_valid (const char *relpath)
   return TRUE;
 }
 
-/* "'text'" with control characters, backslashes and (in text that is not
- * UTF-8) every byte outside printable ASCII escaped, cut after @max_chars
- * characters ("..." marks the cut): safe to log, whatever @text holds. */
+/* "'text'", escaped by pp_escape_text_len() and cut to @max_bytes (0: no
+ * limit): safe to log, whatever @text holds. */
 static char *
-quote_text (const char *text, gsize length, gsize max_chars)
+quote_text (const char *text, gsize length, gsize max_bytes)
 {
-  GString *s = g_string_new ("'");
-  gboolean utf8 = g_utf8_validate_len (text, length, NULL);
-  const char *p = text;
-  const char *end = text + length;
-  gsize n = 0;
+  g_autofree char *escaped = pp_escape_text_len (text, length, max_bytes);
 
-  while (p < end && n < max_chars)
-    {
-      guchar c = (guchar) *p;
-      const char *next = utf8 ? g_utf8_next_char (p) : p + 1;
-
-      if (c == '\\')
-        g_string_append (s, "\\\\");
-      else if (c < 0x20 || c == 0x7f || (!utf8 && c >= 0x80))
-        g_string_append_printf (s, "\\x%02x", c);
-      else
-        g_string_append_len (s, p, next - p);
-      p = next;
-      n++;
-    }
-  if (p < end)
-    g_string_append (s, "...");
-  g_string_append_c (s, '\'');
-  return g_string_free (s, FALSE);
+  return g_strdup_printf ("'%s'", escaped);
 }
 
 /* ---- the per-line pre-filter ----------------------------------------------- */
@@ -709,7 +687,7 @@ parse_group (ParseState *st, const char *name, guint line)
 static void
 bad_value (ParseState *st, guint line, const char *key, const char *value, const char *expected)
 {
-  g_autofree char *quoted = quote_text (value, strlen (value), G_MAXSIZE);
+  g_autofree char *quoted = quote_text (value, strlen (value), 0);
 
   problem_add (st->problems, st->file, line,
                "invalid value %s for %s (expected %s), ignoring it", quoted, key, expected);
@@ -1021,7 +999,7 @@ apply_group (ParseState *st, Filter *f, GKeyFile *kf, const char *group)
       if (error != NULL)
         {
           g_autofree char *raw = g_key_file_get_value (kf, group, key, NULL);
-          g_autofree char *quoted = quote_text (raw ? raw : "", raw ? strlen (raw) : 0, G_MAXSIZE);
+          g_autofree char *quoted = quote_text (raw ? raw : "", raw ? strlen (raw) : 0, 0);
 
           problem_add (st->problems, st->file, line,
                        "invalid escape sequence in the value %s of %s (valid: \\s \\n \\t \\r \\\\), ignoring it",

@@ -29,7 +29,7 @@ typedef enum {
 /* Lines longer than this many bytes (without the newline) are dropped. */
 #define PP_CONFIG_MAX_LINE 4096
 
-/* At most this many characters of a dropped line are quoted in its report. */
+/* At most this many bytes of a dropped line are quoted in its report. */
 #define PP_CONFIG_MAX_QUOTE 80
 
 /* Which layer of the policy decided a setting (SPEC §5 Explain); NONE

@@ -94,6 +94,18 @@ test_escape_every_byte (void **state)
     }
 }
 
+/* With a length: NUL bytes are text like any control character. */
+static void
+test_escape_len (void **state)
+{
+  g_autofree char *nul = pp_escape_text_len ("x\0y\n", 4, 0);
+  g_autofree char *cut = pp_escape_text_len ("ab\0cdefg", 8, 7);
+
+  (void) state;
+  assert_string_equal (nul, "x\\x00y\\n");
+  assert_string_equal (cut, "ab" ELLIPSIS);
+}
+
 /* ---- sorted keys ---- */
 
 static void
@@ -127,6 +139,7 @@ main (void)
                       &escape_rows[i]);
   pp_test_list_add (list, "escape", "NULL", test_escape_null, NULL, NULL, NULL);
   pp_test_list_add (list, "escape", "every byte", test_escape_every_byte, NULL, NULL, NULL);
+  pp_test_list_add (list, "escape", "with length", test_escape_len, NULL, NULL, NULL);
   pp_test_list_add (list, "keys", "sorted", test_sorted_keys, NULL, NULL, NULL);
   return pp_test_list_run (list, "util");
 }
