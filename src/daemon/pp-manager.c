@@ -819,9 +819,9 @@ retry_unjournalled (PpManager *self)
 static void
 apply_all_pass (PpManager *self, const char *reason)
 {
+  gint64 start = g_get_monotonic_time ();
   g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
   GPtrArray *devices = pp_manager_list_devices (self);
-  gint64 start = g_get_monotonic_time ();
   double seconds;
 
   self->pass_written = self->pass_failed = 0;
