@@ -187,10 +187,10 @@ main (int argc, char **argv)
 
   if (oneshot)
     {
-      guint failures = pp_manager_get_n_write_failures (manager);
+      guint64 failures = pp_manager_get_n_write_failures (manager);
 
       if (failures > 0)
-        g_printerr ("powerpolicyd: %u attribute writes failed\n", failures);
+        g_printerr ("powerpolicyd: %" G_GUINT64_FORMAT " attribute writes failed\n", failures);
       return failures > 0 ? EXIT_FAILURE : EXIT_SUCCESS;
     }
 

@@ -56,7 +56,8 @@ struct _PpManager {
   gpointer          hold_hook_data;
 
   GHashTable       *failed_writes;  /* path -> errno, to log each failure once */
-  guint             n_write_failures;
+  guint64           n_write_failures;
+  guint64           notified_write_failures;  /* the value "write-failures" last announced */
 
   /* --dry-run or DryRun=true: computed in one place (load_config) */
   gboolean          dry_run;
@@ -73,6 +74,7 @@ struct _PpManager {
   /* writes and failures of the current pass, for policy-applied */
   guint             pass_written;
   guint             pass_failed;
+  double            last_pass_sec;    /* duration of the last full pass; 0 before the first */
 
   /* runtime-PM counter bases (GetStatistics): taken at start and for the
    * devices a policy pass changed; read when asked, never on a timer */
@@ -83,6 +85,8 @@ enum {
   PROP_0,
   PROP_ON_BATTERY,
   PROP_DRY_RUN,
+  PROP_WRITE_FAILURES,
+  PROP_LAST_POLICY_PASS_SEC,
   N_PROPS,
 };
 static GParamSpec *props[N_PROPS];
@@ -763,12 +767,24 @@ flush_conflicts_changed (PpManager *self)
   g_signal_emit (self, signals[SIGNAL_CONFLICTS_CHANGED], 0);
 }
 
+/* Announce "write-failures" once per executed plan (a full pass is one
+ * plan), and only when failures were counted since the last time. */
+static void
+flush_write_failures (PpManager *self)
+{
+  if (self->n_write_failures == self->notified_write_failures)
+    return;
+  self->notified_write_failures = self->n_write_failures;
+  g_object_notify_by_pspec (G_OBJECT (self), props[PROP_WRITE_FAILURES]);
+}
+
 static gboolean
 execute_plan (PpManager *self, GPtrArray *plan, GError **first_error)
 {
   gboolean ok = execute_plan_writes (self, plan, first_error);
 
   flush_conflicts_changed (self);
+  flush_write_failures (self);
   return ok;
 }
 
@@ -797,14 +813,22 @@ retry_unjournalled (PpManager *self)
 static void
 apply_all_pass (PpManager *self, const char *reason)
 {
+  gint64 start = g_get_monotonic_time ();
   g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
   GPtrArray *devices = pp_manager_list_devices (self);
+  double seconds;
 
   self->pass_written = self->pass_failed = 0;
   for (guint i = 0; i < devices->len; i++)
     plan_device (self, plan, g_ptr_array_index (devices, i));
   plan_modules (self, plan);
   execute_plan (self, plan, NULL);
+  seconds = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
+  if (seconds != self->last_pass_sec)
+    {
+      self->last_pass_sec = seconds;
+      g_object_notify_by_pspec (G_OBJECT (self), props[PROP_LAST_POLICY_PASS_SEC]);
+    }
   /* under dry-run the would-be writes are the log */
   if (!dry_run (self))
     pp_log_policy_applied (self->pass_written, self->pass_failed, reason);
@@ -1537,10 +1561,16 @@ pp_manager_is_held (PpManager *self, const char *syspath)
   return g_hash_table_contains (self->held, syspath);
 }
 
-guint
+guint64
 pp_manager_get_n_write_failures (PpManager *self)
 {
   return self->n_write_failures;
+}
+
+double
+pp_manager_get_last_policy_pass_sec (PpManager *self)
+{
+  return self->last_pass_sec;
 }
 
 gboolean
@@ -1899,6 +1929,12 @@ pp_manager_get_property (GObject *object, guint prop_id, GValue *value, GParamSp
     case PROP_DRY_RUN:
       g_value_set_boolean (value, self->dry_run);
       break;
+    case PROP_WRITE_FAILURES:
+      g_value_set_uint64 (value, self->n_write_failures);
+      break;
+    case PROP_LAST_POLICY_PASS_SEC:
+      g_value_set_double (value, self->last_pass_sec);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -1948,6 +1984,15 @@ pp_manager_class_init (PpManagerClass *klass)
   props[PROP_DRY_RUN] =
     g_param_spec_boolean ("dry-run", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  /* attribute writes that failed since start; notified at most once per
+   * executed plan (one per full pass), when it changed */
+  props[PROP_WRITE_FAILURES] =
+    g_param_spec_uint64 ("write-failures", NULL, NULL, 0, G_MAXUINT64, 0,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  /* seconds the last full policy pass (apply_all) took; 0 before the first */
+  props[PROP_LAST_POLICY_PASS_SEC] =
+    g_param_spec_double ("last-policy-pass-sec", NULL, NULL, 0, G_MAXDOUBLE, 0,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, props);
 
   /* (const char *syspath, GStrv attributes, GStrv values): what the

@@ -132,7 +132,12 @@ gboolean       pp_manager_write_attribute     (PpManager           *self,
  * runs, each would-be action is logged. */
 gboolean       pp_manager_get_dry_run         (PpManager   *self);
 
-guint          pp_manager_get_n_write_failures (PpManager  *self);
+/* Attribute writes failed since start, and the seconds the last full
+ * policy pass took (0 before the first); also the GObject properties
+ * "write-failures" and "last-policy-pass-sec" (D-Bus WriteFailures,
+ * LastPolicyPassSec). */
+guint64        pp_manager_get_n_write_failures (PpManager  *self);
+double         pp_manager_get_last_policy_pass_sec (PpManager *self);
 gboolean       pp_manager_get_on_battery      (PpManager   *self);
 const PpConfig *pp_manager_get_config         (PpManager   *self);
 const char    *pp_manager_get_backend         (PpManager   *self);

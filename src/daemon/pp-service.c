@@ -826,6 +826,8 @@ connect_properties (PpService *self)
   pp_dbus_manager_set_version (skeleton, PACKAGE_VERSION);
   bind (self, self->manager, "on-battery", "on-battery");
   bind (self, self->manager, "dry-run", "dry-run");
+  bind (self, self->manager, "write-failures", "write-failures");
+  bind (self, self->manager, "last-policy-pass-sec", "last-policy-pass-sec");
   bind (self, self->sleep, "backend", "backend");
   bind (self, self->sleep, "video-quirks", "video-quirks");
   if (self->activity != NULL)

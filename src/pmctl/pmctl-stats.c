@@ -525,6 +525,11 @@ metrics_print_json (Pmctl *ctl, const PpMetrics *m)
   json_builder_add_boolean_value (b, m->on_battery);
   json_builder_set_member_name (b, "user_idle");
   json_builder_add_boolean_value (b, m->user_idle);
+  json_builder_set_member_name (b, "last_policy_pass_duration_seconds");
+  if (isnan (m->last_pass_seconds) || m->last_pass_seconds < 0)
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_double_value (b, m->last_pass_seconds);
   json_builder_end_object (b);
   pmctl_json_print_builder (ctl, b);
 }
@@ -540,6 +545,8 @@ run_metrics (Pmctl *ctl, char **args, char **command_argv)
   g_autoptr(GVariant) conflicts = NULL;
   g_autoptr(GVariant) on_battery = NULL;
   g_autoptr(GVariant) user_idle = NULL;
+  g_autoptr(GVariant) write_failures = NULL;
+  g_autoptr(GVariant) last_pass = NULL;
   g_autoptr(GArray) counts = g_array_new (FALSE, TRUE, sizeof (PpMetricsDeviceCount));
   g_autoptr(GPtrArray) dicts = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
   g_autoptr(GArray) classes = g_array_new (FALSE, TRUE, sizeof (PpMetricsClass));
@@ -639,9 +646,18 @@ run_metrics (Pmctl *ctl, char **args, char **command_argv)
   user_idle = g_dbus_proxy_get_cached_property (G_DBUS_PROXY (ctl->manager), "UserIdle");
   m.user_idle = user_idle != NULL && g_variant_is_of_type (user_idle, G_VARIANT_TYPE_BOOLEAN) &&
                 g_variant_get_boolean (user_idle);
-  /* the daemon reports neither over D-Bus yet */
-  m.unknown |= PP_METRICS_UNKNOWN_WRITE_FAILURES;
+  /* an older daemon without WriteFailures or LastPolicyPassSec: the
+   * family has no sample; a pass of 0 s is "none yet" */
+  write_failures = g_dbus_proxy_get_cached_property (G_DBUS_PROXY (ctl->manager), "WriteFailures");
+  if (write_failures != NULL && g_variant_is_of_type (write_failures, G_VARIANT_TYPE_UINT64))
+    m.write_failures_total = g_variant_get_uint64 (write_failures);
+  else
+    m.unknown |= PP_METRICS_UNKNOWN_WRITE_FAILURES;
+  last_pass = g_dbus_proxy_get_cached_property (G_DBUS_PROXY (ctl->manager), "LastPolicyPassSec");
   m.last_pass_seconds = NAN;
+  if (last_pass != NULL && g_variant_is_of_type (last_pass, G_VARIANT_TYPE_DOUBLE) &&
+      isfinite (g_variant_get_double (last_pass)) && g_variant_get_double (last_pass) > 0)
+    m.last_pass_seconds = g_variant_get_double (last_pass);
 
   if (ctl->json)
     metrics_print_json (ctl, &m);
@@ -661,9 +677,9 @@ const PmctlCommand pmctl_command_metrics = {
   "(version 0.0.4) for node_exporter's textfile collector: devices by\n"
   "class and runtime status, the suspended share and the devices that\n"
   "never suspend although allowed per class, overrides, holds,\n"
-  "inhibitors, conflicts, on battery, user idle. A family the daemon does\n"
-  "not report (write failures, the last policy pass, and overrides or\n"
-  "conflicts on a daemon without ListOverrides or Conflicts) is written\n"
+  "inhibitors, conflicts, write failures, on battery, user idle, the\n"
+  "duration of the last policy pass. A family the daemon does not report\n"
+  "(on an older daemon without the property or method) is written\n"
   "without a sample, never as 0. See powerpolicy-metrics.service for\n"
   "writing it atomically into the collector's directory.",
   NULL, 0, 0, FALSE, run_metrics,

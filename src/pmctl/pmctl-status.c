@@ -5,6 +5,8 @@
 
 #include "config.h"
 
+#include <math.h>
+
 #include "pmctl.h"
 #include "pmctl-output.h"
 #include "pp-enums.h"
@@ -14,8 +16,25 @@
  * daemon has follows, sorted by name. */
 static const char * const status_property_order[] = {
   "Version", "Backend", "OnBattery", "UserIdle", "IdleTimeoutSec",
-  "LidClosed", "Docked", "VideoQuirks", "DryRun", "Conflicts", NULL,
+  "LidClosed", "Docked", "VideoQuirks", "DryRun", "Conflicts",
+  "WriteFailures", "LastPolicyPassSec", NULL,
 };
+
+/* LastPolicyPassSec d: "12.3 ms", "1.25 s"; "-" before the first pass. */
+static char *
+format_pass_duration (GVariant *value)
+{
+  double sec;
+
+  if (value == NULL || !g_variant_is_of_type (value, G_VARIANT_TYPE_DOUBLE))
+    return g_strdup ("-");
+  sec = g_variant_get_double (value);
+  if (!isfinite (sec) || sec <= 0)
+    return g_strdup ("-");
+  if (sec < 1)
+    return g_strdup_printf ("%.1f ms", sec * 1000);
+  return g_strdup_printf ("%.2f s", sec);
+}
 
 /* Conflicts a(ss): "-", or "SUBJECT: WHAT" joined with "; ". */
 static char *
@@ -203,9 +222,18 @@ print_status_text (Pmctl *ctl, GPtrArray *names, GVariant *inhibitors, GVariant 
             pmctl_table_colour (t, ctl, 1, 0, PMCTL_SGR_YELLOW);
           continue;
         }
+      if (g_str_equal (names->pdata[i], "LastPolicyPassSec"))
+        {
+          pmctl_table_add_row (t, g_strdup (names->pdata[i]), format_pass_duration (value));
+          continue;
+        }
       pmctl_table_add_row (t, g_strdup (names->pdata[i]), pmctl_format_value (value, separator));
       if (g_str_equal (names->pdata[i], "DryRun") && value != NULL &&
           g_variant_is_of_type (value, G_VARIANT_TYPE_BOOLEAN) && g_variant_get_boolean (value))
+        pmctl_table_colour (t, ctl, 1, 0, PMCTL_SGR_YELLOW);
+      /* writes failing: worth a look */
+      if (g_str_equal (names->pdata[i], "WriteFailures") && value != NULL &&
+          g_variant_is_of_type (value, G_VARIANT_TYPE_UINT64) && g_variant_get_uint64 (value) > 0)
         pmctl_table_colour (t, ctl, 1, 0, PMCTL_SGR_YELLOW);
     }
   pmctl_table_add_row (t, g_strdup ("Inhibitors"), format_inhibitors (inhibitors));

@@ -134,11 +134,19 @@ class TestOverrides(PowerPolicyTestCase):
 
     def test_failed_write_takes_override_back(self):
         d = self.start_daemon()
+        failures = self.get_property('WriteFailures')
+        self.subscribe('PropertiesChanged', 'org.freedesktop.DBus.Properties')
         target = self.laptop.path(HUB + '/power/wakeup')
         os.unlink(target)
         os.mkdir(target)
         err = self.assertDBusError(FAI, 'SetOverride', ('1-1', 'Wakeup', 'enabled'), '(sss)')
         self.assertIn('power/wakeup', err.message)
+        # counted, and announced once with the new value
+        self.assertEqual(self.get_property('WriteFailures'), failures + 1)
+        wait_until(lambda: [s for s in self.signals if 'WriteFailures' in s[1][1]], 5,
+                   'PropertiesChanged(WriteFailures)')
+        self.assertEqual([s[1][1]['WriteFailures'] for s in self.signals
+                          if 'WriteFailures' in s[1][1]], [failures + 1])
         self.assertFalse(os.path.exists(overrides_file(d)) and HUB in open(overrides_file(d)).read())
         # the daemon is fine and other overrides work
         self.call('SetOverride', ('1-1', 'Control', 'on'), '(sss)')

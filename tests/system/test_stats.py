@@ -11,6 +11,7 @@ Expected values are computed from the counters the test wrote and from
 the daemon's ListDevices, never taken from pmctl itself."""
 
 import json
+import math
 import os
 import re
 import shutil
@@ -343,9 +344,50 @@ class TestPmctlMetrics(StatsTestCase):
                          1 if self.get_property('UserIdle') else 0)
         self.assertEqual(scalars['powerpolicy_overrides'], len(self.call('ListOverrides')[0]))
         self.assertEqual(scalars['powerpolicy_conflicts'], len(self.get_property('Conflicts')))
-        # what the daemon does not report has no sample, not a made-up 0
-        self.assertIn('powerpolicy_write_failures_total', types)
-        self.assertNotIn('powerpolicy_write_failures_total', scalars)
+        # write failures and the last pass, from the daemon's properties
+        self.assertEqual(types['powerpolicy_write_failures_total'], 'counter')
+        self.assertEqual(scalars['powerpolicy_write_failures_total'],
+                         self.get_property('WriteFailures'))
+        self.assertEqual(types['powerpolicy_last_policy_pass_duration_seconds'], 'gauge')
+        last = scalars['powerpolicy_last_policy_pass_duration_seconds']
+        self.assertTrue(math.isfinite(last) and last > 0, last)
+        self.assertAlmostEqual(last, self.get_property('LastPolicyPassSec'), places=6)
+
+    def test_write_failure_counted(self):
+        """A write that fails (ENOSPC from /dev/full) is counted in
+        WriteFailures, announced with PropertiesChanged, and exported."""
+        self.start_with_counters()
+        before = self.get_property('WriteFailures')
+        types, samples = parse_exposition(self.metrics())
+        scalars = {n: v for n, lb, v in samples if not lb}
+        self.assertEqual(scalars['powerpolicy_write_failures_total'], before)
+        self.subscribe('PropertiesChanged', 'org.freedesktop.DBus.Properties')
+        # the stick's power/control fails from now on; the battery pass writes it
+        ctl = self.laptop.path(STORAGE + '/power/control')
+        os.unlink(ctl)
+        os.symlink('/dev/full', ctl)
+        self.laptop.set_ac(False)
+
+        def failures_announced():
+            return [s[1][1]['WriteFailures'] for s in self.signals
+                    if s[0] == 'PropertiesChanged' and s[1][0] == 'org.powerpolicy1.Manager' and
+                    'WriteFailures' in s[1][1]]
+        announced = wait_until(failures_announced, 5, 'PropertiesChanged(WriteFailures)')
+        self.assertGreater(announced[0], before)
+        now = self.get_property('WriteFailures')
+        self.assertGreaterEqual(now, announced[-1])
+        types, samples = parse_exposition(self.metrics())
+        scalars = {n: v for n, lb, v in samples if not lb}
+        self.assertEqual(scalars['powerpolicy_write_failures_total'], self.get_property('WriteFailures'))
+        self.assertGreater(scalars['powerpolicy_write_failures_total'], before)
+        last = scalars['powerpolicy_last_policy_pass_duration_seconds']
+        self.assertTrue(math.isfinite(last) and last > 0, last)
+        # pmctl status shows the count
+        rc, out, err = self.pmctl('status')
+        self.assertEqual((rc, err), (0, ''))
+        rows = dict(line.split('\t', 1) for line in out.splitlines())
+        self.assertEqual(rows['WriteFailures'], str(self.get_property('WriteFailures')))
+        self.assertNotEqual(rows['LastPolicyPassSec'], '-')
 
     def test_holds_and_battery(self):
         self.start_with_counters()
@@ -377,7 +419,9 @@ class TestPmctlMetrics(StatsTestCase):
         self.assertEqual((rc, err), (0, ''))
         data = json.loads(out)
         self.assertEqual(sum(d['count'] for d in data['devices']), len(self.devices()))
-        self.assertIsNone(data['write_failures_total'])
+        self.assertEqual(data['write_failures_total'], self.get_property('WriteFailures'))
+        last = data['last_policy_pass_duration_seconds']
+        self.assertTrue(math.isfinite(last) and last > 0, last)
 
     def test_promtool(self):
         promtool = shutil.which('promtool')
