@@ -5,6 +5,7 @@
  * (the regression corpus, as a meson test). */
 #pragma once
 
+#include <ftw.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,29 +44,21 @@ fuzz_init_logging (void)
 /* A directory of the process's own, removed at exit. */
 static char *fuzz_dir;
 
+static int
+fuzz_remove_entry (const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+  remove (path);   /* keep going: remove what can go */
+  return 0;
+}
+
 static void
 fuzz_remove_dir (void)
 {
-  g_autoptr(GDir) dir = NULL;
-
   if (fuzz_dir == NULL)
     return;
-  /* two levels at most: the targets make nothing deeper */
-  dir = g_dir_open (fuzz_dir, 0, NULL);
-  for (const char *name; dir != NULL && (name = g_dir_read_name (dir)) != NULL; )
-    {
-      g_autofree char *path = g_build_filename (fuzz_dir, name, NULL);
-      g_autoptr(GDir) sub = g_dir_open (path, 0, NULL);
-
-      for (const char *n; sub != NULL && (n = g_dir_read_name (sub)) != NULL; )
-        {
-          g_autofree char *p = g_build_filename (path, n, NULL);
-          g_unlink (p);
-        }
-      if (g_rmdir (path) < 0)
-        g_unlink (path);
-    }
-  g_rmdir (fuzz_dir);
+  /* depth first, never following symlinks (restore journals nest
+   * out/originals/...) */
+  nftw (fuzz_dir, fuzz_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
   g_clear_pointer (&fuzz_dir, g_free);
 }
 

@@ -7,6 +7,7 @@ daemon anywhere else: as root on a real machine the daemon would change the
 machine's own power settings.
 """
 
+import atexit
 import os
 import shutil
 import signal
@@ -177,6 +178,10 @@ class Laptop:
         # devices are tagged "powerpolicy" as udev's rules would (pptags)
         self.tb = TaggingTestbed(UMockdev.Testbed.new())
         self.root = self.tb.get_root_dir()
+        # umockdev removes the directory only when the Testbed is finalized,
+        # which Python may never do before it exits: remove it then, when
+        # the daemons are stopped and no test uses the testbed any more
+        atexit.register(shutil.rmtree, self.root, True)
         self._build()
 
     def path(self, syspath):
