@@ -1024,9 +1024,10 @@ on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self
         }
       g_hash_table_remove (self->unmanaged, info->syspath);
       is_new = !g_hash_table_contains (self->devices, info->syspath);
-      /* a new device, or a driver (re)bound: the driver may have reset
-       * what the daemon wrote, which is no other program's change */
-      if (is_new || g_str_equal (action, "bind"))
+      /* a new device, one added again (re-plugged, its remove missed) or
+       * a driver (re)bound: the kernel may have reset what the daemon
+       * wrote, which is no other program's change */
+      if (is_new || g_str_equal (action, "add") || g_str_equal (action, "bind"))
         forget_foreign_device (self, info->syspath);
       dev = device_table_set (self, info);
       if (g_str_equal (info->subsystem, "power_supply"))

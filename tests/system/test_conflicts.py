@@ -250,6 +250,18 @@ class TestForeignChanges(ConflictsTestCase):
         self.assertEqual(self.conflicts(), [])
 
 
+    def test_device_added_again_is_not_foreign(self):
+        # re-plugged with its remove missed (or its driver reset it): the
+        # kernel's values are no other program's change
+        self.start()
+        self.assertEqual(self.attr(HDA, 'power/control'), 'auto')
+        self.laptop.write(HDA + '/power/control', 'on')
+        self.laptop.tb.uevent(HDA, 'add')
+        wait_until(lambda: self.attr(HDA, 'power/control') == 'auto', 5, 'policy applied again')
+        self.assertEqual(self.events(MSG_FOREIGN_CHANGE, DEVICE=HDA), [])
+        self.assertEqual(self.conflicts(), [])
+
+
 class TestResume(SleepTestCase):
 
     def test_firmware_reset_across_resume_is_not_foreign(self):
