@@ -35,7 +35,8 @@ DEB_PACKAGES := \
 	libevdev-dev libcmocka-dev libjson-glib-dev \
 	umockdev libumockdev-dev gir1.2-umockdev-1.0 \
 	python3-dbusmock python3-gi dbus-daemon \
-	libxml2-utils groff-base man-db udev polkitd
+	libxml2-utils groff-base man-db udev polkitd \
+	graphviz python3-prometheus-client
 
 .PHONY: all build setup demo test test-sanitize fuzz bench install clean deps
 
