@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <gio/gio.h>
 #include <glib-unix.h>
 #include <libudev.h>
+#include <systemd/sd-device.h>
 
 #include "pp-error.h"
 #include "pp-sysfs.h"
@@ -18,9 +20,9 @@
 #include "pp-util.h"
 
 typedef struct udev_device    UdevDevice;
-typedef struct udev_enumerate UdevEnumerate;
+typedef sd_device_enumerator  SdDeviceEnumerator;
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (UdevDevice, udev_device_unref)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (UdevEnumerate, udev_enumerate_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SdDeviceEnumerator, sd_device_enumerator_unref)
 
 /* Only properties the policy reads are kept: memory stays small with
  * thousands of devices. */
@@ -84,33 +86,91 @@ property_is_kept (const char *name)
 /* The one place a udev device becomes a PpDeviceInfo, for coldplug and
  * hotplug alike. The parent is left NULL: pp_device_info_get_parent()
  * finds it in sysfs when somebody asks. */
+/* What identifies a device, as libudev (hotplug, lookups) or sd-device
+ * (coldplug) tell it: both read the same udev data. */
+typedef struct {
+  const char *syspath;
+  const char *subsystem;
+  const char *sysname;
+  const char *devtype;
+  const char *driver;
+  const char *devnode;
+} DeviceIds;
+
+/* The one place a PpDeviceInfo is filled: its identity, then the kept
+ * properties one by one (device_info_keep_property). */
+static PpDeviceInfo *
+device_info_new (const DeviceIds *ids, gboolean tagged)
+{
+  PpDeviceInfo *info = g_new0 (PpDeviceInfo, 1);
+
+  info->ref_count = 1;
+  info->syspath = g_strdup (ids->syspath);
+  info->subsystem = g_strdup (ids->subsystem ? ids->subsystem : "");
+  info->sysname = g_strdup (ids->sysname ? ids->sysname : "");
+  info->devtype = g_strdup (ids->devtype);
+  info->driver = g_strdup (ids->driver);
+  info->devnode = g_strdup (ids->devnode);
+  info->tagged = tagged;
+  return info;
+}
+
+static void
+device_info_keep_property (PpDeviceInfo *info, const char *name, const char *value)
+{
+  if (!property_is_kept (name))
+    return;
+  if (info->properties == NULL)
+    info->properties = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_hash_table_insert (info->properties, g_strdup (name), g_strdup (value));
+}
+
 static PpDeviceInfo *
 device_info_new_from_udev (struct udev_device *dev, gboolean tagged)
 {
-  PpDeviceInfo *info = g_new0 (PpDeviceInfo, 1);
-  const char *subsystem = udev_device_get_subsystem (dev);
-  const char *sysname = udev_device_get_sysname (dev);
+  DeviceIds ids = {
+    .syspath = udev_device_get_syspath (dev),
+    .subsystem = udev_device_get_subsystem (dev),
+    .sysname = udev_device_get_sysname (dev),
+    .devtype = udev_device_get_devtype (dev),
+    .driver = udev_device_get_driver (dev),
+    .devnode = udev_device_get_devnode (dev),
+  };
+  PpDeviceInfo *info = device_info_new (&ids, tagged);
   struct udev_list_entry *entry;
 
-  info->ref_count = 1;
-  info->syspath = g_strdup (udev_device_get_syspath (dev));
-  info->subsystem = g_strdup (subsystem ? subsystem : "");
-  info->sysname = g_strdup (sysname ? sysname : "");
-  info->devtype = g_strdup (udev_device_get_devtype (dev));
-  info->driver = g_strdup (udev_device_get_driver (dev));
-  info->devnode = g_strdup (udev_device_get_devnode (dev));
-  info->tagged = tagged;
   udev_list_entry_foreach (entry, udev_device_get_properties_list_entry (dev))
-    {
-      const char *name = udev_list_entry_get_name (entry);
+    device_info_keep_property (info, udev_list_entry_get_name (entry),
+                               udev_list_entry_get_value (entry));
+  return info;
+}
 
-      if (!property_is_kept (name))
-        continue;
-      if (info->properties == NULL)
-        info->properties = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-      g_hash_table_insert (info->properties, g_strdup (name),
-                           g_strdup (udev_list_entry_get_value (entry)));
-    }
+/* sd-device's getters leave the out value alone when they fail */
+static const char *
+sd_device_value (int (*getter) (sd_device *, const char **), sd_device *dev)
+{
+  const char *value = NULL;
+
+  return getter (dev, &value) >= 0 ? value : NULL;
+}
+
+static PpDeviceInfo *
+device_info_new_from_sd_device (sd_device *dev, gboolean tagged)
+{
+  DeviceIds ids = {
+    .syspath = sd_device_value (sd_device_get_syspath, dev),
+    .subsystem = sd_device_value (sd_device_get_subsystem, dev),
+    .sysname = sd_device_value (sd_device_get_sysname, dev),
+    .devtype = sd_device_value (sd_device_get_devtype, dev),
+    .driver = sd_device_value (sd_device_get_driver, dev),
+    .devnode = sd_device_value (sd_device_get_devname, dev),
+  };
+  PpDeviceInfo *info = device_info_new (&ids, tagged);
+  const char *value = NULL;
+
+  for (const char *name = sd_device_get_property_first (dev, &value); name != NULL;
+       name = sd_device_get_property_next (dev, &value))
+    device_info_keep_property (info, name, value);
   return info;
 }
 
@@ -295,33 +355,37 @@ GPtrArray *
 pp_udev_enumerate (PpUdev *self, GError **error)
 {
   g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_device_info_unref);
-  g_autoptr(UdevEnumerate) e = udev_enumerate_new (self->udev);
-  struct udev_list_entry *entry;
+  g_autoptr(SdDeviceEnumerator) e = NULL;
   int r;
 
-  if (e == NULL)
-    {
-      pp_error_set_from_errno (error, errno, "udev_enumerate_new");
-      return NULL;
-    }
-  r = udev_enumerate_add_match_tag (e, PP_UDEV_TAG);
+  /* sd-device's enumerator hands out the devices it made from udev's tag
+   * index; libudev's gives only their paths, and making each device again
+   * from its path doubled the cost of a coldplug */
+  r = sd_device_enumerator_new (&e);
   if (r >= 0)
-    r = udev_enumerate_scan_devices (e);
+    r = sd_device_enumerator_add_match_tag (e, PP_UDEV_TAG);
   if (r < 0)
     {
       pp_error_set_from_errno (error, -r, "cannot enumerate the devices tagged \"%s\"", PP_UDEV_TAG);
       return NULL;
     }
-  udev_list_entry_foreach (entry, udev_enumerate_get_list_entry (e))
+  /* udev's properties of every device first, then what the daemon keeps
+   * of them: the enumerator's memory is not interleaved with the kept
+   * part, so it can go back to the system as a whole when it is freed */
+  for (sd_device *dev = sd_device_enumerator_get_device_first (e); dev != NULL;
+       dev = sd_device_enumerator_get_device_next (e))
     {
-      g_autoptr(UdevDevice) dev = udev_device_new_from_syspath (self->udev,
-                                                                udev_list_entry_get_name (entry));
+      const char *value;
 
-      /* gone between the index and now: nothing to manage */
-      if (dev == NULL)
-        continue;
-      g_ptr_array_add (out, device_info_new_from_udev (dev, TRUE));
+      (void) sd_device_get_property_first (dev, &value);
     }
+  for (sd_device *dev = sd_device_enumerator_get_device_first (e); dev != NULL;
+       dev = sd_device_enumerator_get_device_next (e))
+    g_ptr_array_add (out, device_info_new_from_sd_device (dev, TRUE));
+  /* the enumerator held every device with all its udev properties; give
+   * that memory back now, the daemon keeps only what it uses */
+  g_clear_pointer (&e, sd_device_enumerator_unref);
+  malloc_trim (0);
   g_ptr_array_sort (out, compare_info);
   return g_steal_pointer (&out);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The udev backend: coldplug enumeration (of the devices udev's rules
- * tagged "powerpolicy") and the uevent monitor. The only file that
- * includes libudev.h. */
+ * tagged "powerpolicy", through sd-device's enumerator) and the uevent
+ * monitor (libudev). The only file that includes libudev.h or
+ * sd-device.h. */
 #pragma once
 
 #include <glib-object.h>
