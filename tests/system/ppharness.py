@@ -7,7 +7,6 @@ daemon anywhere else: as root on a real machine the daemon would change the
 machine's own power settings.
 """
 
-import atexit
 import os
 import shutil
 import signal
@@ -171,6 +170,10 @@ def usb_attrs(control='on', delay='2000', wakeup='disabled'):
             'power/runtime_status', 'active']
 
 
+# the testbeds this process made (Laptop), removed by exit_after_tests()
+_TESTBED_ROOTS = []
+
+
 class Laptop:
     """A simulated laptop in a umockdev testbed."""
 
@@ -179,9 +182,9 @@ class Laptop:
         self.tb = TaggingTestbed(UMockdev.Testbed.new())
         self.root = self.tb.get_root_dir()
         # umockdev removes the directory only when the Testbed is finalized,
-        # which Python may never do before it exits: remove it then, when
-        # the daemons are stopped and no test uses the testbed any more
-        atexit.register(shutil.rmtree, self.root, True)
+        # which Python may never do before it exits (and doing it then would
+        # fail on a directory already gone): exit_after_tests() removes it
+        _TESTBED_ROOTS.append(self.root)
         self._build()
 
     def path(self, syspath):
@@ -494,8 +497,21 @@ class PowerPolicyTestCase(dbusmock.DBusTestCase):
                    '%s/%s == %r (is %r)' % (syspath, name, value, self.attr(syspath, name)))
 
 
+def exit_after_tests(code):
+    """Remove the testbeds this process made, now that every daemon is
+    stopped, and exit at once: at the interpreter's own exit umockdev may
+    finalize a Testbed and abort on its directory being gone."""
+    for root in _TESTBED_ROOTS:
+        shutil.rmtree(root, ignore_errors=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 def main():
-    unittest.main(testRunner=unittest.TextTestRunner(stream=sys.stdout, verbosity=2))
+    result = unittest.main(testRunner=unittest.TextTestRunner(stream=sys.stdout, verbosity=2),
+                           exit=False).result
+    exit_after_tests(0 if result.wasSuccessful() else 1)
 
 
 PPCALL = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'ppcall.py')

@@ -23,7 +23,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from ppharness import (  # noqa: E402
-    AHCI, HDA, HUB, MOUSE, ROOTHUB, SCSI_HOST, STORAGE, XHCI, wait_until,
+    AHCI, HDA, HUB, MOUSE, ROOTHUB, SCSI_HOST, STORAGE, XHCI, exit_after_tests, wait_until,
 )
 from test_pmctl import PMCTL, PmctlTestCase  # noqa: E402
 from test_tree import GPU, add_tree_devices  # noqa: E402
@@ -520,11 +520,11 @@ def main():
     result = unittest.main(testRunner=unittest.TextTestRunner(stream=sys.stdout, verbosity=2),
                            exit=False).result
     if not result.wasSuccessful():
-        sys.exit(1)
+        exit_after_tests(1)
     # every test skipped (promtool missing): meson's SKIP
     if result.testsRun > 0 and len(result.skipped) == result.testsRun:
-        sys.exit(77)
-    sys.exit(0)
+        exit_after_tests(77)
+    exit_after_tests(0)
 
 
 if __name__ == '__main__':
