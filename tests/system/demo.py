@@ -21,7 +21,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dbusmock  # noqa: E402
 
 import ppharness  # noqa: E402
-from ppharness import BUS_NAME, IFACE, OBJ_PATH, Daemon, Laptop, wait_until  # noqa: E402
+from ppharness import (  # noqa: E402
+    BUS_NAME, IFACE, OBJ_PATH, Daemon, Laptop, exit_after_tests, wait_until)
 import ppevdev  # noqa: E402
 from gi.repository import GLib, Gio  # noqa: E402
 
@@ -286,4 +287,4 @@ def main():
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    exit_after_tests(main())

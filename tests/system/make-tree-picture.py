@@ -29,7 +29,7 @@ sys.path.insert(0, HERE)
 import dbusmock  # noqa: E402
 
 import ppharness  # noqa: E402
-from ppharness import Daemon, Laptop  # noqa: E402
+from ppharness import Daemon, Laptop, exit_after_tests  # noqa: E402
 from gi.repository import Gio  # noqa: E402
 from test_tree import add_tree_devices  # noqa: E402
 
@@ -97,4 +97,4 @@ def main():
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    exit_after_tests(main())
