@@ -280,6 +280,17 @@ stats_print_text (Pmctl *ctl, GArray *lines, GArray *totals, guint64 window_ms)
   pmctl_table_print (c, ctl, total_header);
 }
 
+/* A counter as a JSON number (clamped), or null when unknown. */
+static void
+json_add_count_or_null (JsonBuilder *b, const char *name, guint64 value, gboolean unknown)
+{
+  json_builder_set_member_name (b, name);
+  if (unknown)
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_int_value (b, (gint64) MIN (value, (guint64) G_MAXINT64));
+}
+
 static void
 stats_print_json (Pmctl *ctl, GArray *lines, GArray *totals, guint64 window_ms)
 {
@@ -307,10 +318,8 @@ stats_print_json (Pmctl *ctl, GArray *lines, GArray *totals, guint64 window_ms)
       json_builder_add_string_value (b, l->facts ? l->facts->runtime_status : "");
       json_builder_set_member_name (b, "control_auto");
       json_builder_add_boolean_value (b, l->facts && l->facts->control_auto);
-      json_builder_set_member_name (b, "active_ms");
-      json_builder_add_int_value (b, (gint64) MIN (r->active_ms, (guint64) G_MAXINT64));
-      json_builder_set_member_name (b, "suspended_ms");
-      json_builder_add_int_value (b, (gint64) MIN (r->suspended_ms, (guint64) G_MAXINT64));
+      json_add_count_or_null (b, "active_ms", r->active_ms, FALSE);
+      json_add_count_or_null (b, "suspended_ms", r->suspended_ms, FALSE);
       json_builder_set_member_name (b, "suspended_share");
       json_builder_add_double_value (b, r->suspended_share);
       json_builder_set_member_name (b, "never_suspends");
@@ -329,10 +338,8 @@ stats_print_json (Pmctl *ctl, GArray *lines, GArray *totals, guint64 window_ms)
       json_builder_add_string_value (b, ct->class ? ct->class : "");
       json_builder_set_member_name (b, "devices");
       json_builder_add_int_value (b, ct->n_devices);
-      json_builder_set_member_name (b, "active_ms");
-      json_builder_add_int_value (b, (gint64) MIN (ct->active_ms, (guint64) G_MAXINT64));
-      json_builder_set_member_name (b, "suspended_ms");
-      json_builder_add_int_value (b, (gint64) MIN (ct->suspended_ms, (guint64) G_MAXINT64));
+      json_add_count_or_null (b, "active_ms", ct->active_ms, FALSE);
+      json_add_count_or_null (b, "suspended_ms", ct->suspended_ms, FALSE);
       json_builder_set_member_name (b, "suspended_share");
       json_builder_add_double_value (b, ct->suspended_share);
       json_builder_set_member_name (b, "never_suspends");
@@ -438,16 +445,6 @@ const PmctlCommand pmctl_command_stats = {
 };
 
 /* ---- metrics ------------------------------------------------------------- */
-
-static void
-json_add_count_or_null (JsonBuilder *b, const char *name, guint64 value, gboolean unknown)
-{
-  json_builder_set_member_name (b, name);
-  if (unknown)
-    json_builder_add_null_value (b);
-  else
-    json_builder_add_int_value (b, (gint64) MIN (value, (guint64) G_MAXINT64));
-}
 
 /* --json: the same values as one object (devices added up by class and
  * status; null for what the daemon does not report). */
