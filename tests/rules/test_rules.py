@@ -324,9 +324,37 @@ class RulesTest(unittest.TestCase):
         host = cls.add('scsi_host_parent', 'scsi', 'host0', ata, [], ['DEVTYPE', 'scsi_host'])
         cls.add('sata_host', 'scsi_host', 'scsi_host/host0', host,
                 ['link_power_management_policy', 'max_performance'], [])
+        cls.add_scsi_device('sata_disk', host, 0, 0, 0, 0, vendor='ATA')
+        cls.add_scsi_device('sata_cdrom', cls.add_ata_host(ahci, 2, 2), 2, 0, 0, 0,
+                            scsi_type=5, vendor='ATA')
+        # as the kernel builds a USB stick: the device, its interface bound
+        # to usb-storage, the SCSI host, target and device (the disk)
+        usb_if = cls.add('storage_interface', 'usb', '1-1.12:1.0', cls.devices['storage'],
+                         ['bInterfaceClass', '08', 'bInterfaceSubClass', '06',
+                          'bInterfaceProtocol', '50'],
+                         ['DEVTYPE', 'usb_interface', 'INTERFACE', '8/6/80',
+                          'DRIVER', 'usb-storage'])
         usb_host = cls.add('usb_storage_host_parent', 'scsi', 'host1',
-                           cls.devices['storage'], [], ['DEVTYPE', 'scsi_host'])
+                           usb_if, [], ['DEVTYPE', 'scsi_host'])
         cls.add('usb_storage_host', 'scsi_host', 'scsi_host/host1', usb_host, [], [])
+        cls.add_scsi_device('usb_storage_disk', usb_host, 1, 0, 0, 0, vendor='SanDisk')
+        # a card reader: one logical unit per slot, removable disks
+        reader = cls.devices['cardreader_rts5153']
+        reader_if = cls.add('cardreader_interface', 'usb', os.path.basename(reader) + ':1.0',
+                            reader, ['bInterfaceClass', '08'],
+                            ['DEVTYPE', 'usb_interface', 'DRIVER', 'usb-storage'])
+        reader_host = cls.add('cardreader_host', 'scsi', 'host3', reader_if, [],
+                              ['DEVTYPE', 'scsi_host'])
+        cls.add_scsi_device('cardreader_lun0', reader_host, 3, 0, 0, 0, vendor='Generic-')
+        cls.add_scsi_device('cardreader_lun1', reader_host, 3, 0, 0, 1, vendor='Generic-',
+                            target=cls.devices['cardreader_lun0_target'])
+        # a UAS disk enclosure (driver uas)
+        uas = cls.devices['storage_uas']
+        uas_if = cls.add('uas_interface', 'usb', os.path.basename(uas) + ':1.0', uas,
+                         ['bInterfaceClass', '08', 'bInterfaceProtocol', '62'],
+                         ['DEVTYPE', 'usb_interface', 'DRIVER', 'uas'])
+        uas_host = cls.add('uas_host', 'scsi', 'host4', uas_if, [], ['DEVTYPE', 'scsi_host'])
+        cls.add_scsi_device('uas_disk', uas_host, 4, 0, 0, 0, vendor='ASMT')
 
         # for the tag rules
         cls.add('ac', 'power_supply', 'LNXSYSTM:00/ACPI0003:00/power_supply/AC', None,
@@ -342,6 +370,29 @@ class RulesTest(unittest.TestCase):
                 ['status', 'disconnected', 'enabled', 'disabled'], [])
         for name in ('pp-hwdb-autosuspend', 'pp-classified', 'pp-admin', 'pp-plain'):
             cls.add(name, 'platform', name, None, ['power/control', 'on'], [])
+
+    @classmethod
+    def add_ata_host(cls, controller, port, host):
+        """An ATA port of @controller and its SCSI host, as libata builds
+        them (the port ataN is a device of no subsystem on a real kernel;
+        umockdev needs one)."""
+        ata = cls.add('ata%d' % port, 'ata_port', 'ata%d' % port, controller, [], [])
+        return cls.add('ata%d_host' % port, 'scsi', 'host%d' % host, ata, [],
+                       ['DEVTYPE', 'scsi_host'])
+
+    @classmethod
+    def add_scsi_device(cls, key, host, h, c, t, lun, scsi_type=0, vendor='ATA', target=None):
+        """A SCSI target and device (logical unit) below @host, with what a
+        real kernel (6.1) shows for a disk before anything changed its runtime
+        PM: power/control "on" and autosuspend_delay_ms -1."""
+        if target is None:
+            target = cls.add(key + '_target', 'scsi', 'target%d:%d:%d' % (h, c, t), host,
+                             ['power/control', 'auto'], ['DEVTYPE', 'scsi_target'])
+        return cls.add(key, 'scsi', '%d:%d:%d:%d' % (h, c, t, lun), target,
+                       ['type', str(scsi_type), 'vendor', vendor.ljust(8), 'model', 'Disk',
+                        'power/control', 'on', 'power/autosuspend_delay_ms', '-1',
+                        'power/runtime_status', 'active'],
+                       ['DEVTYPE', 'scsi_device', 'MODALIAS', 'scsi:t-0x%02x' % scsi_type])
 
     def udev_properties(self, key, mode, action='add'):
         """The properties `udevadm test` computes for device @key."""
@@ -479,6 +530,36 @@ class RulesTest(unittest.TestCase):
     def test_scsi_host_without_link_policy(self):
         self.assertClass('usb_storage_host', None)
 
+    # Disks (issue 17): on a real kernel a USB stick never autosuspends
+    # while its SCSI disk keeps power/control=on, autosuspend_delay_ms=-1.
+    # TLP's AHCI_RUNTIME_PM_ON_AC/BAT writes power/control (and
+    # AHCI_RUNTIME_PM_TIMEOUT, in seconds, autosuspend_delay_ms) of
+    # /sys/block/sd*/device of disks behind an ATA port, and power/control of
+    # the ports (/sys/bus/pci/devices/*/ata*); the disks are these sata-disk
+    # devices. The ports themselves are devices of no subsystem: the kernel
+    # sends no uevent for them, udev cannot classify or tag them, and they
+    # are not the daemon's.
+    def test_usb_storage_disk(self):
+        self.assertClass('usb_storage_disk', 'usb-storage-disk')
+
+    def test_card_reader_slots(self):
+        self.assertClass('cardreader_lun0', 'usb-storage-disk')
+        self.assertClass('cardreader_lun1', 'usb-storage-disk')
+
+    def test_uas_disk(self):
+        self.assertClass('uas_disk', 'usb-storage-disk')
+
+    def test_sata_disk(self):
+        self.assertClass('sata_disk', 'sata-disk')
+
+    def test_sata_optical_drive_unclassified(self):
+        self.assertClass('sata_cdrom', None)
+
+    def test_scsi_targets_and_hosts_unclassified(self):
+        # their runtime PM is allowed by the kernel: they follow the disks
+        for key in ('usb_storage_disk_target', 'usb_storage_host_parent', 'scsi_host_parent'):
+            self.assertClass(key, None)
+
     # 99-powerpolicy-tag.rules: the devices powerpolicyd enumerates
     def assertTagged(self, key, expected):
         for mode in ('system', 'alone'):
@@ -498,7 +579,8 @@ class RulesTest(unittest.TestCase):
 
     def test_tag_classified_devices(self):
         for key in ('mouse', 'keyboard_storage', 'hub', 'roothub', 'storage', 'custom',
-                    'gpu', 'hda', 'nvme', 'sata_host'):
+                    'gpu', 'hda', 'nvme', 'sata_host', 'usb_storage_disk', 'sata_disk',
+                    'cardreader_lun1'):
             self.assertTagged(key, True)
 
     def test_tag_generic_classes(self):
@@ -519,7 +601,8 @@ class RulesTest(unittest.TestCase):
 
     def test_untagged(self):
         # interfaces, ports and bus-only devices are not the daemon's
-        for key in ('mouse_interface', 'ata1', 'scsi_host_parent', 'pp-plain'):
+        for key in ('mouse_interface', 'ata1', 'scsi_host_parent', 'pp-plain',
+                    'usb_storage_disk_target', 'sata_cdrom'):
             self.assertTagged(key, False)
 
     def test_remove_not_tagged(self):

@@ -185,5 +185,77 @@ class TestDefaultWakeup(DefaultsTestCase):
         self.wait_attr(self.pci_net, 'power/wakeup', 'enabled', WAIT)
 
 
+# What a real kernel (6.1, under qemu: issue 17) shows for a disk before
+# anything changed it: runtime PM forbidden, and the sd driver's delay of
+# -1 (never). The SCSI target and host above it allow runtime PM.
+DISK_ATTRS = ['power/control', 'on', 'power/autosuspend_delay_ms', '-1',
+              'power/runtime_status', 'active']
+
+
+class TestDefaultDisks(DefaultsTestCase):
+    """Disks get a policy of their own (issue 17): the SCSI disk of a USB
+    stick follows the stick, a SATA disk has TLP's AHCI_RUNTIME_PM_*
+    defaults (on AC on, on battery auto after 15 s)."""
+
+    def add_scsi_disk(self, host, address, klass):
+        lt = self.laptop
+        h, c, t, _ = address.split(':')
+        target = lt.add('scsi', 'target%s:%s:%s' % (h, c, t), host,
+                        ['power/control', 'auto', 'power/runtime_status', 'active'],
+                        ['DEVTYPE', 'scsi_target'])
+        # the class 60-powerpolicy.rules gives it (tests/rules/test_rules.py)
+        return lt.add('scsi', address, target, ['type', '0'] + DISK_ATTRS,
+                      ['DEVTYPE', 'scsi_device', 'POWERPOLICY_CLASS', klass])
+
+    def setUp(self):
+        super().setUp()
+        lt = self.laptop
+        # the stick: its interface bound to usb-storage, SCSI host 1 below
+        iface = lt.add('usb', '1-1.2:1.0', lt.storage, ['bInterfaceClass', '08'],
+                       ['DEVTYPE', 'usb_interface'])
+        usb_host = lt.add('scsi', 'host1', iface, [], ['DEVTYPE', 'scsi_host'])
+        self.stick_disk = self.add_scsi_disk(usb_host, '1:0:0:0', 'usb-storage-disk')
+        # a SATA disk on the AHCI controller's first port (host0)
+        self.sata_disk = self.add_scsi_disk(os.path.dirname(os.path.dirname(lt.scsi_host)),
+                                            '0:0:0:0', 'sata-disk')
+
+    def disks(self):
+        return {
+            'stick control': self.stick_disk + '/power/control',
+            'stick delay': self.stick_disk + '/power/autosuspend_delay_ms',
+            'stick device delay': STORAGE + '/power/autosuspend_delay_ms',
+            'sata control': self.sata_disk + '/power/control',
+            'sata delay': self.sata_disk + '/power/autosuspend_delay_ms',
+        }
+
+    def test_disks_on_ac_battery_and_restored(self):
+        before = self.snapshot(self.disks())
+        self.assertEqual(before['stick control'], 'on')
+        self.assertEqual(before['sata delay'], '-1')
+        d = self.start_shipped(dropin='[Daemon]\nIdleTimeoutSec=0\n')
+        # on AC: the stick's disk may suspend, as the stick may; the SATA
+        # disk keeps runtime PM off, its -1 delay replaced
+        self.wait_snapshot(self.disks(), {
+            'stick control': 'auto', 'stick delay': '10000', 'stick device delay': '10000',
+            'sata control': 'on', 'sata delay': '15000',
+        }, 'disks on AC')
+        self.laptop.set_ac(False)
+        self.wait_snapshot(self.disks(), {
+            'stick control': 'auto', 'stick delay': '5000', 'stick device delay': '5000',
+            'sata control': 'auto', 'sata delay': '15000',
+        }, 'disks on battery')
+        # explain names the class section that decided
+        rows = {r[0]: r[1:] for r in self.call('Explain', (self.sata_disk,), '(s)')[0]}
+        self.assertEqual(rows['power/control'][:3], ('auto', 'auto', 'battery'))
+        self.assertRegex(rows['power/control'][3], r'powerpolicy\.conf:\d+$')
+        dev = self.call('GetDevice', (self.stick_disk,), '(s)')[0]
+        self.assertEqual(dev['class'], 'usb-storage-disk')
+        self.laptop.set_ac(True)
+        self.wait_attr(self.sata_disk, 'power/control', 'on', WAIT)
+        # stopped, the daemon puts back what the kernel had set
+        self.assertEqual(d.stop(), 0)
+        self.assertEqual(self.snapshot(self.disks()), before)
+
+
 if __name__ == '__main__':
     main()
