@@ -37,6 +37,7 @@ DEFAULT_RULES = os.path.join(HERE, '..', '..', 'data', 'udev-rules', '60-powerpo
 RULES = os.path.abspath(os.environ.get('PP_RULES_FILE', DEFAULT_RULES))
 DEFAULT_TAG_RULES = os.path.join(HERE, '..', '..', 'data', 'udev-rules', '99-powerpolicy-tag.rules')
 TAG_RULES = os.path.abspath(os.environ.get('PP_TAG_RULES_FILE', DEFAULT_TAG_RULES))
+FIXTURES = os.path.join(HERE, '..', 'fixtures')
 # the system tests' harness tags testbed devices from the same file
 sys.path.insert(0, os.path.join(HERE, '..', 'system'))
 import pptags  # noqa: E402
@@ -609,6 +610,46 @@ class RulesTest(unittest.TestCase):
         for mode in ('system', 'alone'):
             props = self.udev_properties('mouse', mode, action='remove')
             self.assertNotIn(':powerpolicy:', props.get('CURRENT_TAGS', ''))
+
+
+class RealKernelDisksTest(unittest.TestCase):
+    """The disks of issue 17 as a real kernel (6.1 under qemu) shows them,
+    recorded with umockdev-record (tests/fixtures/README.md), in a testbed
+    of their own (their SCSI host numbers are those of the boot they were
+    recorded in, and would clash with the devices above)."""
+
+    setUpClass = RulesTest.__dict__['setUpClass']
+    tearDownClass = RulesTest.__dict__['tearDownClass']
+    udev_properties = RulesTest.udev_properties
+    assertClass = RulesTest.assertClass
+    assertTagged = RulesTest.assertTagged
+
+    @classmethod
+    def _build(cls):
+        for name, key in (('qemu-usb-stick-disk', 'stick_disk'), ('qemu-ahci-disk', 'sata_disk')):
+            path = os.path.join(FIXTURES, name + '.umockdev')
+            assert cls.tb.add_from_file(path), path
+            with open(path) as f:
+                cls.devices[key] = '/sys' + f.readline()[3:].strip()
+        cls.devices['stick'] = cls.devices['stick_disk'].split('/2-1:1.0/')[0]
+        # the ATA port: a device of no subsystem with an empty uevent file,
+        # which umockdev-record leaves out
+        ata1 = cls.devices['sata_disk'].split('/host1/')[0]
+        assert ata1.endswith('/ata1'), ata1
+        with open(cls.root + ata1 + '/uevent', 'w'):
+            pass
+
+    def test_stick(self):
+        self.assertClass('stick', 'usb-storage')
+        self.assertTagged('stick', True)
+
+    def test_stick_disk(self):
+        self.assertClass('stick_disk', 'usb-storage-disk')
+        self.assertTagged('stick_disk', True)
+
+    def test_sata_disk(self):
+        self.assertClass('sata_disk', 'sata-disk')
+        self.assertTagged('sata_disk', True)
 
 
 def gi_umockdev():

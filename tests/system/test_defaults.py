@@ -185,45 +185,40 @@ class TestDefaultWakeup(DefaultsTestCase):
         self.wait_attr(self.pci_net, 'power/wakeup', 'enabled', WAIT)
 
 
-# What a real kernel (6.1, under qemu: issue 17) shows for a disk before
-# anything changed it: runtime PM forbidden, and the sd driver's delay of
-# -1 (never). The SCSI target and host above it allow runtime PM.
-DISK_ATTRS = ['power/control', 'on', 'power/autosuspend_delay_ms', '-1',
-              'power/runtime_status', 'active']
+FIXTURES = os.path.join(HERE, '..', 'fixtures')
 
 
 class TestDefaultDisks(DefaultsTestCase):
     """Disks get a policy of their own (issue 17): the SCSI disk of a USB
     stick follows the stick, a SATA disk has TLP's AHCI_RUNTIME_PM_*
-    defaults (on AC on, on battery auto after 15 s)."""
+    defaults (on AC on, on battery auto after 15 s). The devices are those
+    a real kernel (6.1 under qemu) showed, recorded by umockdev-record
+    (tests/fixtures/README.md): each disk at power/control=on with an
+    autosuspend delay of -1."""
 
-    def add_scsi_disk(self, host, address, klass):
-        lt = self.laptop
-        h, c, t, _ = address.split(':')
-        target = lt.add('scsi', 'target%s:%s:%s' % (h, c, t), host,
-                        ['power/control', 'auto', 'power/runtime_status', 'active'],
-                        ['DEVTYPE', 'scsi_target'])
-        # the class 60-powerpolicy.rules gives it (tests/rules/test_rules.py)
-        return lt.add('scsi', address, target, ['type', '0'] + DISK_ATTRS,
-                      ['DEVTYPE', 'scsi_device', 'POWERPOLICY_CLASS', klass])
+    def add_fixture(self, name):
+        with open(os.path.join(FIXTURES, name + '.umockdev')) as f:
+            text = f.read()
+        self.assertTrue(self.laptop.tb.add_from_string(text))
+        return '/sys' + text.splitlines()[0][3:].strip()
 
     def setUp(self):
         super().setUp()
-        lt = self.laptop
-        # the stick: its interface bound to usb-storage, SCSI host 1 below
-        iface = lt.add('usb', '1-1.2:1.0', lt.storage, ['bInterfaceClass', '08'],
-                       ['DEVTYPE', 'usb_interface'])
-        usb_host = lt.add('scsi', 'host1', iface, [], ['DEVTYPE', 'scsi_host'])
-        self.stick_disk = self.add_scsi_disk(usb_host, '1:0:0:0', 'usb-storage-disk')
-        # a SATA disk on the AHCI controller's first port (host0)
-        self.sata_disk = self.add_scsi_disk(os.path.dirname(os.path.dirname(lt.scsi_host)),
-                                            '0:0:0:0', 'sata-disk')
+        tb = self.laptop.tb
+        self.stick_disk = self.add_fixture('qemu-usb-stick-disk')
+        self.stick = self.stick_disk.split('/2-1:1.0/')[0]
+        self.sata_disk = self.add_fixture('qemu-ahci-disk')
+        # the classes 60-powerpolicy.rules gives them
+        # (tests/rules/test_rules.py, RealKernelDisksTest)
+        tb.set_property(self.stick, 'POWERPOLICY_CLASS', 'usb-storage')
+        tb.set_property(self.stick_disk, 'POWERPOLICY_CLASS', 'usb-storage-disk')
+        tb.set_property(self.sata_disk, 'POWERPOLICY_CLASS', 'sata-disk')
 
     def disks(self):
         return {
             'stick control': self.stick_disk + '/power/control',
             'stick delay': self.stick_disk + '/power/autosuspend_delay_ms',
-            'stick device delay': STORAGE + '/power/autosuspend_delay_ms',
+            'stick device delay': self.stick + '/power/autosuspend_delay_ms',
             'sata control': self.sata_disk + '/power/control',
             'sata delay': self.sata_disk + '/power/autosuspend_delay_ms',
         }
