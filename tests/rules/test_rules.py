@@ -538,8 +538,10 @@ class RulesTest(unittest.TestCase):
     # /sys/block/sd*/device of disks behind an ATA port, and power/control of
     # the ports (/sys/bus/pci/devices/*/ata*); the disks are these sata-disk
     # devices. The ports themselves are devices of no subsystem: the kernel
-    # sends no uevent for them, udev cannot classify or tag them, and they
-    # are not the daemon's.
+    # sends no uevent for them and udev cannot classify or tag them; their
+    # transport class devices (ata_port, linking to the port as "device")
+    # are ata-port (RealKernelDisksTest). TLP applies AHCI_RUNTIME_PM to USB
+    # disks too; here a stick's disk follows the stick (usb-storage-disk).
     def test_usb_storage_disk(self):
         self.assertClass('usb_storage_disk', 'usb-storage-disk')
 
@@ -552,6 +554,9 @@ class RulesTest(unittest.TestCase):
 
     def test_sata_disk(self):
         self.assertClass('sata_disk', 'sata-disk')
+
+    def test_ata_port_without_port_link_unclassified(self):
+        self.assertClass('ata1', None)
 
     def test_sata_optical_drive_unclassified(self):
         self.assertClass('sata_cdrom', None)
@@ -638,6 +643,10 @@ class RealKernelDisksTest(unittest.TestCase):
         assert ata1.endswith('/ata1'), ata1
         with open(cls.root + ata1 + '/uevent', 'w'):
             pass
+        os.makedirs(cls.root + ata1 + '/power')
+        with open(cls.root + ata1 + '/power/control', 'w') as f:
+            f.write('on\n')
+        cls.devices['ata_port'] = ata1 + '/ata_port/ata1'
 
     def test_stick(self):
         self.assertClass('stick', 'usb-storage')
@@ -650,6 +659,11 @@ class RealKernelDisksTest(unittest.TestCase):
     def test_sata_disk(self):
         self.assertClass('sata_disk', 'sata-disk')
         self.assertTagged('sata_disk', True)
+
+    def test_ata_port(self):
+        # the port's class device, through which the policy reaches the port
+        self.assertClass('ata_port', 'ata-port')
+        self.assertTagged('ata_port', True)
 
 
 def gi_umockdev():
