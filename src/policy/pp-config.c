@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "pp-config.h"
-#include "pp-policy.h"
 #include "pp-util.h"
 
 
