@@ -166,6 +166,13 @@ GPtrArray        *pp_config_list_modules      (const PpConfig *config);
 GPtrArray        *pp_config_problems_new      (void);
 void              pp_config_problem_free      (PpConfigProblem *problem);
 char             *pp_config_problem_to_string (const PpConfigProblem *problem);
+/* Append a problem at @file:@line (0: the whole file) to @problems (NULL:
+ * not collected); the one reporter of the config and quirk parsers. */
+void              pp_config_problem_add       (GPtrArray    *problems,
+                                               const char   *file,
+                                               guint         line,
+                                               const char   *format,
+                                               ...) G_GNUC_PRINTF (4, 5);
 
 const char       *pp_lid_action_to_string     (PpLidAction  action);
 gboolean          pp_lid_action_from_string   (const char  *str,
