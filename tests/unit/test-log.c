@@ -229,29 +229,17 @@ test_events_logged (void **state)
   assert_string_equal (contents, expected);
 }
 
+/* A socket of @type bound (@op bind) or connected (@op connect) to @path. */
 static int
-bind_unix (int type, const char *path)
+unix_socket (int type, const char *path, int (*op) (int, const struct sockaddr *, socklen_t))
 {
   struct sockaddr_un addr = { .sun_family = AF_UNIX };
   int fd = socket (AF_UNIX, type | SOCK_CLOEXEC, 0);
 
   assert_true (fd >= 0);
   g_strlcpy (addr.sun_path, path, sizeof (addr.sun_path));
-  if (bind (fd, (struct sockaddr *) &addr, sizeof (addr)) != 0)
-    fail_msg ("bind %s: %s", path, g_strerror (errno));
-  return fd;
-}
-
-static int
-connect_unix (const char *path)
-{
-  struct sockaddr_un addr = { .sun_family = AF_UNIX };
-  int fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-  assert_true (fd >= 0);
-  g_strlcpy (addr.sun_path, path, sizeof (addr.sun_path));
-  if (connect (fd, (struct sockaddr *) &addr, sizeof (addr)) != 0)
-    fail_msg ("connect %s: %s", path, g_strerror (errno));
+  if (op (fd, (struct sockaddr *) &addr, sizeof (addr)) != 0)
+    fail_msg ("%s: %s", path, g_strerror (errno));
   return fd;
 }
 
@@ -325,10 +313,10 @@ test_journald (void **state)
   assert_int_equal (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
   assert_int_equal (mount ("pp-test-run", "/run", "tmpfs", 0, "mode=0755"), 0);
   assert_int_equal (g_mkdir_with_parents ("/run/systemd/journal", 0755), 0);
-  journal = bind_unix (SOCK_DGRAM, "/run/systemd/journal/socket");
-  listener = bind_unix (SOCK_STREAM, "/run/systemd/journal/stdout");
+  journal = unix_socket (SOCK_DGRAM, "/run/systemd/journal/socket", bind);
+  listener = unix_socket (SOCK_STREAM, "/run/systemd/journal/stdout", bind);
   assert_int_equal (listen (listener, 1), 0);
-  client = connect_unix ("/run/systemd/journal/stdout");
+  client = unix_socket (SOCK_STREAM, "/run/systemd/journal/stdout", connect);
   server = accept (listener, NULL, NULL);
   assert_true (server >= 0);
 
