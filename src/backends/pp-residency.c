@@ -8,7 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pp-error.h"
 #include "pp-residency.h"
 
 struct _PpResidencyBook {
@@ -54,9 +53,9 @@ no_counters (const char *syspath, GError **error)
   g_autofree char *printable = g_strescape (syspath, NULL);
 
   if (!g_file_test (syspath, G_FILE_TEST_IS_DIR))
-    g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE, "%s: no such device", printable);
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s: no such device", printable);
   else
-    g_set_error (error, PP_ERROR, PP_ERROR_NOT_SUPPORTED, "%s: no runtime PM counters", printable);
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "%s: no runtime PM counters", printable);
   return FALSE;
 }
 

@@ -15,8 +15,8 @@ G_BEGIN_DECLS
 /* Read the counters of the device directory @syspath (/sys/devices/...):
  * power/runtime_active_time + power/runtime_suspended_time, else USB
  * power/active_duration + power/connected_duration; power/runtime_status
- * and power/control. FALSE with PP_ERROR_NO_SUCH_DEVICE when the
- * directory is gone, PP_ERROR_NOT_SUPPORTED when it has no (readable,
+ * and power/control. FALSE with G_IO_ERROR_NOT_FOUND when the
+ * directory is gone, G_IO_ERROR_NOT_SUPPORTED when it has no (readable,
  * numeric) counters. */
 gboolean          pp_residency_read              (const char         *syspath,
                                                   PpResidencySample  *out,

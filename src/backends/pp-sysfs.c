@@ -13,7 +13,6 @@
 
 #include <gio/gio.h>
 
-#include "pp-error.h"
 #include "pp-names.h"
 #include "pp-sysfs.h"
 
@@ -101,10 +100,36 @@ under_any (const char *path, const char * const *roots)
   return FALSE;
 }
 
+static gboolean
+refuse (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+/* A path the checks do not let through: the policy's own no, not an
+ * errno of the kernel's. */
+static gboolean
+refuse (GError **error, const char *format, ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED, message);
+  return FALSE;
+}
+
+static gboolean
+fail_errno (GError **error, int errnum, const char *what, const char *path)
+{
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errnum),
+               "%s%s: %s", what, path, g_strerror (errnum));
+  return FALSE;
+}
+
 /* The directory holding the attribute, resolved: symlinks inside sysfs
  * (driver/, subsystem/, firmware_node/) must not lead a write elsewhere. */
 static gboolean
-check_allowed (const char *path, const char * const *roots, int *out_errno, GError **error)
+check_allowed (const char *path, const char * const *roots, GError **error)
 {
   g_autofree char *dir = g_path_get_dirname (path);
   g_autofree char *base = g_path_get_basename (path);
@@ -112,37 +137,21 @@ check_allowed (const char *path, const char * const *roots, int *out_errno, GErr
   g_autofree char *real = NULL;
 
   if (!under_any (path, roots))
-    {
-      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
-                   "refusing to write %s: not under %s", path, roots[0]);
-      return FALSE;
-    }
+    return refuse (error, "refusing to write %s: not under %s", path, roots[0]);
   if (realpath (dir, resolved) == NULL)
-    {
-      int saved = errno;
-
-      *out_errno = saved;
-      g_set_error (error, PP_ERROR,
-                   saved == ENOENT ? PP_ERROR_NO_SUCH_DEVICE : PP_ERROR_FAILED,
-                   "%s: %s", dir, g_strerror (saved));
-      return FALSE;
-    }
+    return fail_errno (error, errno, "", dir);
   real = g_build_filename (resolved, base, NULL);
   if (!under_any (real, roots))
-    {
-      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
-                   "refusing to write %s: it resolves to %s, outside the allowed sysfs directories",
+    return refuse (error, "refusing to write %s: it resolves to %s, outside the allowed sysfs directories",
                    path, real);
-      return FALSE;
-    }
   return TRUE;
 }
 
-/* Open @path without following a final symlink and write @value. */
+/* Open @path without following a final symlink and write @len bytes of
+ * @data (@value names them in an error: the text, or NULL for bytes). */
 static gboolean
-write_value (const char *path, const char *value, int *out_errno, GError **error)
+write_value (const char *path, const char *data, gsize len, const char *value, GError **error)
 {
-  gsize len = strlen (value);
   ssize_t n;
   int fd;
   int saved = 0;
@@ -151,21 +160,17 @@ write_value (const char *path, const char *value, int *out_errno, GError **error
   if (fd < 0)
     {
       saved = errno;
-      if (out_errno)
-        *out_errno = saved;
       if (saved == ELOOP)
         {
           g_autofree char *target = g_file_read_link (path, NULL);
-          g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
-                       "refusing to write %s: it is a symlink to %s, not a sysfs attribute",
-                       path, target ? target : "?");
-          return FALSE;
+          return refuse (error, "refusing to write %s: it is a symlink to %s, not a sysfs attribute",
+                         path, target ? target : "?");
         }
-      return pp_error_set_from_errno (error, saved, "cannot open %s", path);
+      return fail_errno (error, saved, "cannot open ", path);
     }
 
   do
-    n = write (fd, value, len);
+    n = write (fd, data, len);
   while (n < 0 && errno == EINTR);
   if (n < 0)
     saved = errno;
@@ -176,9 +181,13 @@ write_value (const char *path, const char *value, int *out_errno, GError **error
 
   if (saved != 0)
     {
-      if (out_errno)
-        *out_errno = saved;
-      return pp_error_set_from_errno (error, saved, "cannot write '%s' to %s", value, path);
+      if (value != NULL)
+        g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                     "cannot write '%s' to %s: %s", value, path, g_strerror (saved));
+      else
+        g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                     "cannot write %" G_GSIZE_FORMAT " bytes to %s: %s", len, path, g_strerror (saved));
+      return FALSE;
     }
   return TRUE;
 }
@@ -187,20 +196,21 @@ gboolean
 pp_sysfs_write (const char          *path,
                 const char          *value,
                 const char * const  *allowed_roots,
-                int                 *out_errno,
                 GError             **error)
 {
-  int saved = 0;
+  return check_allowed (path, allowed_roots, error) &&
+         write_value (path, value, strlen (value), value, error);
+}
 
-  if (out_errno)
-    *out_errno = 0;
-  if (!check_allowed (path, allowed_roots, &saved, error))
-    {
-      if (out_errno)
-        *out_errno = saved ? saved : EPERM;
-      return FALSE;
-    }
-  return write_value (path, value, out_errno, error);
+gboolean
+pp_sysfs_write_bytes (const char          *path,
+                      const void          *data,
+                      gsize                len,
+                      const char * const  *allowed_roots,
+                      GError             **error)
+{
+  return check_allowed (path, allowed_roots, error) &&
+         write_value (path, data, len, NULL, error);
 }
 
 gboolean
@@ -208,7 +218,6 @@ pp_sysfs_write_at (const char          *dir,
                    const char          *relpath,
                    const char          *value,
                    const char * const  *allowed_roots,
-                   int                 *out_errno,
                    GError             **error)
 {
   g_autofree char *path = g_build_filename (dir, relpath, NULL);
@@ -216,17 +225,9 @@ pp_sysfs_write_at (const char          *dir,
   g_auto(GStrv) parts = g_strsplit (relpath, "/", -1);
   guint n = g_strv_length (parts);
 
-  if (out_errno)
-    *out_errno = 0;
   if (!under_any (path, allowed_roots) || (!under_any (dir, allowed_roots) &&
                                            !g_strv_contains (allowed_roots, dir)))
-    {
-      if (out_errno)
-        *out_errno = EPERM;
-      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
-                   "refusing to write %s: not under %s", path, allowed_roots[0]);
-      return FALSE;
-    }
+    return refuse (error, "refusing to write %s: not under %s", path, allowed_roots[0]);
   /* every directory between @dir and the attribute must be a directory
    * of sysfs itself, not a link to somewhere else (driver/, subsystem/) */
   for (guint i = 0; i + 1 < n; i++)
@@ -236,17 +237,12 @@ pp_sysfs_write_at (const char          *dir,
       g_string_append_c (prefix, '/');
       g_string_append (prefix, parts[i]);
       if (lstat (prefix->str, &st) < 0)
-        {
-          int saved = errno;
-          if (out_errno)
-            *out_errno = saved;
-          return pp_error_set_from_errno (error, saved, "cannot write %s", path);
-        }
+        return fail_errno (error, errno, "cannot write ", path);
       if (S_ISLNK (st.st_mode) || !S_ISDIR (st.st_mode))
         {
           /* let the full check decide where the link leads */
-          return pp_sysfs_write (path, value, allowed_roots, out_errno, error);
+          return pp_sysfs_write (path, value, allowed_roots, error);
         }
     }
-  return write_value (path, value, out_errno, error);
+  return write_value (path, value, strlen (value), value, error);
 }

@@ -19,15 +19,24 @@ gint64     pp_sysfs_read_int    (const char  *dir,
                                  const char  *relpath,
                                  gint64       fallback);
 
-/* Write @value to @path with O_WRONLY|O_TRUNC|O_CLOEXEC. Refuses (with
- * PP_ERROR_REFUSED) a path that does not lie under one of
- * @allowed_roots once resolved, or whose last component is a symlink.
- * Errors carry errno in the message and G_IO_ERROR codes from
- * g_io_error_from_errno() in the PP_ERROR domain's detail. */
+/* Write @value to @path with O_WRONLY|O_TRUNC|O_CLOEXEC|O_NOFOLLOW.
+ * Refuses a path that does not lie under one of @allowed_roots once its
+ * directory is resolved, or whose last component is a symlink, with
+ * G_IO_ERROR_PERMISSION_DENIED; a failing open or write sets the
+ * G_IO_ERROR code of its errno (g_io_error_from_errno: a missing
+ * attribute or directory is G_IO_ERROR_NOT_FOUND, a device gone
+ * G_IO_ERROR_NO_SUCH_DEVICE), the message naming path and errno. */
 gboolean   pp_sysfs_write       (const char          *path,
                                  const char          *value,
                                  const char * const  *allowed_roots,
-                                 int                 *out_errno,
+                                 GError             **error);
+
+/* The same for @len bytes of @data (a binary attribute such as a PCI
+ * device's config space). */
+gboolean   pp_sysfs_write_bytes (const char          *path,
+                                 const void          *data,
+                                 gsize                len,
+                                 const char * const  *allowed_roots,
                                  GError             **error);
 
 /* The same for @relpath (no "..", ".", or empty components) under @dir,
@@ -38,7 +47,6 @@ gboolean   pp_sysfs_write_at    (const char          *dir,
                                  const char          *relpath,
                                  const char          *value,
                                  const char * const  *allowed_roots,
-                                 int                 *out_errno,
                                  GError             **error);
 
 /* TRUE if @path, lexically normalised, lies strictly under @root. */

@@ -14,7 +14,6 @@
 #include <libudev.h>
 #include <systemd/sd-device.h>
 
-#include "pp-error.h"
 #include "pp-sysfs.h"
 #include "pp-udev.h"
 #include "pp-util.h"
@@ -320,6 +319,22 @@ pp_udev_init (PpUdev *self)
 {
 }
 
+static gboolean
+set_error_from_errno (GError **error, int errnum, const char *format, ...) G_GNUC_PRINTF (3, 4);
+
+static gboolean
+set_error_from_errno (GError **error, int errnum, const char *format, ...)
+{
+  g_autofree char *what = NULL;
+  va_list args;
+
+  va_start (args, format);
+  what = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errnum), "%s: %s", what, g_strerror (errnum));
+  return FALSE;
+}
+
 PpUdev *
 pp_udev_new (GError **error)
 {
@@ -328,7 +343,7 @@ pp_udev_new (GError **error)
   self->udev = udev_new ();
   if (self->udev == NULL)
     {
-      pp_error_set_from_errno (error, errno, "udev_new");
+      set_error_from_errno (error, errno, "udev_new");
       return NULL;
     }
   return g_steal_pointer (&self);
@@ -370,7 +385,7 @@ pp_udev_enumerate (PpUdev *self, GError **error)
     r = sd_device_enumerator_add_match_tag (e, PP_UDEV_TAG);
   if (r < 0)
     {
-      pp_error_set_from_errno (error, -r, "cannot enumerate the devices tagged \"%s\"", PP_UDEV_TAG);
+      set_error_from_errno (error, -r, "cannot enumerate the devices tagged \"%s\"", PP_UDEV_TAG);
       return NULL;
     }
   /* udev's properties of every device first, then what the daemon keeps
@@ -402,7 +417,7 @@ pp_udev_lookup (PpUdev *self, const char *syspath, GError **error)
 
   if (dev == NULL)
     {
-      g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE, "no such device: %s", syspath);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "no such device: %s", syspath);
       return NULL;
     }
   return device_info_new_from_udev (dev, device_has_current_tag (dev));
@@ -443,12 +458,12 @@ pp_udev_start_monitor (PpUdev *self, GError **error)
 
   self->monitor = udev_monitor_new_from_netlink (self->udev, "udev");
   if (self->monitor == NULL)
-    return pp_error_set_from_errno (error, errno, "cannot create the udev monitor");
+    return set_error_from_errno (error, errno, "cannot create the udev monitor");
   /* a burst of hotplug events must not overflow the socket */
   udev_monitor_set_receive_buffer_size (self->monitor, 4 * 1024 * 1024);
   r = udev_monitor_enable_receiving (self->monitor);
   if (r < 0)
-    return pp_error_set_from_errno (error, -r, "cannot listen to udev events");
+    return set_error_from_errno (error, -r, "cannot listen to udev events");
 
   self->monitor_source = g_unix_fd_add (udev_monitor_get_fd (self->monitor),
                                         G_IO_IN, on_monitor_readable, self);

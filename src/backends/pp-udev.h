@@ -66,7 +66,7 @@ PpUdev     *pp_udev_new            (GError  **error);
 GPtrArray  *pp_udev_enumerate      (PpUdev   *udev,
                                     GError  **error);
 
-/* One device by syspath, or NULL with @error. */
+/* One device by syspath, or NULL with @error (G_IO_ERROR_NOT_FOUND). */
 PpDeviceInfo *pp_udev_lookup       (PpUdev      *udev,
                                     const char  *syspath,
                                     GError     **error);

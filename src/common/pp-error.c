@@ -48,3 +48,28 @@ pp_error_set_from_errno (GError    **error,
   g_set_error (error, PP_ERROR, code, "%s: %s", prefix, g_strerror (errnum));
   return FALSE;
 }
+
+static int
+bus_code_for_io_error (int code)
+{
+  if (code == G_IO_ERROR_NOT_FOUND || code == G_IO_ERROR_NO_SUCH_DEVICE ||
+      code == G_IO_ERROR_NOT_REGULAR_FILE)     /* ENXIO: no such device or address */
+    return PP_ERROR_NO_SUCH_DEVICE;
+  if (code == G_IO_ERROR_PERMISSION_DENIED)
+    return PP_ERROR_REFUSED;
+  if (code == G_IO_ERROR_NOT_SUPPORTED)
+    return PP_ERROR_NOT_SUPPORTED;
+  return PP_ERROR_FAILED;
+}
+
+GError *
+pp_error_to_bus (const GError *error)
+{
+  int code = PP_ERROR_FAILED;
+
+  if (error->domain == PP_ERROR)
+    return g_error_copy (error);
+  if (error->domain == G_IO_ERROR)
+    code = bus_code_for_io_error (error->code);
+  return g_error_new_literal (PP_ERROR, code, error->message);
+}

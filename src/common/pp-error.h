@@ -25,4 +25,12 @@ gboolean      pp_error_set_from_errno (GError     **error,
                                        const char  *format,
                                        ...) G_GNUC_PRINTF (3, 4);
 
+/* The error the bus carries for @error, which a daemon object or a
+ * backend set: PP_ERROR as it is; the G_IO_ERROR codes of the backends
+ * as the nearest PP_ERROR (a device or attribute that is not there
+ * NoSuchDevice, a write the sysfs checks refuse or the kernel denies
+ * Refused, something the device or kernel lacks NotSupported);
+ * anything else Failed. The message is kept. */
+GError       *pp_error_to_bus         (const GError *error);
+
 G_END_DECLS

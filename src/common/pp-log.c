@@ -1,15 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/uio.h>
-#include <unistd.h>
-
-#define SD_JOURNAL_SUPPRESS_LOCATION
-#include <systemd/sd-journal.h>
 
 #include "pp-log.h"
 #include "pp-util.h"
@@ -40,7 +33,7 @@ static const struct {
 
 /* Keys this module sets itself; a caller's field of that name is dropped. */
 static const char * const reserved_keys[] = {
-  "MESSAGE", "MESSAGE_ID", "PRIORITY", "POWERPOLICY_EVENT", "SYSLOG_IDENTIFIER", NULL
+  "MESSAGE", "MESSAGE_ID", "PRIORITY", "POWERPOLICY_EVENT", "SYSLOG_IDENTIFIER", "GLIB_DOMAIN", NULL
 };
 
 const char *
@@ -90,145 +83,77 @@ key_is_valid (const char *key)
   return !g_strv_contains (reserved_keys, key);
 }
 
-/* "KEY=VALUE" strings, in record order, values escaped and bounded. */
-static GPtrArray *
-record_lines (PpLogEvent        event,
-              GLogLevelFlags    level,
-              const PpLogField *fields,
-              const char       *message)
+static void
+record_add (PpLogRecord *record, const char *key, char *value)
 {
-  GPtrArray *lines = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *escaped_message = pp_escape_text (message, PP_LOG_MESSAGE_MAX);
+  g_assert (record->n_fields < G_N_ELEMENTS (record->fields));
+  g_ptr_array_add (record->strings, value);
+  record->fields[record->n_fields].key = key;
+  record->fields[record->n_fields].value = value;
+  record->fields[record->n_fields].length = -1;
+  record->n_fields++;
+}
+
+void
+pp_log_record_init (PpLogRecord      *record,
+                    PpLogEvent        event,
+                    GLogLevelFlags    level,
+                    const PpLogField *fields,
+                    const char       *message)
+{
+  const char *prgname = g_get_prgname ();
   guint n_fields = 0;
 
-  g_ptr_array_add (lines, g_strconcat ("MESSAGE_ID=", pp_log_event_message_id (event), NULL));
-  g_ptr_array_add (lines, g_strconcat ("POWERPOLICY_EVENT=", pp_log_event_name (event), NULL));
-  g_ptr_array_add (lines, g_strconcat ("PRIORITY=", pp_log_level_priority (level), NULL));
-  g_ptr_array_add (lines, g_strconcat ("MESSAGE=", escaped_message, NULL));
+  g_return_if_fail (event < PP_LOG_N_EVENTS);
+  record->n_fields = 0;
+  record->strings = g_ptr_array_new_with_free_func (g_free);
+  record_add (record, "MESSAGE_ID", g_strdup (pp_log_event_message_id (event)));
+  record_add (record, "POWERPOLICY_EVENT", g_strdup (pp_log_event_name (event)));
+  record_add (record, "PRIORITY", g_strdup (pp_log_level_priority (level)));
+  record_add (record, "MESSAGE", pp_escape_text (message, PP_LOG_MESSAGE_MAX));
   for (const PpLogField *f = fields; f != NULL && f->key != NULL; f++)
     {
-      g_autofree char *value = NULL;
-
       if (n_fields >= PP_LOG_MAX_FIELDS)
         break;
       if (f->value == NULL || !key_is_valid (f->key))
         continue;
-      value = pp_escape_text (f->value, PP_LOG_FIELD_MAX);
-      g_ptr_array_add (lines, g_strconcat (f->key, "=", value, NULL));
+      record_add (record, f->key, pp_escape_text (f->value, PP_LOG_FIELD_MAX));
       n_fields++;
     }
-  return lines;
+  record_add (record, "GLIB_DOMAIN", g_strdup (PP_LOG_DOMAIN));
+  record_add (record, "SYSLOG_IDENTIFIER", g_strdup (prgname != NULL ? prgname : PP_LOG_DOMAIN));
 }
 
-char *
-pp_log_format_record (PpLogEvent        event,
-                      GLogLevelFlags    level,
-                      const PpLogField *fields,
-                      const char       *message)
+void
+pp_log_record_clear (PpLogRecord *record)
 {
-  g_autoptr(GPtrArray) lines = NULL;
-  GString *record;
-
-  g_return_val_if_fail (event < PP_LOG_N_EVENTS, NULL);
-  lines = record_lines (event, level, fields, message);
-  record = g_string_new (NULL);
-  for (guint i = 0; i < lines->len; i++)
-    {
-      g_string_append (record, g_ptr_array_index (lines, i));
-      g_string_append_c (record, '\n');
-    }
-  g_string_append_c (record, '\n');
-  return g_string_free (record, FALSE);
-}
-
-gboolean
-pp_log_stream_is_journal (const char *journal_stream, int fd)
-{
-  g_auto(GStrv) parts = NULL;
-  guint64 dev, ino;
-  struct stat st;
-
-  if (journal_stream == NULL || fd < 0)
-    return FALSE;
-  parts = g_strsplit (journal_stream, ":", 0);
-  if (g_strv_length (parts) != 2 ||
-      !g_ascii_string_to_unsigned (parts[0], 10, 0, G_MAXUINT64, &dev, NULL) ||
-      !g_ascii_string_to_unsigned (parts[1], 10, 0, G_MAXUINT64, &ino, NULL))
-    return FALSE;
-  if (fstat (fd, &st) != 0)
-    return FALSE;
-  return (guint64) st.st_dev == dev && (guint64) st.st_ino == ino;
-}
-
-PpLogTarget
-pp_log_get_target (void)
-{
-  if (pp_log_stream_is_journal (g_getenv ("JOURNAL_STREAM"), STDERR_FILENO))
-    return PP_LOG_TARGET_JOURNAL;
-  return PP_LOG_TARGET_GLIB;
+  g_clear_pointer (&record->strings, g_ptr_array_unref);
+  record->n_fields = 0;
 }
 
 static gboolean
-write_all (int fd, const char *data, gsize len)
+is_event (const GLogField *fields, gsize n_fields)
 {
-  while (len > 0)
-    {
-      ssize_t n = write (fd, data, len);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return FALSE;
-      data += n;
-      len -= n;
-    }
-  return TRUE;
+  for (gsize i = 0; i < n_fields; i++)
+    if (g_str_equal (fields[i].key, "MESSAGE_ID"))
+      return TRUE;
+  return FALSE;
 }
 
-/* The test stand-in for the journal: append one record to @path. */
-static void
-append_to_file (const char *path, const char *record)
+GLogWriterOutput
+pp_log_writer (GLogLevelFlags   level,
+               const GLogField *fields,
+               gsize            n_fields,
+               gpointer         user_data)
 {
-  static gint warned = 0;
-  int fd;
-  int saved_errno = 0;
-
-  fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0 || !write_all (fd, record, strlen (record)))
-    saved_errno = errno;
-  if (fd >= 0)
-    close (fd);
-  if (saved_errno != 0 && g_atomic_int_compare_and_exchange (&warned, 0, 1))
-    g_log (PP_LOG_DOMAIN, G_LOG_LEVEL_WARNING, "cannot write log records to %s: %s",
-           path, g_strerror (saved_errno));
-}
-
-static void
-send_to_journal (PpLogEvent        event,
-                 GLogLevelFlags    level,
-                 const PpLogField *fields,
-                 const char       *message)
-{
-  g_autoptr(GPtrArray) lines = record_lines (event, level, fields, message);
-  const char *prgname = g_get_prgname ();
-  g_autofree char *identifier = g_strconcat ("SYSLOG_IDENTIFIER=",
-                                             prgname != NULL ? prgname : PP_LOG_DOMAIN,
-                                             NULL);
-  g_autofree struct iovec *iov = g_new0 (struct iovec, lines->len + 1);
-
-  for (guint i = 0; i < lines->len; i++)
-    {
-      iov[i].iov_base = g_ptr_array_index (lines, i);
-      iov[i].iov_len = strlen (g_ptr_array_index (lines, i));
-    }
-  iov[lines->len].iov_base = identifier;
-  iov[lines->len].iov_len = strlen (identifier);
-  if (sd_journal_sendv (iov, lines->len + 1) < 0)
-    {
-      /* the journal went away: keep the event on stderr */
-      g_autofree char *escaped = pp_escape_text (message, PP_LOG_MESSAGE_MAX);
-      g_log (PP_LOG_DOMAIN, level, "%s", escaped);
-    }
+  /* an event goes to the journal even where GLib's default writer drops
+   * informational messages (no --verbose): events are what the journal
+   * is for; debug ones only when asked for */
+  if (!(level & G_LOG_LEVEL_DEBUG) && is_event (fields, n_fields) &&
+      g_log_writer_is_journald (fileno (stderr)) &&
+      g_log_writer_journald (level, fields, n_fields, user_data) == G_LOG_WRITER_HANDLED)
+    return G_LOG_WRITER_HANDLED;
+  return g_log_writer_default (level, fields, n_fields, user_data);
 }
 
 void
@@ -239,7 +164,7 @@ pp_log_eventv (PpLogEvent        event,
                va_list           args)
 {
   g_autofree char *message = NULL;
-  const char *file;
+  g_auto(PpLogRecord) record = { 0 };
 
   g_return_if_fail (event < PP_LOG_N_EVENTS);
   g_return_if_fail (format != NULL);
@@ -249,27 +174,8 @@ pp_log_eventv (PpLogEvent        event,
     level = G_LOG_LEVEL_CRITICAL;
 
   message = g_strdup_vprintf (format, args);
-
-  file = g_getenv (PP_LOG_JOURNAL_FILE_ENV);
-  if (file != NULL && file[0] != '\0')
-    {
-      g_autofree char *record = pp_log_format_record (event, level, fields, message);
-      append_to_file (file, record);
-    }
-
-  if (pp_log_get_target () == PP_LOG_TARGET_JOURNAL)
-    {
-      /* debug events only when asked for (--verbose, G_MESSAGES_DEBUG);
-       * informational ones always: they are what the journal is for */
-      if ((level & G_LOG_LEVEL_DEBUG) && g_log_writer_default_would_drop (level, PP_LOG_DOMAIN))
-        return;
-      send_to_journal (event, level, fields, message);
-    }
-  else
-    {
-      g_autofree char *escaped = pp_escape_text (message, PP_LOG_MESSAGE_MAX);
-      g_log (PP_LOG_DOMAIN, level, "%s", escaped);
-    }
+  pp_log_record_init (&record, event, level, fields, message);
+  g_log_structured_array (level, record.fields, record.n_fields);
 }
 
 void

@@ -3,18 +3,14 @@
  *
  * Each event has a fixed MESSAGE_ID (documented in powerpolicyd(8), so
  * `journalctl MESSAGE_ID=...` finds it) and carries fields such as DEVICE=,
- * ATTRIBUTE=, VALUE=, ORIGINAL=, POWERPOLICY_CLASS=. Where the event goes:
- *
- *  - standard error is the journal (JOURNAL_STREAM names stderr's
- *    device:inode, as systemd documents): sd_journal_sendv() with MESSAGE,
- *    PRIORITY, MESSAGE_ID, POWERPOLICY_EVENT, SYSLOG_IDENTIFIER and the
- *    fields;
- *  - otherwise one readable line through GLib logging (terminal, --verbose,
- *    tests);
- *  - in addition, when POWERPOLICY_LOG_JOURNAL_FILE names a file, the same
- *    fields are appended to it as journal-export-like records (KEY=VALUE
- *    lines, a blank line after each record): a stand-in for the journal that
- *    tests read.
+ * ATTRIBUTE=, VALUE=, ORIGINAL=, POWERPOLICY_CLASS=. It is logged with
+ * GLib's structured logging (g_log_structured_array()): with MESSAGE,
+ * PRIORITY, MESSAGE_ID, POWERPOLICY_EVENT, the fields, GLIB_DOMAIN and
+ * SYSLOG_IDENTIFIER. The daemon installs pp_log_writer(): when standard
+ * error is the journal (g_log_writer_is_journald()) an event goes there
+ * with all its fields through g_log_writer_journald(); otherwise, and for
+ * every other message, GLib's default writer prints one readable line
+ * (terminal, --verbose, tests).
  *
  * Every field value and the message are escaped with pp_escape_text()
  * (pp-util.h) before they leave: no newline or control character reaches a
@@ -24,8 +20,6 @@
 #include <glib.h>
 
 G_BEGIN_DECLS
-
-#define PP_LOG_JOURNAL_FILE_ENV "POWERPOLICY_LOG_JOURNAL_FILE"
 
 /* Bounds, in bytes, of what one event carries (after escaping). */
 #define PP_LOG_FIELD_MAX    512
@@ -63,15 +57,9 @@ typedef struct {
  *   PP_LOG_FIELDS ({ "DEVICE", path }, { "ATTRIBUTE", "power/control" }) */
 #define PP_LOG_FIELDS(...) ((const PpLogField[]) { __VA_ARGS__, { NULL, NULL } })
 
-/* Where events go; see the top of this file. */
-typedef enum {
-  PP_LOG_TARGET_GLIB,
-  PP_LOG_TARGET_JOURNAL,
-} PpLogTarget;
-
 /* Log @event at @level (not G_LOG_LEVEL_ERROR) with @fields (NULL or a
  * NULL-key-terminated array, see PP_LOG_FIELDS) and a printf-style message.
- * Never fails: an unwritable stand-in file is reported once. */
+ * Never fails. */
 void         pp_log_event              (PpLogEvent        event,
                                         GLogLevelFlags    level,
                                         const PpLogField *fields,
@@ -91,22 +79,33 @@ const char  *pp_log_event_name         (PpLogEvent        event);
 /* The syslog priority of a GLib level ("3".."7"). */
 const char  *pp_log_level_priority     (GLogLevelFlags    level);
 
-/* TRUE when @journal_stream ("DEV:INO", the JOURNAL_STREAM variable)
- * names the file open on @fd. */
-gboolean     pp_log_stream_is_journal  (const char       *journal_stream,
-                                        int               fd);
+/* One event's fields as g_log_structured_array() takes them: MESSAGE_ID,
+ * POWERPOLICY_EVENT, PRIORITY, MESSAGE, then @fields (values escaped and
+ * bounded; invalid keys, the keys set here and NULL values left out),
+ * then GLIB_DOMAIN and SYSLOG_IDENTIFIER. */
+#define PP_LOG_RECORD_MAX_FIELDS (4 + PP_LOG_MAX_FIELDS + 2)
+typedef struct {
+  GLogField  fields[PP_LOG_RECORD_MAX_FIELDS];
+  gsize      n_fields;
+  GPtrArray *strings;          /* owns the values */
+} PpLogRecord;
 
-/* The target for this process now (stderr against JOURNAL_STREAM). */
-PpLogTarget  pp_log_get_target         (void);
-
-/* One event as a journal-export-like record: "KEY=VALUE\n" per field, in
- * the order MESSAGE_ID, POWERPOLICY_EVENT, PRIORITY, MESSAGE, then
- * @fields; values escaped and bounded, invalid keys and NULL values left
- * out; ends with an empty line. What the stand-in file receives. */
-char        *pp_log_format_record      (PpLogEvent        event,
+void         pp_log_record_init        (PpLogRecord      *record,
+                                        PpLogEvent        event,
                                         GLogLevelFlags    level,
                                         const PpLogField *fields,
                                         const char       *message);
+void         pp_log_record_clear       (PpLogRecord      *record);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (PpLogRecord, pp_log_record_clear)
+
+/* The daemon's GLogWriterFunc (g_log_set_writer_func()): an event that is
+ * not a debug one goes to the journal whenever standard error is the
+ * journal, even without --verbose; everything else as
+ * g_log_writer_default() decides. */
+GLogWriterOutput pp_log_writer         (GLogLevelFlags    level,
+                                        const GLogField  *fields,
+                                        gsize             n_fields,
+                                        gpointer          user_data);
 
 /* ---- one call per event: consistent messages and fields ----
  * Text a caller sent over D-Bus (who, why, what, a device argument) may be

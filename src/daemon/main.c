@@ -12,6 +12,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "pp-config-files.h"
+#include "pp-log.h"
 #include "pp-manager.h"
 #include "pp-names.h"
 #include "pp-service.h"
@@ -166,6 +167,7 @@ main (int argc, char **argv)
       g_print ("powerpolicyd %s\n", PACKAGE_VERSION);
       return EXIT_SUCCESS;
     }
+  g_log_set_writer_func (pp_log_writer, NULL, NULL);
   if (verbose)
     g_log_set_debug_enabled (TRUE);
   if (check)

@@ -568,20 +568,20 @@ emit_device_changed (PpManager *self, PpDevice *dev, GPtrArray *writes)
 static gboolean is_setting (PlannedWrite *w);
 
 static void
-report_write_failure (PpManager *self, PlannedWrite *w, int errnum, const GError *error)
+report_write_failure (PpManager *self, PlannedWrite *w, const GError *error)
 {
   const char *device = w->dev ? w->dev->info->syspath : w->dir ? w->dir : w->path;
   gpointer old;
 
   self->n_write_failures++;
-  /* once per attribute and errno, however often the policy re-applies */
+  /* once per attribute and error code, however often the policy re-applies */
   if (g_hash_table_lookup_extended (self->failed_writes, w->path, NULL, &old) &&
-      GPOINTER_TO_INT (old) == errnum)
+      GPOINTER_TO_INT (old) == error->code)
     {
       g_debug ("%s: %s still fails: %s", device, w->relpath, error->message);
       return;
     }
-  g_hash_table_replace (self->failed_writes, g_strdup (w->path), GINT_TO_POINTER (errnum));
+  g_hash_table_replace (self->failed_writes, g_strdup (w->path), GINT_TO_POINTER (error->code));
   pp_log_write_failed (device, w->relpath, w->value,
                        is_setting (w) ? w->current : NULL,
                        w->dev ? w->dev->props.klass : NULL, error);
@@ -608,22 +608,29 @@ is_setting (PlannedWrite *w)
   return !(w->flags & PP_MANAGER_WRITE_ACTION);
 }
 
+/* A write that failed because its attribute or device is not there. */
 static gboolean
-write_planned (PlannedWrite *w, int *errnum, GError **error)
+is_gone (const GError *error)
+{
+  return g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
+         g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NO_SUCH_DEVICE);
+}
+
+static gboolean
+write_planned (PlannedWrite *w, GError **error)
 {
   const char * const *roots;
 
   if (w->dir != NULL)
-    return pp_sysfs_write_at (w->dir, w->relpath, w->value, pp_sysfs_policy_roots, errnum, error);
+    return pp_sysfs_write_at (w->dir, w->relpath, w->value, pp_sysfs_policy_roots, error);
   roots = roots_for_path (w->path);
   if (roots == NULL)
     {
-      *errnum = EPERM;
-      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
                    "refusing to write %s: not an attribute powerpolicyd manages", w->path);
       return FALSE;
     }
-  return pp_sysfs_write (w->path, w->value, roots, errnum, error);
+  return pp_sysfs_write (w->path, w->value, roots, error);
 }
 
 /* The one place that writes: under dry-run, log each write and do none;
@@ -690,20 +697,19 @@ execute_plan_writes (PpManager *self, GPtrArray *plan, GError **first_error)
     {
       PlannedWrite *w = g_ptr_array_index (plan, i);
       g_autoptr(GError) werror = NULL;
-      int errnum = 0;
 
       if (!is_setting (w))
         g_info ("Writing %s to %s", w->value, w->path);
-      if (!write_planned (w, &errnum, &werror))
+      if (!write_planned (w, &werror))
         {
           /* a device that went away mid-apply is not an error */
-          if (w->dev != NULL && (errnum == ENOENT || errnum == ENODEV) &&
+          if (w->dev != NULL && is_gone (werror) &&
               !g_file_test (w->dev->info->syspath, G_FILE_TEST_IS_DIR))
             {
               g_debug ("%s vanished while applying", w->dev->info->syspath);
               continue;
             }
-          report_write_failure (self, w, errnum, werror);
+          report_write_failure (self, w, werror);
           self->pass_failed++;
           if (ok && first_error != NULL && *first_error == NULL)
             *first_error = g_steal_pointer (&werror);
@@ -1051,7 +1057,6 @@ restore_originals (PpManager *self, GPtrArray *originals, const char *why)
       PpOriginal *o = g_ptr_array_index (originals, i);
       const char * const *roots = roots_for_path (o->path);
       g_autoptr(GError) error = NULL;
-      int errnum = 0;
 
       if (roots == NULL)
         {
@@ -1059,12 +1064,12 @@ restore_originals (PpManager *self, GPtrArray *originals, const char *why)
           g_warning ("Not restoring %s: not an attribute powerpolicyd manages", o->path);
           continue;
         }
-      if (pp_sysfs_write (o->path, o->value, roots, &errnum, &error))
+      if (pp_sysfs_write (o->path, o->value, roots, &error))
         {
           ok++;
           continue;
         }
-      if (errnum == ENOENT || errnum == ENODEV)
+      if (is_gone (error))
         {
           g_debug ("Not restoring %s: gone", o->path);
           continue;
@@ -1453,8 +1458,8 @@ pp_manager_write_attribute (PpManager           *self,
   current = read_current (path, flags, &read_error);
   if (current == NULL)
     {
-      int errnum = g_error_matches (read_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ? ENOENT : EIO;
-      return pp_error_set_from_errno (error, errnum, "cannot read %s", path);
+      g_propagate_prefixed_error (error, g_steal_pointer (&read_error), "cannot read ");
+      return FALSE;
     }
   /* a setting already in place needs no write; an action always does */
   if (!(flags & PP_MANAGER_WRITE_ACTION) && g_str_equal (current, value))

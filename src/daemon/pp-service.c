@@ -44,11 +44,9 @@ G_DEFINE_TYPE (PpService, pp_service, G_TYPE_OBJECT)
 static void
 return_error (GDBusMethodInvocation *invocation, const GError *error)
 {
-  if (error->domain == PP_ERROR)
-    g_dbus_method_invocation_return_gerror (invocation, error);
-  else
-    g_dbus_method_invocation_return_error (invocation, PP_ERROR, PP_ERROR_FAILED,
-                                           "%s", error->message);
+  g_autoptr(GError) bus_error = pp_error_to_bus (error);
+
+  g_dbus_method_invocation_return_gerror (invocation, bus_error);
 }
 
 /* The device dictionary of SPEC §5: what the manager knows of @dev and

@@ -469,13 +469,19 @@ state_supported (const char *state, GError **error)
   g_auto(GStrv) words = NULL;
 
   if (states == NULL)
-    return g_set_error (error, PP_ERROR, PP_ERROR_NOT_SUPPORTED,
-                        "%s cannot be read: %s", SYS_POWER_STATE, local->message), FALSE;
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_NOT_SUPPORTED,
+                   "%s cannot be read: %s", SYS_POWER_STATE, local->message);
+      return FALSE;
+    }
   words = g_strsplit_set (states, " \t\n", -1);
   if (!g_strv_contains ((const char * const *) words, state))
-    return g_set_error (error, PP_ERROR, PP_ERROR_NOT_SUPPORTED,
-                        "the kernel does not offer '%s' in %s (it offers: %s)",
-                        state, SYS_POWER_STATE, states), FALSE;
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_NOT_SUPPORTED,
+                   "the kernel does not offer '%s' in %s (it offers: %s)",
+                   state, SYS_POWER_STATE, states);
+      return FALSE;
+    }
   return TRUE;
 }
 

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "pp-config.h"
-#include "pp-policy.h"
 #include "pp-util.h"
 
 
@@ -188,14 +187,8 @@ pp_config_problem_to_string (const PpConfigProblem *problem)
   return g_strdup_printf ("%s:%u: %s", problem->file, problem->line, problem->message);
 }
 
-static void problem_add (GPtrArray  *problems,
-                         const char *file,
-                         guint       line,
-                         const char *format,
-                         ...) G_GNUC_PRINTF (4, 5);
-
-static void
-problem_add (GPtrArray *problems, const char *file, guint line, const char *format, ...)
+void
+pp_config_problem_add (GPtrArray *problems, const char *file, guint line, const char *format, ...)
 {
   PpConfigProblem *p;
   va_list args;
@@ -210,6 +203,9 @@ problem_add (GPtrArray *problems, const char *file, guint line, const char *form
   va_end (args);
   g_ptr_array_add (problems, p);
 }
+
+/* the parser's many reports, by a short name */
+#define problem_add pp_config_problem_add
 
 const char *
 pp_lid_action_to_string (PpLidAction action)

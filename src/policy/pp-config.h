@@ -16,6 +16,12 @@
 
 G_BEGIN_DECLS
 
+/* The device attributes the [Class] keys set. */
+#define PP_ATTR_CONTROL        "power/control"
+#define PP_ATTR_DELAY          "power/autosuspend_delay_ms"
+#define PP_ATTR_WAKEUP         "power/wakeup"
+#define PP_ATTR_LINK_POLICY    "link_power_management_policy"
+
 /* Layers of a [Class]/[Module] section, lowest first (SPEC §4). */
 typedef enum {
   PP_LAYER_BASE,
@@ -126,12 +132,15 @@ typedef struct {
 #define PP_DEFAULT_MAX_INHIBITORS           4096
 #define PP_MAX_INHIBITORS_LIMIT             4096  /* each one is a file descriptor of the daemon */
 
-/* A setting with its origin (pp_setting_new(), in pp-policy.h, is this
- * with no origin); free with pp_setting_free(). */
+/* A setting with its origin; pp_setting_new() is one with no origin.
+ * Free with pp_setting_free(). */
 PpSetting        *pp_setting_new_at           (const char   *key,
                                                const char   *value,
                                                const char   *file,
                                                guint         line);
+PpSetting        *pp_setting_new              (const char   *key,
+                                               const char   *value);
+void              pp_setting_free             (PpSetting    *setting);
 
 PpConfig         *pp_config_new               (void);
 void              pp_config_free              (PpConfig     *config);
@@ -157,6 +166,13 @@ GPtrArray        *pp_config_list_modules      (const PpConfig *config);
 GPtrArray        *pp_config_problems_new      (void);
 void              pp_config_problem_free      (PpConfigProblem *problem);
 char             *pp_config_problem_to_string (const PpConfigProblem *problem);
+/* Append a problem at @file:@line (0: the whole file) to @problems (NULL:
+ * not collected); the one reporter of the config and quirk parsers. */
+void              pp_config_problem_add       (GPtrArray    *problems,
+                                               const char   *file,
+                                               guint         line,
+                                               const char   *format,
+                                               ...) G_GNUC_PRINTF (4, 5);
 
 const char       *pp_lid_action_to_string     (PpLidAction  action);
 gboolean          pp_lid_action_from_string   (const char  *str,

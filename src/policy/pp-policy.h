@@ -9,11 +9,6 @@
 
 G_BEGIN_DECLS
 
-#define PP_ATTR_CONTROL        "power/control"
-#define PP_ATTR_DELAY          "power/autosuspend_delay_ms"
-#define PP_ATTR_WAKEUP         "power/wakeup"
-#define PP_ATTR_LINK_POLICY    "link_power_management_policy"
-
 typedef enum {
   PP_TRISTATE_UNSET = -1,
   PP_TRISTATE_NO    = 0,
@@ -147,9 +142,5 @@ typedef struct {
  * (a mouse's battery) do not count. */
 gboolean    pp_policy_on_battery      (const PpPowerSupplyFacts *supplies,
                                        gsize                     n_supplies);
-
-PpSetting  *pp_setting_new            (const char *key,
-                                       const char *value);
-void        pp_setting_free           (PpSetting  *setting);
 
 G_END_DECLS

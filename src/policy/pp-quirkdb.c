@@ -382,26 +382,6 @@ pp_quirkdb_get_n_files (const PpQuirkDb *db)
   return db->files->len;
 }
 
-static void
-add_problem (GPtrArray *problems, const char *file, guint line, const char *fmt, ...) G_GNUC_PRINTF (4, 5);
-
-static void
-add_problem (GPtrArray *problems, const char *file, guint line, const char *fmt, ...)
-{
-  PpConfigProblem *p;
-  va_list ap;
-
-  if (problems == NULL)
-    return;
-  p = g_new0 (PpConfigProblem, 1);
-  p->file = g_strdup (file);
-  p->line = line;
-  va_start (ap, fmt);
-  p->message = g_strdup_vprintf (fmt, ap);
-  va_end (ap);
-  g_ptr_array_add (problems, p);
-}
-
 /* bash `read a b c rest` (no -r): three blank-separated words and the
  * remainder, with backslash escapes removed and outer blanks trimmed. */
 static void
@@ -468,7 +448,7 @@ parse_quirk_directive (PpQuirkDb *db, Node *node, const char *file, guint line,
 
   if (arg == NULL || !g_str_has_prefix (arg, "--quirk-") || arg[8] == '\0')
     {
-      add_problem (problems, file, line, "'%s' needs an argument --quirk-NAME", directive);
+      pp_config_problem_add (problems, file, line, "'%s' needs an argument --quirk-NAME", directive);
       node->quirk = NULL;
       return;
     }
@@ -476,7 +456,7 @@ parse_quirk_directive (PpQuirkDb *db, Node *node, const char *file, guint line,
   if (name == NULL && !g_hash_table_contains (db->reported, arg + 8))
     {
       g_hash_table_add (db->reported, g_strdup (arg + 8));
-      add_problem (problems, file, line, "unknown quirk '%s', ignoring it", arg + 8);
+      pp_config_problem_add (problems, file, line, "unknown quirk '%s', ignoring it", arg + 8);
     }
   node->quirk = name;
 }
@@ -648,9 +628,9 @@ node_compile (Node *node, const char *file_name, guint lineno, GPtrArray *proble
 
   if (over != NULL)
     {
-      add_problem (problems, file_name, lineno,
-                   "regular expression \"%s\" refused: %s; its block never matches",
-                   shown, over);
+      pp_config_problem_add (problems, file_name, lineno,
+                             "regular expression \"%s\" refused: %s; its block never matches",
+                             shown, over);
       node->matcher = MATCHER_INVALID;
       return;
     }
@@ -665,14 +645,14 @@ node_compile (Node *node, const char *file_name, guint lineno, GPtrArray *proble
   regerror (rc, &node->re, buf, sizeof buf);
   if (node->matcher == MATCHER_REGEX_INVERSE)
     /* node->re_valid stays FALSE: matches every value */
-    add_problem (problems, file_name, lineno,
-                 "regular expression '%s' does not compile (%s); regex_inverse of it matches every value (as in pm-utils)",
-                 shown, buf);
+    pp_config_problem_add (problems, file_name, lineno,
+                           "regular expression '%s' does not compile (%s); regex_inverse of it matches every value (as in pm-utils)",
+                           shown, buf);
   else
     {
-      add_problem (problems, file_name, lineno,
-                   "regular expression '%s' does not compile (%s); its block never matches",
-                   shown, buf);
+      pp_config_problem_add (problems, file_name, lineno,
+                             "regular expression '%s' does not compile (%s); its block never matches",
+                             shown, buf);
       node->matcher = MATCHER_INVALID;
     }
 }
@@ -691,23 +671,23 @@ match_node_new (const char *const words[4], const char *file_name, guint lineno,
   node->value = g_strdup (words[3] ? words[3] : "");
   if (words[1] == NULL || words[2] == NULL)
     {
-      add_problem (problems, file_name, lineno,
-                   "'match' needs KEY MATCHER VALUE; its block never matches");
+      pp_config_problem_add (problems, file_name, lineno,
+                             "'match' needs KEY MATCHER VALUE; its block never matches");
       node->matcher = MATCHER_INVALID;
     }
   else if (!key_is_known (words[1]))
     {
-      add_problem (problems, file_name, lineno,
-                   "unknown key '%s'; its block never matches", words[1]);
+      pp_config_problem_add (problems, file_name, lineno,
+                             "unknown key '%s'; its block never matches", words[1]);
       node->matcher = MATCHER_INVALID;
     }
   else if (node->matcher == MATCHER_INVALID)
-    add_problem (problems, file_name, lineno,
-                 "unknown matcher '%s'; its block never matches", words[2]);
+    pp_config_problem_add (problems, file_name, lineno,
+                           "unknown matcher '%s'; its block never matches", words[2]);
   else if (words[3] == NULL)
     /* pm-utils goes on with an empty value: an empty regex matches anything */
-    add_problem (problems, file_name, lineno,
-                 "'match' without a VALUE: compared with \"\" as pm-utils did");
+    pp_config_problem_add (problems, file_name, lineno,
+                           "'match' without a VALUE: compared with \"\" as pm-utils did");
   if (node->matcher <= MATCHER_REGEX_INVERSE)
     node_compile (node, file_name, lineno, problems);
   else if (matcher_is_glob (node->matcher))
@@ -718,8 +698,8 @@ match_node_new (const char *const words[4], const char *file_name, guint lineno,
         {
           g_autofree char *shown = pp_escape_text (node->value, QUIRK_SHOWN_MAX);
 
-          add_problem (problems, file_name, lineno,
-                       "pattern \"%s\" refused: %s; its block never matches", shown, over);
+          pp_config_problem_add (problems, file_name, lineno,
+                                 "pattern \"%s\" refused: %s; its block never matches", shown, over);
           node->matcher = MATCHER_INVALID;
         }
     }
@@ -767,8 +747,8 @@ add_line (PpQuirkDb *db, QuirkFile *qf, GPtrArray *stack, char *line,
         {
           /* pm-utils' reader returns at an endmatch: the rest of the
            * file is never read */
-          add_problem (problems, file_name, lineno,
-                       "'endmatch' without 'match': the rest of the file is ignored (as pm-utils did)");
+          pp_config_problem_add (problems, file_name, lineno,
+                                 "'endmatch' without 'match': the rest of the file is ignored (as pm-utils did)");
           return FALSE;
         }
       g_ptr_array_remove_index (stack, stack->len - 1);
@@ -777,8 +757,8 @@ add_line (PpQuirkDb *db, QuirkFile *qf, GPtrArray *stack, char *line,
     {
       if (w[2] != NULL)
         {
-          add_problem (problems, file_name, lineno,
-                       "'%s' takes one argument, ignoring the line", w[0]);
+          pp_config_problem_add (problems, file_name, lineno,
+                                 "'%s' takes one argument, ignoring the line", w[0]);
           return TRUE;
         }
       node = g_new0 (Node, 1);
@@ -794,7 +774,7 @@ add_line (PpQuirkDb *db, QuirkFile *qf, GPtrArray *stack, char *line,
     {
       g_autofree char *shown = pp_escape_text (w[0], QUIRK_SHOWN_MAX);
 
-      add_problem (problems, file_name, lineno, "unknown directive '%s', ignoring the line", shown);
+      pp_config_problem_add (problems, file_name, lineno, "unknown directive '%s', ignoring the line", shown);
     }
   return TRUE;
 }
@@ -819,8 +799,8 @@ pp_quirkdb_add_file (PpQuirkDb  *db,
       break;
 
   for (guint i = 0; i < stack->len; i++)
-    add_problem (problems, file_name, ((Node *) g_ptr_array_index (stack, i))->line,
-                 "'match' without 'endmatch' (the block runs to the end of the file)");
+    pp_config_problem_add (problems, file_name, ((Node *) g_ptr_array_index (stack, i))->line,
+                           "'match' without 'endmatch' (the block runs to the end of the file)");
 
   g_ptr_array_add (db->files, qf);
 }
@@ -1054,8 +1034,8 @@ pp_quirkdb_select (const PpQuirkDb      *db,
         {
           const char *name = pp_quirk_canonical_name (config_quirks[i]);
           if (name == NULL)
-            add_problem (problems, "[Sleep] VideoQuirks", 0,
-                         "unknown quirk '%s', ignoring it", config_quirks[i]);
+            pp_config_problem_add (problems, "[Sleep] VideoQuirks", 0,
+                                   "unknown quirk '%s', ignoring it", config_quirks[i]);
           else
             selection_add (sel, name, "[Sleep] VideoQuirks=");
         }

@@ -5,8 +5,10 @@
  * pm-utils' 99video in C. It saves video state before sleep and restores
  * it on resume with vbetool, radeontool and chvt when they are installed
  * (a missing tool is logged and skipped); reset_brightness and save_pci
- * go through sysfs and never write outside /sys/devices. Self-contained:
- * GLib only, no daemon code, so it runs even when the daemon is unwell.
+ * go through the daemon's checked sysfs writer (pp-sysfs.h: no symlink
+ * followed at the attribute, nothing written outside /sys/devices).
+ * Self-contained otherwise: GLib only, no daemon code, so it runs even
+ * when the daemon is unwell.
  * State between the phases lives in $POWERPOLICY_VIDEO_RESTORE_STATE
  * (default /run/powerpolicy/video-restore). The daemon kills it after
  * QuirkTimeoutSec. The kernel-flag quirks s3_bios/s3_mode are the
@@ -23,6 +25,8 @@
 #include <glib.h>
 
 #include "pp-enums.h"
+#include "pp-names.h"
+#include "pp-sysfs.h"
 
 #define DEFAULT_STATE_DIR PP_RUNTIMEDIR "/video-restore"
 #define CHVT_TARGET       "63"
@@ -135,37 +139,40 @@ run_tool (const char *in_file, const char *out_file, char **out_text, const char
   return TRUE;
 }
 
-/* A sysfs write that must land under /sys/devices once resolved. */
+/* Write @len bytes of @data to the attribute @path names through a
+ * class link (/sys/class/backlight/X/brightness): its directory is
+ * resolved, then the daemon's checked writer refuses a symlinked
+ * attribute and anything outside /sys/devices. */
+static gboolean
+write_devices_attr_bytes (const char *path, const void *data, gsize len)
+{
+  static const char * const roots[] = { PP_SYSFS_DEVICES, NULL };
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *real_dir = realpath (dir, NULL);
+  g_autofree char *real = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (real_dir == NULL)
+    {
+      say ("%s: %s", dir, g_strerror (errno));
+      failures++;
+      return FALSE;
+    }
+  real = g_build_filename (real_dir, base, NULL);
+  if (!pp_sysfs_write_bytes (real, data, len, roots, &error))
+    {
+      say ("%s", error->message);
+      failures++;
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 write_devices_attr (const char *path, const char *value)
 {
-  g_autofree char *real = realpath (path, NULL);
-  int fd;
-  ssize_t n;
-
-  if (real == NULL || !g_str_has_prefix (real, "/sys/devices/"))
-    {
-      say ("refusing to write %s: not under /sys/devices", path);
-      failures++;
-      return FALSE;
-    }
-  fd = open (real, O_WRONLY | O_TRUNC | O_CLOEXEC);
-  if (fd < 0)
-    {
-      say ("%s: %s", real, g_strerror (errno));
-      failures++;
-      return FALSE;
-    }
-  n = write (fd, value, strlen (value));
-  if (n < 0)
-    {
-      say ("%s: %s", real, g_strerror (errno));
-      close (fd);
-      failures++;
-      return FALSE;
-    }
-  close (fd);
-  return TRUE;
+  return write_devices_attr_bytes (path, value, strlen (value));
 }
 
 static gint
@@ -237,9 +244,7 @@ restore_pci (void)
   g_autofree char *saved = state_file ("pci-config");
   g_autofree char *data = NULL;
   g_autofree char *config = NULL;
-  g_autofree char *real = NULL;
   gsize len;
-  int fd;
 
   if (dev == NULL || !g_file_get_contents (saved, &data, &len, NULL))
     {
@@ -247,21 +252,7 @@ restore_pci (void)
       return;
     }
   config = g_build_filename (dev, "config", NULL);
-  real = realpath (config, NULL);
-  if (real == NULL || !g_str_has_prefix (real, "/sys/devices/"))
-    {
-      say ("save_pci: refusing to write %s", config);
-      failures++;
-      return;
-    }
-  fd = open (real, O_WRONLY | O_CLOEXEC);
-  if (fd < 0 || write (fd, data, len) < 0)
-    {
-      say ("save_pci: %s: %s", real, g_strerror (errno));
-      failures++;
-    }
-  if (fd >= 0)
-    close (fd);
+  write_devices_attr_bytes (config, data, len);
 }
 
 /* pm-utils' reset_brightness: write 0, then the old value, to every

@@ -24,6 +24,7 @@ from gi.repository import GLib, Gio, UMockdev  # noqa: E402
 
 import dbusmock  # noqa: E402
 
+from ppjournal import JournalSink  # noqa: E402
 from pptags import TaggingTestbed, namespace_argv  # noqa: E402
 
 BUS_NAME = 'org.powerpolicy1'
@@ -288,6 +289,14 @@ class Daemon:
         self.args = list(args)
         self.bus_address = bus_address
         self.proc = None
+        self.journal = None
+
+    def attach_journal(self):
+        """Start the daemon as under systemd, its standard error connected
+        to the journal: a stand-in journald (ppjournal.JournalSink) gets
+        its log, each event with all its fields. Returns the sink."""
+        self.journal = JournalSink(os.path.join(self.workdir, 'journal'), self.log_path)
+        return self.journal
 
     def env(self):
         root = self.laptop.root if self.laptop else None
@@ -323,13 +332,14 @@ class Daemon:
 
     def namespaced_command(self):
         """command() with the testbed's udev tag index as /run/udev."""
-        return namespace_argv(self.laptop.root, self.command())
+        return namespace_argv(self.laptop.root, self.command(),
+                              self.journal.directory if self.journal else None)
 
     def start(self):
         env = self.env()
         self.log = open(self.log_path, 'a')
         self.proc = subprocess.Popen(self.namespaced_command(), env=env, stdout=self.log,
-                                     stderr=subprocess.STDOUT)
+                                     stderr=self.journal.client if self.journal else subprocess.STDOUT)
         return self
 
     def run(self, timeout=30):
@@ -364,6 +374,8 @@ class Daemon:
             raise AssertionError('powerpolicyd did not exit within %ds after signal %d' % (timeout, sig))
         finally:
             self.log.close()
+            if self.journal:
+                self.journal.close()
         self.proc = None
         return rc
 

@@ -272,17 +272,22 @@ set -e
 mount -n -t tmpfs -o mode=0755 pp-test-run /run
 mkdir -p /run/udev
 mount -n --bind "$1" /run/udev
-shift
+if [ -n "$2" ]; then
+    mkdir -p /run/systemd/journal
+    mount -n --bind "$2" /run/systemd/journal
+fi
+shift 2
 exec "$@"
 '''
 
 
-def namespace_argv(root, argv):
+def namespace_argv(root, argv, journal_dir=None):
     """@argv run with the testbed's run/udev as /run/udev (needs root and
-    unshare(1)); the command keeps the pid of the returned process."""
+    unshare(1)), and @journal_dir, when given, as /run/systemd/journal
+    (ppjournal.py); the command keeps the pid of the returned process."""
     run_udev = os.path.join(root, 'run', 'udev')
     if os.path.realpath(run_udev).startswith('/run/'):
         raise RuntimeError('the testbed (%s) must not lie under /run' % root)
     os.makedirs(run_udev, exist_ok=True)
     return (['unshare', '--mount', '--propagation', 'private', '/bin/sh', '-c',
-             NAMESPACE_SCRIPT, 'pp-test-namespace', run_udev] + list(argv))
+             NAMESPACE_SCRIPT, 'pp-test-namespace', run_udev, journal_dir or ''] + list(argv))

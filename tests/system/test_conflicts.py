@@ -3,8 +3,8 @@
 """System tests of issue 12 (all but Explain): what the daemon changed
 (ListChanges), the overrides (ListOverrides), other power tools installed
 and other programs changing what the daemon wrote (Conflicts, never
-fight), the structured journal events (the POWERPOLICY_LOG_JOURNAL_FILE
-stand-in) and caller text escaped in the log."""
+fight), the structured journal events (GLib's journald writer to a
+stand-in journald, ppjournal.py) and caller text escaped in the log."""
 
 import json
 import os
@@ -37,27 +37,6 @@ MSG_INHIBITOR_TAKEN = '64a5b49d06124bc6b07a9f27b498a164'
 MSG_INHIBITOR_RELEASED = 'e544dca42ee542ad9d5c750c6cc1142b'
 
 
-def read_journal(path):
-    """The stand-in journal: records of KEY=VALUE lines, a blank line after
-    each. A list of dicts."""
-    try:
-        with open(path, encoding='utf-8') as f:
-            text = f.read()
-    except FileNotFoundError:
-        return []
-    records = []
-    for block in text.split('\n\n'):
-        if not block.strip():
-            continue
-        rec = {}
-        for line in block.split('\n'):
-            key, sep, value = line.partition('=')
-            assert sep, 'not a KEY=VALUE line: %r' % line
-            rec[key] = value
-        records.append(rec)
-    return records
-
-
 class ConflictsTestCase(PowerPolicyTestCase):
 
     def setUp(self):
@@ -65,16 +44,15 @@ class ConflictsTestCase(PowerPolicyTestCase):
         self.journal = None
 
     def start(self, **kwargs):
-        """A daemon whose events also go to a stand-in journal file."""
+        """A daemon that logs to a stand-in journald (ppjournal.py)."""
         d = self.new_daemon(**kwargs)
-        self.journal = os.path.join(d.workdir, 'journal.export')
-        d.env_extra.setdefault('POWERPOLICY_LOG_JOURNAL_FILE', self.journal)
+        self.journal = d.attach_journal()
         d.start()
         self.wait_for_name()
         return d
 
     def events(self, message_id, **fields):
-        return [r for r in read_journal(self.journal)
+        return [r for r in self.journal.events()
                 if r.get('MESSAGE_ID') == message_id and
                 all(r.get(k) == v for k, v in fields.items())]
 
@@ -298,8 +276,7 @@ class TestInstalledTools(ConflictsTestCase):
     def test_tlp_detected_once_reload_finds_more(self):
         d = self.new_daemon()
         root = self.make_root(d)
-        self.journal = os.path.join(d.workdir, 'journal.export')
-        d.env_extra['POWERPOLICY_LOG_JOURNAL_FILE'] = self.journal
+        self.journal = d.attach_journal()
         d.start()
         self.wait_for_name()
         rows = self.conflicts()

@@ -680,6 +680,19 @@ class TestHelper(SleepTestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(self.attr(fb, 'state'), '0')
 
+    def test_symlinked_attribute_refused(self):
+        # the daemon's checked writer: an attribute that is a symlink is
+        # never followed, even to another attribute under /sys/devices
+        bl = self.add_backlight()
+        brightness = os.path.join(self.laptop.path(bl), 'brightness')
+        os.unlink(brightness)
+        os.symlink('max_brightness', brightness)
+        r = self.run_helper('resume', 'reset_brightness', 'no_chvt')
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn('refusing to write', r.stderr)
+        self.assertIn('symlink', r.stderr)
+        self.assertEqual(self.attr(bl, 'max_brightness'), '10')
+
     def test_usage(self):
         r = self.run_helper('sideways')
         self.assertEqual(r.returncode, 2)

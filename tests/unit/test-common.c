@@ -53,6 +53,41 @@ test_error_from_errno (void **state)
   assert_true (g_error_matches (other, PP_ERROR, PP_ERROR_FAILED));
 }
 
+/* The bus carries PP_ERROR only: the backends' G_IO_ERROR codes mapped
+ * to the nearest name, the message kept. */
+static void
+test_error_to_bus (void **state)
+{
+  static const struct { int code; int expected; } rows[] = {
+    { G_IO_ERROR_NOT_FOUND,         PP_ERROR_NO_SUCH_DEVICE },
+    { G_IO_ERROR_NO_SUCH_DEVICE,    PP_ERROR_NO_SUCH_DEVICE },
+    { G_IO_ERROR_PERMISSION_DENIED, PP_ERROR_REFUSED },
+    { G_IO_ERROR_NOT_SUPPORTED,     PP_ERROR_NOT_SUPPORTED },
+    { G_IO_ERROR_NO_SPACE,          PP_ERROR_FAILED },
+    { G_IO_ERROR_IS_DIRECTORY,      PP_ERROR_FAILED },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr(GError) io = g_error_new (G_IO_ERROR, rows[i].code, "row %u", i);
+      g_autoptr(GError) bus = pp_error_to_bus (io);
+      g_autofree char *expected = g_strdup_printf ("row %u", i);
+
+      assert_true (g_error_matches (bus, PP_ERROR, rows[i].expected));
+      assert_string_equal (bus->message, expected);
+    }
+  {
+    g_autoptr(GError) pp = g_error_new_literal (PP_ERROR, PP_ERROR_INVALID_ARGUMENT, "bad");
+    g_autoptr(GError) file = g_error_new_literal (G_FILE_ERROR, G_FILE_ERROR_NOENT, "other");
+    g_autoptr(GError) bus_pp = pp_error_to_bus (pp);
+    g_autoptr(GError) bus_file = pp_error_to_bus (file);
+
+    assert_true (g_error_matches (bus_pp, PP_ERROR, PP_ERROR_INVALID_ARGUMENT));
+    assert_string_equal (bus_pp->message, "bad");
+    assert_true (g_error_matches (bus_file, PP_ERROR, PP_ERROR_FAILED));
+  }
+}
+
 static void
 test_enum_names (void **state)
 {
@@ -149,6 +184,7 @@ main (void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_error_names),
     cmocka_unit_test (test_error_from_errno),
+    cmocka_unit_test (test_error_to_bus),
     cmocka_unit_test (test_enum_names),
     cmocka_unit_test (test_inhibit_flags),
     cmocka_unit_test (test_video_quirk_names),

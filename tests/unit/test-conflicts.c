@@ -9,7 +9,7 @@
 
 #include "pp-test.h"
 #include "pp-conflicts.h"
-#include "pp-log.h"
+#include "pp-log-capture.h"
 
 /* One entry of a fake root: a directory ('d'), a file ('f', content) or a
  * symlink ('l', target). */
@@ -135,8 +135,7 @@ setup (void **state)
   st->root = g_dir_make_tmp ("pp-test-conflicts-XXXXXX", NULL);
   assert_non_null (st->root);
   g_unsetenv (PP_CONFLICTS_ROOT_ENV);
-  g_unsetenv (PP_LOG_JOURNAL_FILE_ENV);
-  g_unsetenv ("JOURNAL_STREAM");
+  g_free (pp_log_capture_take ());
   *state = st;
   return 0;
 }
@@ -147,7 +146,6 @@ teardown (void **state)
   State *st = *state;
 
   g_unsetenv (PP_CONFLICTS_ROOT_ENV);
-  g_unsetenv (PP_LOG_JOURNAL_FILE_ENV);
   pp_test_remove_tree (st->root);
   g_free (st->root);
   g_free (st);
@@ -327,8 +325,6 @@ test_powertop_line (void **state)
 static void
 test_log_new (void **state)
 {
-  State *st = *state;
-  g_autofree char *file = g_build_filename (st->root, "journal", NULL);
   g_autoptr(GPtrArray) before = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_conflict_free);
   g_autoptr(GPtrArray) after = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_conflict_free);
   g_autofree char *contents = NULL;
@@ -338,12 +334,11 @@ test_log_new (void **state)
   g_ptr_array_add (after, pp_conflict_new ("tlp", "runtime PM", "run state run/tlp"));
   g_ptr_array_add (after, pp_conflict_new ("tuned", "USB autosuspend", "run state run/tuned/tuned.pid"));
 
-  g_setenv (PP_LOG_JOURNAL_FILE_ENV, file, TRUE);
   assert_int_equal (pp_conflicts_log_new (NULL, before), 1);
   assert_int_equal (pp_conflicts_log_new (before, after), 1);
   assert_int_equal (pp_conflicts_log_new (after, after), 0);
 
-  assert_true (g_file_get_contents (file, &contents, NULL, NULL));
+  contents = pp_log_capture_take ();
   records = g_strsplit (contents, "\n\n", 0);
   assert_int_equal (g_strv_length (records), 3);  /* two records and the rest after the last */
   assert_non_null (strstr (records[0], "MESSAGE_ID=97f883d66b9848d8b09cf46e0eed065d\n"));
@@ -360,6 +355,7 @@ main (void)
 {
   PpTestList *list = pp_test_list_new ();
 
+  pp_log_capture_install ();
   for (guint i = 0; i < G_N_ELEMENTS (detect_rows); i++)
     pp_test_list_add (list, "detect", detect_rows[i].name, test_detect, setup, teardown,
                       &detect_rows[i]);

@@ -1,17 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests of the structured event log (pp-log.c): the record format
- * (caller text escaped by pp_escape_text(), whose table is in
- * test-util.c), the journal-stream check and the file stand-in for the
- * journal. */
+/* Unit tests of the structured event log (pp-log.c): the record's
+ * fields (caller text escaped by pp_escape_text(), whose table is in
+ * test-util.c), the events as GLib's structured logging receives them
+ * (pp-log-capture.h) and the real way to the journal, through GLib's
+ * journald writer to a stand-in journald in a private mount namespace. */
 #include "config.h"
 
-#include <fcntl.h>
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "pp-test.h"
-#include "pp-log.h"
+#include "pp-log-capture.h"
 
 #define ELLIPSIS "\xe2\x80\xa6"
 
@@ -60,13 +65,13 @@ test_format_record (void **state)
   g_autofree char *record = NULL;
 
   (void) state;
-  record = pp_log_format_record (PP_LOG_WRITE_FAILED, G_LOG_LEVEL_WARNING,
-                                 PP_LOG_FIELDS ({ "DEVICE", "/sys/devices/pci0000:00/0000:00:14.0" },
-                                                { "ATTRIBUTE", "power/control" },
-                                                { "VALUE", "auto" },
-                                                { "ORIGINAL", NULL },
-                                                { "POWERPOLICY_CLASS", "usb-controller" }),
-                                 "cannot write 'auto' to power/control: Permission denied");
+  record = pp_log_capture_format_record (PP_LOG_WRITE_FAILED, G_LOG_LEVEL_WARNING,
+                                         PP_LOG_FIELDS ({ "DEVICE", "/sys/devices/pci0000:00/0000:00:14.0" },
+                                                        { "ATTRIBUTE", "power/control" },
+                                                        { "VALUE", "auto" },
+                                                        { "ORIGINAL", NULL },
+                                                        { "POWERPOLICY_CLASS", "usb-controller" }),
+                                         "cannot write 'auto' to power/control: Permission denied");
   assert_string_equal (record,
                        "MESSAGE_ID=997f4a4bb4194c6cacda2b3246e1ed26\n"
                        "POWERPOLICY_EVENT=write-failed\n"
@@ -86,10 +91,10 @@ test_format_record_escapes (void **state)
   g_autofree char *record = NULL;
 
   (void) state;
-  record = pp_log_format_record (PP_LOG_HOLD_TAKEN, G_LOG_LEVEL_INFO,
-                                 PP_LOG_FIELDS ({ "WHO", "evil\nMESSAGE_ID=0" },
-                                                { "WHY", "\x1b]0;title\a" }),
-                                 "hold by evil\nPRIORITY=0");
+  record = pp_log_capture_format_record (PP_LOG_HOLD_TAKEN, G_LOG_LEVEL_INFO,
+                                         PP_LOG_FIELDS ({ "WHO", "evil\nMESSAGE_ID=0" },
+                                                        { "WHY", "\x1b]0;title\a" }),
+                                         "hold by evil\nPRIORITY=0");
   assert_string_equal (record,
                        "MESSAGE_ID=3ac38327f50c4070a7eb435d6d539652\n"
                        "POWERPOLICY_EVENT=hold-taken\n"
@@ -111,20 +116,20 @@ test_format_record_keys (void **state)
   g_autofree char *expected = NULL;
 
   (void) state;
-  record = pp_log_format_record (PP_LOG_SLEEP, G_LOG_LEVEL_INFO,
-                                 PP_LOG_FIELDS ({ "lower", "x" },
-                                                { "_TRUSTED", "x" },
-                                                { "1ST", "x" },
-                                                { "", "x" },
-                                                { "WITH-DASH", "x" },
-                                                { long_key, "x" },
-                                                { "MESSAGE", "x" },
-                                                { "PRIORITY", "0" },
-                                                { "MESSAGE_ID", "x" },
-                                                { "NULL_VALUE", NULL },
-                                                { max_key, "ok" },
-                                                { "SLEEP_STATE", "mem" }),
-                                 "suspending");
+  record = pp_log_capture_format_record (PP_LOG_SLEEP, G_LOG_LEVEL_INFO,
+                                         PP_LOG_FIELDS ({ "lower", "x" },
+                                                        { "_TRUSTED", "x" },
+                                                        { "1ST", "x" },
+                                                        { "", "x" },
+                                                        { "WITH-DASH", "x" },
+                                                        { long_key, "x" },
+                                                        { "MESSAGE", "x" },
+                                                        { "PRIORITY", "0" },
+                                                        { "MESSAGE_ID", "x" },
+                                                        { "NULL_VALUE", NULL },
+                                                        { max_key, "ok" },
+                                                        { "SLEEP_STATE", "mem" }),
+                                         "suspending");
   expected = g_strdup_printf ("MESSAGE_ID=abf7000e4cd24210887305bcc2f052e2\n"
                               "POWERPOLICY_EVENT=sleep\n"
                               "PRIORITY=6\n"
@@ -155,8 +160,8 @@ test_format_record_bounds (void **state)
       g_ptr_array_add (keys, key);
       g_array_append_val (fields, f);
     }
-  record = pp_log_format_record (PP_LOG_POLICY_APPLIED, G_LOG_LEVEL_INFO,
-                                 (const PpLogField *) fields->data, huge);
+  record = pp_log_capture_format_record (PP_LOG_POLICY_APPLIED, G_LOG_LEVEL_INFO,
+                                         (const PpLogField *) fields->data, huge);
   lines = g_strsplit (record, "\n", 0);
   for (guint i = 0; lines[i] != NULL; i++)
     {
@@ -175,100 +180,22 @@ test_format_record_bounds (void **state)
 
 /* ---- where events go ---- */
 
-typedef struct {
-  char *dir;
-  char *file;
-} State;
-
 static int
 setup (void **state)
 {
-  State *st = g_new0 (State, 1);
-
-  st->dir = g_dir_make_tmp ("pp-test-log-XXXXXX", NULL);
-  assert_non_null (st->dir);
-  st->file = g_build_filename (st->dir, "journal", NULL);
-  g_unsetenv ("JOURNAL_STREAM");
-  g_unsetenv (PP_LOG_JOURNAL_FILE_ENV);
-  *state = st;
+  g_free (pp_log_capture_take ());
   return 0;
 }
 
-static int
-teardown (void **state)
-{
-  State *st = *state;
-
-  g_unsetenv (PP_LOG_JOURNAL_FILE_ENV);
-  pp_test_remove_tree (st->dir);
-  g_free (st->dir);
-  g_free (st->file);
-  g_free (st);
-  return 0;
-}
-
+/* Every event reaches GLib's structured logging with its fields, debug
+ * ones too (whether they are shown is the writer's business). */
 static void
-test_stream_is_journal (void **state)
+test_events_logged (void **state)
 {
-  State *st = *state;
-  g_autofree char *matching = NULL;
-  g_autofree char *other_ino = NULL;
-  struct stat sb;
-  int fd;
-
-  fd = open (st->file, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  assert_true (fd >= 0);
-  assert_int_equal (fstat (fd, &sb), 0);
-  matching = g_strdup_printf ("%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT,
-                              (guint64) sb.st_dev, (guint64) sb.st_ino);
-  other_ino = g_strdup_printf ("%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT,
-                               (guint64) sb.st_dev, (guint64) sb.st_ino + 1);
-
-  assert_true (pp_log_stream_is_journal (matching, fd));
-  assert_false (pp_log_stream_is_journal (other_ino, fd));
-  assert_false (pp_log_stream_is_journal (NULL, fd));
-  assert_false (pp_log_stream_is_journal ("", fd));
-  assert_false (pp_log_stream_is_journal ("12", fd));
-  assert_false (pp_log_stream_is_journal ("1:2:3", fd));
-  assert_false (pp_log_stream_is_journal ("a:b", fd));
-  assert_false (pp_log_stream_is_journal ("-1:5", fd));
-  assert_false (pp_log_stream_is_journal (matching, -1));
-  close (fd);
-
-  /* without JOURNAL_STREAM events go through GLib */
-  assert_int_equal (pp_log_get_target (), PP_LOG_TARGET_GLIB);
-}
-
-/* JOURNAL_STREAM naming this process's stderr selects the journal; one
- * naming another file (stderr redirected after systemd set it) does not. */
-static void
-test_target (void **state)
-{
-  State *st = *state;
-  g_autofree char *stderr_id = NULL;
-  struct stat sb;
-
-  (void) st;
-  assert_int_equal (fstat (STDERR_FILENO, &sb), 0);
-  stderr_id = g_strdup_printf ("%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT,
-                               (guint64) sb.st_dev, (guint64) sb.st_ino);
-  g_setenv ("JOURNAL_STREAM", stderr_id, TRUE);
-  assert_int_equal (pp_log_get_target (), PP_LOG_TARGET_JOURNAL);
-  g_setenv ("JOURNAL_STREAM", "1:1", TRUE);
-  assert_int_equal (pp_log_get_target (), PP_LOG_TARGET_GLIB);
-  g_unsetenv ("JOURNAL_STREAM");
-  assert_int_equal (pp_log_get_target (), PP_LOG_TARGET_GLIB);
-}
-
-static void
-test_file_stand_in (void **state)
-{
-  State *st = *state;
   g_autofree char *contents = NULL;
   g_autofree char *expected = NULL;
-  struct stat sb;
 
-  g_setenv (PP_LOG_JOURNAL_FILE_ENV, st->file, TRUE);
+  (void) state;
   pp_log_event (PP_LOG_OVERRIDE_SET, G_LOG_LEVEL_INFO,
                 PP_LOG_FIELDS ({ "DEVICE", "/sys/devices/usb1/1-2" },
                                { "ATTRIBUTE", "power/control" },
@@ -279,7 +206,7 @@ test_file_stand_in (void **state)
                 "policy applied: %d writes", 12);
   pp_log_event (PP_LOG_RESUME, G_LOG_LEVEL_INFO, NULL, "resumed");
 
-  assert_true (g_file_get_contents (st->file, &contents, NULL, NULL));
+  contents = pp_log_capture_take ();
   expected = g_strconcat ("MESSAGE_ID=b2352fd3f8d74d0985962be1423f6079\n"
                           "POWERPOLICY_EVENT=override-set\n"
                           "PRIORITY=6\n"
@@ -300,53 +227,157 @@ test_file_stand_in (void **state)
                           "MESSAGE=resumed\n"
                           "\n", NULL);
   assert_string_equal (contents, expected);
-  /* private to its owner: the records may name what callers sent */
-  assert_int_equal (stat (st->file, &sb), 0);
-  assert_int_equal (sb.st_mode & 0777, 0600);
 }
 
-/* The stand-in never follows a symlink planted at its path. */
-static void
-test_file_stand_in_no_follow (void **state)
+/* A socket of @type bound (@op bind) or connected (@op connect) to @path. */
+static int
+unix_socket (int type, const char *path, int (*op) (int, const struct sockaddr *, socklen_t))
 {
-  State *st = *state;
-  g_autofree char *target = g_build_filename (st->dir, "target", NULL);
-  g_autofree char *contents = NULL;
+  struct sockaddr_un addr = { .sun_family = AF_UNIX };
+  int fd = socket (AF_UNIX, type | SOCK_CLOEXEC, 0);
 
-  assert_true (g_file_set_contents (target, "", 0, NULL));
-  assert_int_equal (symlink (target, st->file), 0);
-  g_setenv (PP_LOG_JOURNAL_FILE_ENV, st->file, TRUE);
-  pp_log_event (PP_LOG_SLEEP, G_LOG_LEVEL_INFO, NULL, "suspending");
-  pp_log_event (PP_LOG_SLEEP, G_LOG_LEVEL_INFO, NULL, "suspending again");
-  assert_true (g_file_get_contents (target, &contents, NULL, NULL));
-  assert_string_equal (contents, "");
+  assert_true (fd >= 0);
+  g_strlcpy (addr.sun_path, path, sizeof (addr.sun_path));
+  if (op (fd, (struct sockaddr *) &addr, sizeof (addr)) != 0)
+    fail_msg ("%s: %s", path, g_strerror (errno));
+  return fd;
+}
+
+/* One datagram of journald's native protocol as "KEY=VALUE\n" lines (a
+ * binary field, KEY\n, 64-bit little-endian size, data, \n, the same);
+ * NULL when none comes within @timeout_ms. */
+static char *
+receive_record (int fd, int timeout_ms)
+{
+  static char buf[256 * 1024];
+  struct pollfd p = { fd, POLLIN, 0 };
+  GString *out;
+  gsize pos = 0;
+  ssize_t n;
+
+  if (poll (&p, 1, timeout_ms) != 1)
+    return NULL;
+  n = recv (fd, buf, sizeof (buf), 0);
+  assert_true (n > 0);
+  out = g_string_new (NULL);
+  while (pos < (gsize) n)
+    {
+      const char *nl = memchr (buf + pos, '\n', n - pos);
+      gsize len = nl ? (gsize) (nl - (buf + pos)) : n - pos;
+
+      if (memchr (buf + pos, '=', len) != NULL)
+        {
+          g_string_append_len (out, buf + pos, len);
+          g_string_append_c (out, '\n');
+          pos += len + 1;
+        }
+      else
+        {
+          guint64 size = 0;
+
+          assert_true (pos + len + 1 + 8 <= (gsize) n);
+          for (int i = 7; i >= 0; i--)
+            size = (size << 8) | (guint8) buf[pos + len + 1 + i];
+          g_string_append_len (out, buf + pos, len);
+          g_string_append_c (out, '=');
+          g_string_append_len (out, buf + pos + len + 1 + 8, size);
+          g_string_append_c (out, '\n');
+          pos += len + 1 + 8 + size + 1;
+        }
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* The journal, no hook: in a private mount namespace whose /run is a
+ * tmpfs, a stand-in journald listens where systemd's does. Standard error
+ * connected to /run/systemd/journal/stdout is what
+ * g_log_writer_is_journald() recognizes; GLib's journald writer then
+ * sends each event to /run/systemd/journal/socket. */
+static void
+test_journald (void **state)
+{
+  g_autofree char *r1 = NULL;
+  g_autofree char *r2 = NULL;
+  g_autofree char *r3 = NULL;
+  g_autoptr(GError) error = g_error_new_literal (G_FILE_ERROR, G_FILE_ERROR_NOSPC,
+                                                 "No space left on device");
+  int journal, listener, client, server, saved;
+
+  (void) state;
+  if (unshare (CLONE_NEWNS) != 0)
+    {
+      print_message ("SKIP: no private mount namespace (%s): needs root\n", g_strerror (errno));
+      skip ();
+    }
+  /* nothing mounted here reaches the machine's namespace */
+  assert_int_equal (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+  assert_int_equal (mount ("pp-test-run", "/run", "tmpfs", 0, "mode=0755"), 0);
+  assert_int_equal (g_mkdir_with_parents ("/run/systemd/journal", 0755), 0);
+  journal = unix_socket (SOCK_DGRAM, "/run/systemd/journal/socket", bind);
+  listener = unix_socket (SOCK_STREAM, "/run/systemd/journal/stdout", bind);
+  assert_int_equal (listen (listener, 1), 0);
+  client = unix_socket (SOCK_STREAM, "/run/systemd/journal/stdout", connect);
+  server = accept (listener, NULL, NULL);
+  assert_true (server >= 0);
+
+  saved = dup (STDERR_FILENO);
+  assert_true (dup2 (client, STDERR_FILENO) == STDERR_FILENO);
+  pp_log_capture.off = TRUE;
+  g_log_set_debug_enabled (FALSE);
+  /* an informational event goes to the journal without --verbose; a
+   * debug one does not */
+  pp_log_override (TRUE, "1-2", "Control", "on\x1b");
+  pp_log_event (PP_LOG_POLICY_APPLIED, G_LOG_LEVEL_DEBUG, NULL, "not without --verbose");
+  pp_log_write_failed ("/sys/devices/usb1/1-2", "power/control", "auto", "on", "usb", error);
+  pp_log_capture.off = FALSE;
+  assert_true (dup2 (saved, STDERR_FILENO) == STDERR_FILENO);
+  close (saved);
+
+  r1 = receive_record (journal, 5000);
+  r2 = receive_record (journal, 5000);
+  r3 = receive_record (journal, 0);
+  assert_non_null (r1);
+  assert_true (g_str_has_prefix (r1, "MESSAGE_ID=b2352fd3f8d74d0985962be1423f6079\n"
+                                     "POWERPOLICY_EVENT=override-set\n"
+                                     "PRIORITY=6\n"
+                                     "MESSAGE=Override on 1-2: Control=on\\x1b\n"
+                                     "DEVICE=1-2\n"
+                                     "ATTRIBUTE=Control\n"
+                                     "VALUE=on\\x1b\n"
+                                     "GLIB_DOMAIN=powerpolicyd\n"
+                                     "SYSLOG_IDENTIFIER="));
+  assert_non_null (r2);
+  assert_true (g_str_has_prefix (r2, "MESSAGE_ID=997f4a4bb4194c6cacda2b3246e1ed26\n"
+                                     "POWERPOLICY_EVENT=write-failed\n"
+                                     "PRIORITY=4\n"
+                                     "MESSAGE=Cannot write 'auto' to /sys/devices/usb1/1-2/power/control: "
+                                     "No space left on device\n"
+                                     "DEVICE=/sys/devices/usb1/1-2\n"
+                                     "ATTRIBUTE=power/control\n"
+                                     "VALUE=auto\n"
+                                     "ORIGINAL=on\n"
+                                     "POWERPOLICY_CLASS=usb\n"
+                                     "ERROR=No space left on device\n"));
+  assert_null (r3);
+  close (server);
+  close (client);
+  close (listener);
+  close (journal);
 }
 
 /* ---- one call per event ---- */
 
-static char *
-read_and_clear (const char *file)
-{
-  g_autofree char *contents = NULL;
-
-  assert_true (g_file_get_contents (file, &contents, NULL, NULL));
-  assert_int_equal (g_unlink (file), 0);
-  return g_steal_pointer (&contents);
-}
-
 static void
 test_helpers (void **state)
 {
-  State *st = *state;
   g_autoptr(GError) error = g_error_new_literal (G_FILE_ERROR, G_FILE_ERROR_ACCES,
                                                  "Permission denied");
   const char *quirks[] = { "vbe_post", "dpms_on", NULL };
   g_autofree char *r = NULL;
 
-  g_setenv (PP_LOG_JOURNAL_FILE_ENV, st->file, TRUE);
-
+  (void) state;
   pp_log_policy_applied (1, 0, "start");
-  r = read_and_clear (st->file);
+  r = pp_log_capture_take ();
   assert_string_equal (r, "MESSAGE_ID=ba005311daf1443f94941e4734a9e236\n"
                           "POWERPOLICY_EVENT=policy-applied\nPRIORITY=6\n"
                           "MESSAGE=Policy applied (start): 1 write, 0 failed\n"
@@ -356,7 +387,7 @@ test_helpers (void **state)
   pp_log_write_failed ("/sys/devices/pci0000:00/0000:00:1f.2/ata1/host0/scsi_host/host0",
                        "link_power_management_policy", "med_power_with_dipm", "max_performance",
                        "sata", error);
-  r = read_and_clear (st->file);
+  r = pp_log_capture_take ();
   assert_string_equal (r, "MESSAGE_ID=997f4a4bb4194c6cacda2b3246e1ed26\n"
                           "POWERPOLICY_EVENT=write-failed\nPRIORITY=4\n"
                           "MESSAGE=Cannot write 'med_power_with_dipm' to "
@@ -369,7 +400,7 @@ test_helpers (void **state)
   g_clear_pointer (&r, g_free);
 
   pp_log_foreign_change ("/sys/devices/usb1/1-2", "power/control", "auto", "on\x1b", 1, FALSE, NULL);
-  r = read_and_clear (st->file);
+  r = pp_log_capture_take ();
   assert_string_equal (r, "MESSAGE_ID=98f4495805b8407391b6d2d2ab0470f9\n"
                           "POWERPOLICY_EVENT=foreign-change\nPRIORITY=4\n"
                           "MESSAGE=/sys/devices/usb1/1-2/power/control changed by another program "
@@ -379,7 +410,7 @@ test_helpers (void **state)
   g_clear_pointer (&r, g_free);
 
   pp_log_foreign_change ("/sys/devices/usb1/1-2", "power/control", "auto", "on", 3, TRUE, "usb");
-  r = read_and_clear (st->file);
+  r = pp_log_capture_take ();
   assert_string_equal (r, "MESSAGE_ID=0df4d9c569ac4de1b533afda9607c70f\n"
                           "POWERPOLICY_EVENT=foreign-give-up\nPRIORITY=4\n"
                           "MESSAGE=/sys/devices/usb1/1-2/power/control changed by another program "
@@ -390,7 +421,7 @@ test_helpers (void **state)
 
   pp_log_override (TRUE, "1-2", "Control", "on");
   pp_log_override (FALSE, "1-2\n", NULL, NULL);
-  r = read_and_clear (st->file);
+  r = pp_log_capture_take ();
   assert_string_equal (r, "MESSAGE_ID=b2352fd3f8d74d0985962be1423f6079\n"
                           "POWERPOLICY_EVENT=override-set\nPRIORITY=6\n"
                           "MESSAGE=Override on 1-2: Control=on\n"
@@ -409,7 +440,7 @@ test_helpers (void **state)
     g_autofree char *field_cut = g_strnfill (PP_LOG_FIELD_MAX - 3, 'w');
 
     pp_log_hold (TRUE, "/sys/devices/usb1/1-2", "evil\nPRIORITY=0", long_why, 4242);
-    r = read_and_clear (st->file);
+    r = pp_log_capture_take ();
     expected = g_strdup_printf ("MESSAGE_ID=3ac38327f50c4070a7eb435d6d539652\n"
                                 "POWERPOLICY_EVENT=hold-taken\nPRIORITY=6\n"
                                 "MESSAGE=Hold on /sys/devices/usb1/1-2 taken by evil\\nPRIORITY=0 "
@@ -422,14 +453,14 @@ test_helpers (void **state)
   }
 
   pp_log_hold (FALSE, "/sys/devices/usb1/1-2", "udisks", "format", 1);
-  r = read_and_clear (st->file);
+  r = pp_log_capture_take ();
   assert_non_null (strstr (r, "MESSAGE_ID=ea18fa59500a459a93d8a3c2be3980a5\n"));
   assert_non_null (strstr (r, "MESSAGE=Hold on /sys/devices/usb1/1-2 released by udisks (format), pid 1\n"));
   g_clear_pointer (&r, g_free);
 
   pp_log_inhibitor (TRUE, "idle:lid", "gnome-shell", "presentation", 77);
   pp_log_inhibitor (FALSE, "idle:lid", "gnome-shell", "presentation", 77);
-  r = read_and_clear (st->file);
+  r = pp_log_capture_take ();
   assert_string_equal (r, "MESSAGE_ID=64a5b49d06124bc6b07a9f27b498a164\n"
                           "POWERPOLICY_EVENT=inhibitor-taken\nPRIORITY=6\n"
                           "MESSAGE=Inhibitor of idle:lid taken by gnome-shell (presentation), pid 77\n"
@@ -442,7 +473,7 @@ test_helpers (void **state)
 
   pp_log_sleep (FALSE, "mem");
   pp_log_sleep (TRUE, NULL);
-  r = read_and_clear (st->file);
+  r = pp_log_capture_take ();
   assert_string_equal (r, "MESSAGE_ID=abf7000e4cd24210887305bcc2f052e2\n"
                           "POWERPOLICY_EVENT=sleep\nPRIORITY=6\n"
                           "MESSAGE=Preparing for sleep: mem\nSLEEP_STATE=mem\n\n"
@@ -453,7 +484,7 @@ test_helpers (void **state)
 
   pp_log_quirks_selected (quirks, "quirk database");
   pp_log_quirks_selected (NULL, NULL);
-  r = read_and_clear (st->file);
+  r = pp_log_capture_take ();
   assert_string_equal (r, "MESSAGE_ID=33c483caab5d479cbcbb1bfc4a54aea7\n"
                           "POWERPOLICY_EVENT=quirks-selected\nPRIORITY=6\n"
                           "MESSAGE=Video quirks: vbe_post dpms_on (quirk database)\n"
@@ -464,7 +495,7 @@ test_helpers (void **state)
   g_clear_pointer (&r, g_free);
 
   pp_log_helper_killed ("powerpolicy-video-restore", "suspend", 31337, 10);
-  r = read_and_clear (st->file);
+  r = pp_log_capture_take ();
   assert_string_equal (r, "MESSAGE_ID=4bc76049fcfc4470a2a626079ad464cc\n"
                           "POWERPOLICY_EVENT=helper-killed\nPRIORITY=4\n"
                           "MESSAGE=powerpolicy-video-restore (suspend phase, pid 31337) exceeded 10 s: killed\n"
@@ -476,6 +507,7 @@ main (void)
 {
   PpTestList *list = pp_test_list_new ();
 
+  pp_log_capture_install ();
   pp_test_list_add (list, "event", "message ids", test_message_ids, NULL, NULL, NULL);
   pp_test_list_add (list, "event", "priorities", test_priorities, NULL, NULL, NULL);
   pp_test_list_add (list, "record", "fields", test_format_record, NULL, NULL, NULL);
@@ -483,13 +515,8 @@ main (void)
                     NULL, NULL, NULL);
   pp_test_list_add (list, "record", "keys", test_format_record_keys, NULL, NULL, NULL);
   pp_test_list_add (list, "record", "bounds", test_format_record_bounds, NULL, NULL, NULL);
-  pp_test_list_add (list, "target", "journal stream", test_stream_is_journal,
-                    setup, teardown, NULL);
-  pp_test_list_add (list, "target", "stderr", test_target, setup, teardown, NULL);
-  pp_test_list_add (list, "target", "file stand-in", test_file_stand_in,
-                    setup, teardown, NULL);
-  pp_test_list_add (list, "target", "file stand-in no symlink",
-                    test_file_stand_in_no_follow, setup, teardown, NULL);
-  pp_test_list_add (list, "helpers", "records", test_helpers, setup, teardown, NULL);
+  pp_test_list_add (list, "target", "structured logging", test_events_logged, setup, NULL, NULL);
+  pp_test_list_add (list, "target", "journald", test_journald, setup, NULL, NULL);
+  pp_test_list_add (list, "helpers", "records", test_helpers, setup, NULL, NULL);
   return pp_test_list_run (list, "log");
 }

@@ -285,7 +285,7 @@ test_lookup (void **state)
 
   missing = pp_udev_lookup (st->udev, "/sys/devices/nonexistent", &error);
   assert_null (missing);
-  assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE));
+  assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND));
 }
 
 /* ---- the monitor ------------------------------------------------------------ */
