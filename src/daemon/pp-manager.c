@@ -1497,7 +1497,7 @@ GPtrArray *
 pp_manager_explain (PpManager *self, PpDevice *dev)
 {
   g_autoptr(PpDecision) decision = decide_device (self, dev, FALSE, TRUE);
-  g_autoptr(GPtrArray) rows = pp_policy_explain (self->config, dev->props.klass, decision);
+  g_autoptr(GPtrArray) rows = pp_policy_explain (self->config, &dev->props, decision);
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_explain_row_free);
 
   for (guint i = 0; i < rows->len; i++)
