@@ -158,11 +158,13 @@ class TestCascade(CascadeTestCase):
         self.assertEqual(rows['power/control'],
                          ('on', '', 'excluded', 'driver amdgpu excluded by ' + where))
         self.assertEqual(self.attr(GPU, 'power/control'), 'on')
-        # no driver: [Class pci-gpu] applies
+        # another driver bound: [Class pci-gpu] applies
         os.unlink(self.laptop.path(GPU + '/driver'))
-        self.laptop.tb.set_property(GPU, 'DRIVER', '')
-        self.laptop.tb.uevent(GPU, 'unbind')
+        self.laptop.tb.set_attribute_link(gpu, 'driver', '../../../bus/pci/drivers/vfio-pci')
+        self.laptop.tb.set_property(GPU, 'DRIVER', 'vfio-pci')
+        self.laptop.tb.uevent(GPU, 'bind')
         self.wait_attr(GPU, 'power/control', 'auto')
+        self.assertEqual(self.rows(GPU)['power/control'][2], 'class')
 
 
 class TestLowBattery(CascadeTestCase):
