@@ -260,7 +260,7 @@ class TestDefaultDisks(DefaultsTestCase):
         # explain names the class section that decided
         rows = {r[0]: r[1:] for r in self.call('Explain', (self.sata_disk,), '(s)')[0]}
         self.assertEqual(rows['power/control'][:3], ('auto', 'auto', 'battery'))
-        self.assertRegex(rows['power/control'][3], r'powerpolicy\.conf:\d+$')
+        self.assertRegex(rows['power/control'][3], r'powerpolicy\.conf:\d+ \[Class sata-disk:battery\]$')
         dev = self.call('GetDevice', (self.stick_disk,), '(s)')[0]
         self.assertEqual(dev['class'], 'usb-storage-disk')
         # the port, through its class device's link (Attr.device/...)
