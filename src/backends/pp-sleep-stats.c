@@ -162,8 +162,11 @@ pp_sleep_stats_add_device_wake (PpSleepSnapshot *s, const char *syspath)
   PpWakeCount c = { FALSE, 0, FALSE, 0 };
   g_autofree char *power = g_build_filename (syspath, "power", NULL);
 
-  c.has_wakeup_count = read_u64 (power, "wakeup_count", &c.wakeup_count);
-  if (!c.has_wakeup_count)
+  /* the device's names are not its source's: power/wakeup_count is the
+   * source's event_count, power/wakeup_abort_count its wakeup_count */
+  c.has_event_count = read_u64 (power, "wakeup_count", &c.event_count);
+  c.has_wakeup_count = read_u64 (power, "wakeup_abort_count", &c.wakeup_count);
+  if (!c.has_event_count && !c.has_wakeup_count)
     return;
   pp_sleep_snapshot_add_wake (s, syspath, &c);
 }

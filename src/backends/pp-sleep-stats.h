@@ -30,7 +30,8 @@ void      pp_sleep_stats_read_kernel   (PpSleepSnapshot     *snapshot,
 void      pp_sleep_stats_begin_batteries (PpSleepSnapshot   *snapshot);
 void      pp_sleep_stats_add_battery   (PpSleepSnapshot     *snapshot,
                                         const char          *syspath);
-/* power/wakeup_count of the device at @syspath, under its path. */
+/* power/wakeup_count (its event count) and power/wakeup_abort_count
+ * (its wakeup count) of the device at @syspath, under its path. */
 void      pp_sleep_stats_add_device_wake (PpSleepSnapshot   *snapshot,
                                           const char        *syspath);
 
