@@ -216,6 +216,16 @@ class TestLogindRecord(SleepReportTestCase):
 
 class TestKernelRecord(SleepReportTestCase):
 
+    def daemon_has_open(self, path):
+        fd_dir = '/proc/%d/fd' % self.daemon.proc.pid
+        for fd in os.listdir(fd_dir):
+            try:
+                if os.readlink(os.path.join(fd_dir, fd)) == path:
+                    return True
+            except FileNotFoundError:
+                pass
+        return False
+
     def kernel(self, on_sleep):
         """/sys/power/state as a FIFO served by a thread: the daemon's reads
         get the offered states, its write of the state blocks until
@@ -226,10 +236,17 @@ class TestKernelRecord(SleepReportTestCase):
 
         def serve():
             try:
-                # the daemon reads the offered states, then the current value
+                # the daemon reads the offered states, then the current value;
+                # each read has its own writer: the next one only once the
+                # daemon closed the FIFO (else both would land in one read)
                 for _ in range(2):
                     with open(self.power_state, 'w') as f:
                         f.write('freeze mem disk\n')
+                    deadline = time.monotonic() + 10
+                    while self.daemon_has_open(self.power_state):
+                        if time.monotonic() > deadline:
+                            raise AssertionError('the daemon keeps /sys/power/state open')
+                        time.sleep(0.005)
                 deadline = time.monotonic() + 10
                 while 'Writing mem to /sys/power/state' not in self.daemon.read_log():
                     if time.monotonic() > deadline:
