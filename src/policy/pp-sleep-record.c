@@ -523,8 +523,11 @@ parse_field (PpSleepRecord *r, const Field *f, const char *value, gsize len, GEr
           item = empty ? g_strdup ("") : unescape (value + start, i - start);
           start = i + 1;
           if (item == NULL)
-            return g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                                "bad escape in %s", f->name), FALSE;
+            {
+              g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                           "bad escape in %s", f->name);
+              return FALSE;
+            }
           if (items->len >= PP_SLEEP_LIST_MAX)
             continue;
           g_ptr_array_add (items, bounded_text (item));
@@ -537,8 +540,11 @@ parse_field (PpSleepRecord *r, const Field *f, const char *value, gsize len, GEr
 
   text = unescape (value, len);
   if (text == NULL)
-    return g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                        "bad escape in %s", f->name), FALSE;
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                   "bad escape in %s", f->name);
+      return FALSE;
+    }
   switch (f->type)
     {
     case FIELD_U64:
@@ -575,8 +581,11 @@ parse_field (PpSleepRecord *r, const Field *f, const char *value, gsize len, GEr
     default:
       g_assert_not_reached ();
     }
-  return g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                      "bad value for %s", f->name), FALSE;
+  {
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                 "bad value for %s", f->name);
+    return FALSE;
+  }
 }
 
 PpSleepRecord *
@@ -588,11 +597,17 @@ pp_sleep_record_from_line (const char *line, GError **error)
   const char *p;
 
   if (len > PP_SLEEP_LINE_MAX)
-    return g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                        "longer than %d bytes", PP_SLEEP_LINE_MAX), NULL;
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                   "longer than %d bytes", PP_SLEEP_LINE_MAX);
+      return NULL;
+    }
   if (!g_str_has_prefix (line, FORMAT_TAG " "))
-    return g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                                "not a " FORMAT_TAG " record"), NULL;
+    {
+      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                           "not a " FORMAT_TAG " record");
+      return NULL;
+    }
   p = line + strlen (FORMAT_TAG);
   while (*p != '\0')
     {
@@ -609,16 +624,22 @@ pp_sleep_record_from_line (const char *line, GError **error)
       wlen = p - word;
       eq = memchr (word, '=', wlen);
       if (eq == NULL)
-        return g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                            "field without '=' at byte %u", (guint) (word - line)), NULL;
+        {
+          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                       "field without '=' at byte %u", (guint) (word - line));
+          return NULL;
+        }
       for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
         {
           if (strlen (fields[i].name) != (gsize) (eq - word) ||
               strncmp (fields[i].name, word, eq - word) != 0)
             continue;
           if (seen[i])
-            return g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                                "%s given twice", fields[i].name), NULL;
+            {
+              g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                           "%s given twice", fields[i].name);
+              return NULL;
+            }
           seen[i] = TRUE;
           if (!parse_field (r, &fields[i], eq + 1, wlen - (eq + 1 - word), error))
             return NULL;
@@ -629,19 +650,31 @@ pp_sleep_record_from_line (const char *line, GError **error)
   for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
     {
       if (fields[i].required && !seen[i])
-        return g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                            "%s missing", fields[i].name), NULL;
+        {
+          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                       "%s missing", fields[i].name);
+          return NULL;
+        }
     }
   if (!g_str_equal (r->result, "ok") && !g_str_equal (r->result, "failed"))
-    return g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                        "result is neither ok nor failed"), NULL;
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                   "result is neither ok nor failed");
+      return NULL;
+    }
   if (r->hw_sleep_share > 1 || (r->hw_sleep_share < 0 && r->hw_sleep_share != -1))
-    return g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                                "hw_sleep_share out of range"), NULL;
+    {
+      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                           "hw_sleep_share out of range");
+      return NULL;
+    }
   /* the blockers stay parallel to the devices */
   if (g_strv_length (r->awake_blockers) != g_strv_length (r->awake_devices))
-    return g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                                "awake_blockers does not match awake_devices"), NULL;
+    {
+      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                           "awake_blockers does not match awake_devices");
+      return NULL;
+    }
   return g_steal_pointer (&r);
 }
 
