@@ -36,6 +36,21 @@ read_u64 (const char *dir, const char *name, guint64 *out)
   return text != NULL && g_ascii_string_to_unsigned (text, 10, 0, G_MAXUINT64, out, NULL);
 }
 
+/* success and fail: an int the kernel prints with %d before 6.8 (a
+ * negative number once it passed INT_MAX), unsigned since: both as the
+ * 32-bit counter they are */
+static gboolean
+read_counter32 (const char *dir, const char *name, guint64 *out)
+{
+  g_autofree char *text = pp_sysfs_read_opt (dir, name);
+  gint64 v;
+
+  if (text == NULL || !g_ascii_string_to_signed (text, 10, G_MININT32, G_MAXUINT32, &v, NULL))
+    return FALSE;
+  *out = v < 0 ? (guint64) (v + (G_GINT64_CONSTANT (1) << 32)) : (guint64) v;
+  return TRUE;
+}
+
 static char *
 read_text (const char *dir, const char *name)
 {
@@ -93,8 +108,8 @@ pp_sleep_stats_read_kernel (PpSleepSnapshot *s, gboolean after)
   s->realtime_us = g_get_real_time ();
   s->boottime_us = boottime_us ();
 
-  s->has_stats = read_u64 (SUSPEND_STATS, "success", &s->success) &&
-                 read_u64 (SUSPEND_STATS, "fail", &s->fail);
+  s->has_stats = read_counter32 (SUSPEND_STATS, "success", &s->success) &&
+                 read_counter32 (SUSPEND_STATS, "fail", &s->fail);
   g_free (s->last_failed_dev);
   s->last_failed_dev = read_text (SUSPEND_STATS, "last_failed_dev");
   g_free (s->last_failed_step);

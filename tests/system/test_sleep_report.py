@@ -185,6 +185,22 @@ class TestLogindRecord(SleepReportTestCase):
                          ('failed', 'suspend', '0000:00:14.0', '-16'))
         self.assertEqual(e['PRIORITY'], '4')
 
+    def test_counter_wrap(self):
+        # success is an int the kernel printed with %d before 6.8: -1 is
+        # 2^32 - 1, and the next suspend wraps it to 0
+        self.set_stats(success=-1)
+        self.start_logind()
+        self.start()
+        self.wait_delay_inhibitors(1)
+        r = self.logind_cycle(success=0, wake=False)[0]
+        self.assertEqual((r['state'], r['result']), ('mem', 'ok'))
+        # fail wrapping from 2^32 - 1 while success stays: a failed sleep
+        self.set_stats(fail=4294967295)
+        self.signals.clear()
+        self.wait_delay_inhibitors(1)
+        r = self.logind_cycle(success=0, fail=0, failed=('1-1', 'suspend', -5), wake=False)[0]
+        self.assertEqual((r['result'], r['failed_device']), ('failed', '1-1'))
+
     def test_kept_across_restart_bad_records_skipped(self):
         self.start_logind()
         d = self.start()
