@@ -311,6 +311,23 @@ class TestKernelRecord(SleepReportTestCase):
         self.assertEqual((r['result'], r['failed_step'], r['failed_device'], r['failed_errno']),
                          ('failed', 'suspend_noirq', '1-1.2', -5))
 
+    def test_read_only_calls_open_to_everyone(self):
+        self.add_machine(INSPIRON_1501)
+        self.start(args=['--no-logind'])
+        t, result = self.kernel(lambda: self.simulate_resume())
+        self.call('Suspend', (False,), '(b)', timeout=15000)
+        t.join(10)
+        r = self.call_as('nobody', 'GetSleepHistory', '(u)', [5])
+        self.assertTrue(r['ok'], r)
+        self.assertEqual(len(r['result'][0]), 1)
+        self.assertEqual(r['result'][0][0]['result'], 'ok')
+        # CheckSleep reads /sys/power/state: a file again, not the FIFO
+        os.unlink(self.power_state)
+        self.make_file('/sys/power/state', 'freeze mem disk\n')
+        r = self.call_as('nobody', 'CheckSleep')
+        self.assertTrue(r['ok'], r)
+        self.assertEqual([row[0] for row in r['result'][0]], ['s2idle', 'shallow', 'deep', 'hibernate'])
+
     def test_dry_run_records_nothing(self):
         self.start(args=['--no-logind', '--dry-run'])
         self.call('Suspend', (False,), '(b)', timeout=15000)
