@@ -226,13 +226,14 @@ print_last (Pmctl *ctl, GVariant *r)
   add_field (t, "Woken by", rec_list (r, "woken_by", ", "));
   g_variant_lookup (r, "awake_devices", "^as", &awake);
   g_variant_lookup (r, "awake_blockers", "^as", &blockers);
+  /* one line each, under the same key */
   if (awake == NULL || awake[0] == NULL)
-    add_field (t, "Awake devices", g_strdup ("-"));
+    add_field (t, "Awake device", g_strdup ("-"));
   for (guint i = 0; awake != NULL && awake[i] != NULL; i++)
     {
       const char *blocker = blockers != NULL && i < g_strv_length (blockers) ? blockers[i] : "";
 
-      add_field (t, i == 0 ? "Awake devices" : "",
+      add_field (t, "Awake device",
                  *blocker ? g_strdup_printf ("%s (kept awake by %s)", awake[i], blocker)
                           : g_strdup (awake[i]));
     }

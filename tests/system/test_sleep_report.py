@@ -357,11 +357,19 @@ class TestPmctlSleepReport(SleepReportTestCase):
         # --last: every detail
         rc, out, err = self.pmctl('sleep-history', '--last')
         self.assertEqual(rc, 0, err)
-        fields = dict(line.split('\t', 1) for line in out.splitlines() if line.split('\t')[0])
+        pairs = [line.split('\t', 1) for line in out.splitlines()]
+        fields = dict(pairs)
         self.assertEqual(fields['State'], 'mem')
+        self.assertEqual(fields['Mem sleep'], 's2idle')
+        self.assertEqual(fields['Result'], 'ok')
         self.assertEqual(fields['Wake IRQ'], '9')
         self.assertEqual(fields['Woken by'], XHCI)
-        self.assertIn('Awake devices', fields)
+        self.assertEqual(fields['Energy'], '50000 mWh -> 49000 mWh')
+        self.assertEqual(fields['Hardware sleep'],
+                         '%.1f%% (100 ms)' % (r['hw_sleep_share'] * 100))
+        awake = [v for (k, v) in pairs if k == 'Awake device']
+        self.assertEqual(len(awake), len(r['awake_devices']))
+        self.assertIn(XHCI, [a.split(' ')[0] for a in awake])
         # --json: the records as the daemon has them
         rc, out, err = self.pmctl('--json', 'sleep-history')
         self.assertEqual(rc, 0, err)
