@@ -25,7 +25,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from ppharness import (  # noqa: E402
-    BUILDDIR, XHCI, main, sanitizer_env, wait_until,
+    BUILDDIR, HUB, MOUSE, ROOTHUB, XHCI, main, sanitizer_env, wait_until,
 )
 from test_sleep import INSPIRON_1501, SLEEP_CONFIG, SleepDaemon, SleepTestCase  # noqa: E402
 from test_conflicts import read_journal  # noqa: E402
@@ -144,6 +144,11 @@ class TestLogindRecord(SleepReportTestCase):
         self.assertEqual(r['woken_by'], [XHCI])
         self.assertEqual(len(r['awake_devices']), len(r['awake_blockers']))
         self.assertIn(XHCI, r['awake_devices'])
+        # the hubs stay up for the mouse the test policy keeps on
+        blockers = dict(zip(r['awake_devices'], r['awake_blockers']))
+        self.assertEqual(blockers[HUB], MOUSE)
+        self.assertEqual(blockers[ROOTHUB], MOUSE)
+        self.assertEqual(blockers[MOUSE], '')
         # LastSleep is the record, announced
         self.assertEqual(self.get_property('LastSleep'), r)
         self.assertEqual(self.last_sleep_signals()[-1], r)
