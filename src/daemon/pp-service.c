@@ -70,25 +70,25 @@ device_to_variant (PpService *self, PpDevice *dev)
   const char *syspath = dev->info->syspath;
 
   pp_power_ops_get_tree_fields (self->power_ops, syspath, suppliers, consumers, &blocker);
-  g_variant_builder_add (&b, "{sv}", "path", g_variant_new_string (syspath));
-  g_variant_builder_add (&b, "{sv}", "subsystem", g_variant_new_string (dev->info->subsystem));
-  g_variant_builder_add (&b, "{sv}", "class", g_variant_new_string (dev->props.klass));
-  g_variant_builder_add (&b, "{sv}", "driver",
+  g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_PATH, g_variant_new_string (syspath));
+  g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_SUBSYSTEM, g_variant_new_string (dev->info->subsystem));
+  g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_CLASS, g_variant_new_string (dev->props.klass));
+  g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_DRIVER,
                          g_variant_new_string (dev->info->driver ? dev->info->driver : ""));
-  g_variant_builder_add (&b, "{sv}", "parent", g_variant_new_string (status->parent));
-  g_variant_builder_add (&b, "{sv}", "suppliers",
+  g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_PARENT, g_variant_new_string (status->parent));
+  g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_SUPPLIERS,
                          g_variant_new_strv ((const char * const *) suppliers->pdata, suppliers->len));
-  g_variant_builder_add (&b, "{sv}", "consumers",
+  g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_CONSUMERS,
                          g_variant_new_strv ((const char * const *) consumers->pdata, consumers->len));
-  g_variant_builder_add (&b, "{sv}", "runtime_status", g_variant_new_string (status->runtime_status));
-  g_variant_builder_add (&b, "{sv}", "control", g_variant_new_string (status->control));
-  g_variant_builder_add (&b, "{sv}", "autosuspend_delay_ms",
+  g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_RUNTIME_STATUS, g_variant_new_string (status->runtime_status));
+  g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_CONTROL, g_variant_new_string (status->control));
+  g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_AUTOSUSPEND_DELAY_MS,
                          g_variant_new_int32 (status->autosuspend_delay_ms));
-  g_variant_builder_add (&b, "{sv}", "wakeup", g_variant_new_string (status->wakeup));
-  g_variant_builder_add (&b, "{sv}", "held", g_variant_new_boolean (status->held));
-  g_variant_builder_add (&b, "{sv}", "blocker", g_variant_new_string (blocker ? blocker : ""));
-  g_variant_builder_add (&b, "{sv}", "ignored", g_variant_new_boolean (dev->props.ignore));
-  g_variant_builder_add (&b, "{sv}", "excluded", g_variant_new_string (excluded ? excluded : ""));
+  g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_WAKEUP, g_variant_new_string (status->wakeup));
+  g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_HELD, g_variant_new_boolean (status->held));
+  g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_BLOCKER, g_variant_new_string (blocker ? blocker : ""));
+  g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_IGNORED, g_variant_new_boolean (dev->props.ignore));
+  g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_EXCLUDED, g_variant_new_string (excluded ? excluded : ""));
   return g_variant_builder_end (&b);
 }
 
@@ -834,11 +834,11 @@ on_device_changed (PpManager   *manager,
       const char *value = values[i];
 
       if (g_str_equal (attr, PP_ATTR_CONTROL))
-        g_variant_builder_add (&b, "{sv}", "control", g_variant_new_string (value));
+        g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_CONTROL, g_variant_new_string (value));
       else if (g_str_equal (attr, PP_ATTR_WAKEUP))
-        g_variant_builder_add (&b, "{sv}", "wakeup", g_variant_new_string (value));
+        g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_WAKEUP, g_variant_new_string (value));
       else if (g_str_equal (attr, PP_ATTR_DELAY))
-        g_variant_builder_add (&b, "{sv}", "autosuspend_delay_ms",
+        g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_AUTOSUSPEND_DELAY_MS,
                                g_variant_new_int32 ((gint32) g_ascii_strtoll (value, NULL, 10)));
       else
         g_variant_builder_add (&b, "{sv}", attr, g_variant_new_string (value));

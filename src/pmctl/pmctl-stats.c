@@ -51,15 +51,15 @@ device_facts_new (GVariant *devices)
   g_variant_iter_init (&iter, devices);
   while ((dict = g_variant_iter_next_value (&iter)) != NULL)
     {
-      const char *path = pmctl_dict_get_string (dict, "path");
+      const char *path = pmctl_dict_get_string (dict, PP_DEVICE_KEY_PATH);
 
       if (*path != '\0' && !g_hash_table_contains (facts, path))
         {
           DeviceFacts *f = g_new0 (DeviceFacts, 1);
 
-          f->class = g_strdup (pmctl_dict_get_string (dict, "class"));
-          f->runtime_status = g_strdup (pmctl_dict_get_string (dict, "runtime_status"));
-          f->control_auto = g_str_equal (pmctl_dict_get_string (dict, "control"), "auto");
+          f->class = g_strdup (pmctl_dict_get_string (dict, PP_DEVICE_KEY_CLASS));
+          f->runtime_status = g_strdup (pmctl_dict_get_string (dict, PP_DEVICE_KEY_RUNTIME_STATUS));
+          f->control_auto = g_str_equal (pmctl_dict_get_string (dict, PP_DEVICE_KEY_CONTROL), "auto");
           g_hash_table_insert (facts, g_strdup (path), f);
         }
       g_variant_unref (dict);
@@ -648,8 +648,8 @@ run_metrics (Pmctl *ctl, char **args, char **command_argv)
     {
       PpMetricsDeviceCount c = { NULL, NULL, 1 };
 
-      c.class = pmctl_dict_get_string (dict, "class");
-      c.runtime_status = pmctl_dict_get_string (dict, "runtime_status");
+      c.class = pmctl_dict_get_string (dict, PP_DEVICE_KEY_CLASS);
+      c.runtime_status = pmctl_dict_get_string (dict, PP_DEVICE_KEY_RUNTIME_STATUS);
       if (*c.runtime_status == '\0')
         c.runtime_status = NULL;
       g_array_append_val (counts, c);

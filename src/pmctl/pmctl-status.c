@@ -99,7 +99,7 @@ count_runtime_statuses (GVariant *devices, GHashTable *counts)
   g_variant_iter_init (&iter, devices);
   while ((dict = g_variant_iter_next_value (&iter)) != NULL)
     {
-      const char *status = pmctl_dict_get_string (dict, "runtime_status");
+      const char *status = pmctl_dict_get_string (dict, PP_DEVICE_KEY_RUNTIME_STATUS);
       gpointer key = NULL;
       gpointer old = NULL;
 
