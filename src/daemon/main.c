@@ -176,6 +176,48 @@ check_config (const char *config_path)
   return EXIT_SUCCESS;
 }
 
+/* --oneshot: the policy was applied once; status 1 if a write failed. */
+static int
+oneshot_status (PpManager *manager)
+{
+  guint64 failures = pp_manager_get_n_write_failures (manager);
+
+  if (failures > 0)
+    g_printerr ("powerpolicyd: %" G_GUINT64_FORMAT " attribute writes failed\n", failures);
+  return failures > 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* Wire the components, serve on the system bus until SIGTERM/SIGINT or
+ * the name is lost, then shut down. */
+static int
+serve (PpManager *manager)
+{
+  g_autoptr(GError) error = NULL;
+  Daemon d = { .exit_status = EXIT_SUCCESS, .manager = manager };
+
+  d.loop = g_main_loop_new (NULL, FALSE);
+  g_unix_signal_add (SIGTERM, on_terminate, &d);
+  g_unix_signal_add (SIGINT, on_terminate, &d);
+  g_unix_signal_add (SIGHUP, on_reload, &d);
+  if (!daemon_wire (&d, &error))
+    {
+      g_printerr ("powerpolicyd: cannot serve on the system bus: %s\n", error->message);
+      if (d.service != NULL)
+        pp_service_stop (d.service);
+      pp_manager_shutdown (manager);
+      daemon_clear (&d);
+      return EXIT_FAILURE;
+    }
+
+  g_main_loop_run (d.loop);
+
+  sd_notify (0, "STOPPING=1");
+  pp_service_stop (d.service);
+  pp_manager_shutdown (manager);
+  daemon_clear (&d);
+  return d.exit_status;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -192,7 +234,6 @@ main (int argc, char **argv)
   gboolean verbose = FALSE;
   gboolean version = FALSE;
   PpManagerOptions options = { 0 };
-  Daemon d = { .exit_status = EXIT_SUCCESS };
   const GOptionEntry entries[] = {
     { "config", 'c', 0, G_OPTION_ARG_FILENAME, &config_path,
       "Read FILE instead of " PP_SYSCONFDIR "/powerpolicy/powerpolicy.conf (FILE.d/ still read)", "FILE" },
@@ -259,34 +300,6 @@ main (int argc, char **argv)
     }
 
   if (oneshot)
-    {
-      guint64 failures = pp_manager_get_n_write_failures (manager);
-
-      if (failures > 0)
-        g_printerr ("powerpolicyd: %" G_GUINT64_FORMAT " attribute writes failed\n", failures);
-      return failures > 0 ? EXIT_FAILURE : EXIT_SUCCESS;
-    }
-
-  d.loop = g_main_loop_new (NULL, FALSE);
-  d.manager = manager;
-  g_unix_signal_add (SIGTERM, on_terminate, &d);
-  g_unix_signal_add (SIGINT, on_terminate, &d);
-  g_unix_signal_add (SIGHUP, on_reload, &d);
-  if (!daemon_wire (&d, &error))
-    {
-      g_printerr ("powerpolicyd: cannot serve on the system bus: %s\n", error->message);
-      if (d.service != NULL)
-        pp_service_stop (d.service);
-      pp_manager_shutdown (manager);
-      daemon_clear (&d);
-      return EXIT_FAILURE;
-    }
-
-  g_main_loop_run (d.loop);
-
-  sd_notify (0, "STOPPING=1");
-  pp_service_stop (d.service);
-  pp_manager_shutdown (manager);
-  daemon_clear (&d);
-  return d.exit_status;
+    return oneshot_status (manager);
+  return serve (manager);
 }
