@@ -218,12 +218,29 @@ serve (PpManager *manager)
   return d.exit_status;
 }
 
+/* Start the manager (it applies the policy), then serve or, with
+ * --oneshot, stop. */
+static int
+run (const PpManagerOptions *options)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PpManager) manager = pp_manager_new (options);
+
+  if (!pp_manager_start (manager, &error))
+    {
+      g_printerr ("powerpolicyd: %s\n", error->message);
+      return EXIT_FAILURE;
+    }
+  if (options->oneshot)
+    return oneshot_status (manager);
+  return serve (manager);
+}
+
 int
 main (int argc, char **argv)
 {
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(PpManager) manager = NULL;
   g_autofree char *config_path = NULL;
   g_autofree char *state_dir = NULL;
   g_autofree char *runtime_dir = NULL;
@@ -291,15 +308,5 @@ main (int argc, char **argv)
   options.no_logind = no_logind;
   options.dry_run = dry_run;
   options.oneshot = oneshot;
-
-  manager = pp_manager_new (&options);
-  if (!pp_manager_start (manager, &error))
-    {
-      g_printerr ("powerpolicyd: %s\n", error->message);
-      return EXIT_FAILURE;
-    }
-
-  if (oneshot)
-    return oneshot_status (manager);
-  return serve (manager);
+  return run (&options);
 }
