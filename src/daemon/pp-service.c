@@ -56,6 +56,19 @@ return_error (GDBusMethodInvocation *invocation, const GError *error)
   g_dbus_method_invocation_return_gerror (invocation, bus_error);
 }
 
+/* An array reply of @type ("a(...)"), one element per row of @rows. */
+typedef void (*PpAddRow) (GVariantBuilder *b, gconstpointer row);
+
+static GVariant *
+rows_to_variant (GPtrArray *rows, const char *type, PpAddRow add_row)
+{
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE (type));
+
+  for (guint i = 0; i < rows->len; i++)
+    add_row (&b, g_ptr_array_index (rows, i));
+  return g_variant_builder_end (&b);
+}
+
 /* The device dictionary of SPEC §5: what the manager knows of @dev and
  * its power-dependency fields from the tree. */
 static GVariant *
@@ -93,17 +106,44 @@ device_to_variant (PpService *self, PpDevice *dev)
 }
 
 /* a(sss) of PowerDown/PowerUp */
-static GVariant *
-power_results_to_variant (GPtrArray *rows)
+static void
+add_power_result (GVariantBuilder *b, gconstpointer row)
 {
-  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sss)"));
+  const PpPowerResult *r = row;
 
-  for (guint i = 0; i < rows->len; i++)
-    {
-      PpPowerResult *row = g_ptr_array_index (rows, i);
-      g_variant_builder_add (&b, "(sss)", row->path, row->status, row->detail);
-    }
-  return g_variant_builder_end (&b);
+  g_variant_builder_add (b, "(sss)", r->path, r->status, r->detail);
+}
+
+static void
+add_explain_row (GVariantBuilder *b, gconstpointer row)
+{
+  const PpExplainRow *r = row;
+
+  g_variant_builder_add (b, "(sssss)", r->attribute, r->current, r->decided, r->layer, r->origin);
+}
+
+static void
+add_sleep_check_row (GVariantBuilder *b, gconstpointer row)
+{
+  const PpSleepCheckRow *r = row;
+
+  g_variant_builder_add (b, "(sbss)", r->state, r->available, r->used_by, r->reason);
+}
+
+static void
+add_change (GVariantBuilder *b, gconstpointer row)
+{
+  const PpManagerChange *c = row;
+
+  g_variant_builder_add (b, "(ssss)", c->path, c->attribute, c->original, c->current);
+}
+
+static void
+add_override_row (GVariantBuilder *b, gconstpointer row)
+{
+  const PpOverrideRow *r = row;
+
+  g_variant_builder_add (b, "(sss)", r->path, r->key, r->value);
 }
 
 static void
@@ -502,7 +542,7 @@ run_power_down (PpService *self, PpCall *call, GError **error)
 
   if (rows == NULL)
     return FALSE;
-  pp_dbus_manager_complete_power_down (self->skeleton, call->invocation, power_results_to_variant (rows));
+  pp_dbus_manager_complete_power_down (self->skeleton, call->invocation, rows_to_variant (rows, "a(sss)", add_power_result));
   return TRUE;
 }
 
@@ -528,7 +568,7 @@ run_power_up (PpService *self, PpCall *call, GError **error)
 
   if (rows == NULL)
     return FALSE;
-  pp_dbus_manager_complete_power_up (self->skeleton, call->invocation, power_results_to_variant (rows));
+  pp_dbus_manager_complete_power_up (self->skeleton, call->invocation, rows_to_variant (rows, "a(sss)", add_power_result));
   return TRUE;
 }
 
@@ -640,16 +680,10 @@ handle_list_inhibitors (PpDbusManager *skeleton, GDBusMethodInvocation *invocati
 static gboolean
 run_explain (PpService *self, PpCall *call, GError **error)
 {
-  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sssss)"));
   g_autoptr(GPtrArray) rows = pp_manager_explain (self->manager, call->dev);
 
-  for (guint i = 0; i < rows->len; i++)
-    {
-      PpExplainRow *r = g_ptr_array_index (rows, i);
-      g_variant_builder_add (&b, "(sssss)", r->attribute, r->current, r->decided, r->layer,
-                             r->origin);
-    }
-  pp_dbus_manager_complete_explain (self->skeleton, call->invocation, g_variant_builder_end (&b));
+  pp_dbus_manager_complete_explain (self->skeleton, call->invocation,
+                                    rows_to_variant (rows, "a(sssss)", add_explain_row));
   return TRUE;
 }
 
@@ -717,19 +751,14 @@ static gboolean
 handle_check_sleep (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
 {
   const PpSleepConfig *sc = &pp_manager_get_config (self->manager)->sleep;
-  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sbss)"));
   PpSleepCheckInput input = { NULL };
   g_autoptr(GPtrArray) rows = NULL;
 
   pp_sleep_stats_read_check (&input);
   rows = pp_sleep_check (&input, sc->mem_sleep, sc->hibernate_mode);
   pp_sleep_check_input_clear (&input);
-  for (guint i = 0; i < rows->len; i++)
-    {
-      PpSleepCheckRow *r = g_ptr_array_index (rows, i);
-      g_variant_builder_add (&b, "(sbss)", r->state, r->available, r->used_by, r->reason);
-    }
-  pp_dbus_manager_complete_check_sleep (skeleton, invocation, g_variant_builder_end (&b));
+  pp_dbus_manager_complete_check_sleep (skeleton, invocation,
+                                        rows_to_variant (rows, "a(sbss)", add_sleep_check_row));
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
@@ -738,14 +767,9 @@ static gboolean
 handle_list_changes (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
 {
   g_autoptr(GPtrArray) changes = pp_manager_list_changes (self->manager);
-  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(ssss)"));
 
-  for (guint i = 0; i < changes->len; i++)
-    {
-      PpManagerChange *c = g_ptr_array_index (changes, i);
-      g_variant_builder_add (&b, "(ssss)", c->path, c->attribute, c->original, c->current);
-    }
-  pp_dbus_manager_complete_list_changes (skeleton, invocation, g_variant_builder_end (&b));
+  pp_dbus_manager_complete_list_changes (skeleton, invocation,
+                                         rows_to_variant (changes, "a(ssss)", add_change));
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
@@ -753,14 +777,9 @@ static gboolean
 handle_list_overrides (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
 {
   g_autoptr(GPtrArray) rows = pp_manager_list_overrides (self->manager);
-  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sss)"));
 
-  for (guint i = 0; i < rows->len; i++)
-    {
-      PpOverrideRow *r = g_ptr_array_index (rows, i);
-      g_variant_builder_add (&b, "(sss)", r->path, r->key, r->value);
-    }
-  pp_dbus_manager_complete_list_overrides (skeleton, invocation, g_variant_builder_end (&b));
+  pp_dbus_manager_complete_list_overrides (skeleton, invocation,
+                                           rows_to_variant (rows, "a(sss)", add_override_row));
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
