@@ -67,6 +67,15 @@ typedef struct {
   const char       *held_by;       /* the hold's origin ("held by WHO (WHY), pid N");
                                     * NULL: "held" */
   const char       *driver;        /* the bound driver, for ExcludeDrivers= */
+  /* a Revert (SPEC §5 addition) puts the device back to its original
+   * values: above the overrides, below PowerDown and holds. @original
+   * gives the original of an attribute (relpath), g_malloc'ed, or NULL
+   * when it has none (the setting then stays as the layers below say) */
+  gboolean          reverted;
+  const char       *reverted_by;   /* the revert's origin; NULL: "reverted" */
+  char           *(*original)      (gpointer    user_data,
+                                    const char *relpath);
+  gpointer          original_data;
 } PpDeviceState;
 
 /* The policy's decision for one device: the one computation behind both
@@ -88,7 +97,8 @@ typedef struct {
 } PpDecision;
 
 /* Layer order (SPEC §4): class base, :battery, :idle, udev properties,
- * overrides, PowerDown (control=auto, delay 0), holds (control=on). */
+ * overrides, a Revert (the originals), PowerDown (control=auto, delay 0),
+ * holds (control=on). */
 PpDecision *pp_policy_decide          (const PpConfig      *config,
                                        const PpDeviceProps *props,
                                        const PpSituation   *situation,
@@ -106,7 +116,7 @@ GPtrArray  *pp_policy_device_settings (const PpConfig      *config,
                                        gboolean             held);
 
 /* "class", "battery", "idle", "udev", "override", "power-down", "hold",
- * "excluded", "ignored"; "" for PP_SOURCE_NONE. */
+ * "excluded", "ignored", "revert"; "" for PP_SOURCE_NONE. */
 const char *pp_setting_source_to_string (PpSettingSource source);
 
 /* One row of Explain (SPEC §5): an attribute the policy touches on a
