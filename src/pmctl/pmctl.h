@@ -67,6 +67,7 @@ extern const PmctlCommand pmctl_command_diff;        /* pmctl-changes.c */
 extern const PmctlCommand pmctl_command_overrides;
 extern const PmctlCommand pmctl_command_stats;       /* pmctl-stats.c */
 extern const PmctlCommand pmctl_command_metrics;
+extern const PmctlCommand pmctl_command_bisect;      /* pmctl-bisect.c */
 
 /* ---- pmctl-client.c ---------------------------------------------------- */
 
