@@ -496,8 +496,37 @@ class TestRevert(BisectTestCase):
         msg = self.assertRevertError('org.powerpolicy1.Error.InvalidArgument',
                                      ['/sys/devices/' + 'x' * 4000] * 300)
         self.assertIn('larger than 1048576 bytes', msg)
+        # errors quote a bounded part of what the caller sent (one device
+        # argument at most, as test_hostile bounds every method's errors)
+        for devices in (['x' * 600000], ['1-1.2\n\x1b[31m' + 'y' * 3000], ['/sys/../etc/passwd']):
+            with self.assertRaises(GLib.GError) as cm:
+                self.revert(devices)
+            self.assertIn(Gio.DBusError.get_remote_error(cm.exception),
+                          ('org.powerpolicy1.Error.InvalidArgument',
+                           'org.powerpolicy1.Error.NoSuchDevice'))
+            self.assertLess(len(cm.exception.message), 16 * 1024)
+        self.assertIsNone(self.daemons[0].proc.poll())
         self.assert_policy_back()
         self.assertEqual(self.control(self.devices[0]), 'auto')
+
+    def test_caller_text_escaped_in_the_log(self):
+        d = self.start_daemon()
+        forged = 'FORGED: powerpolicyd: everything is fine'
+        who = 'x\n' + forged
+        why = 'y\r\n' + forged + '\x1b[2J\x07'
+        fd = self.revert([self.devices[0]], who, why)
+        # Explain gives the caller its text back as it was
+        rows = {row[0]: row for row in self.call('Explain', (self.devices[0],), '(s)')[0]}
+        self.assertEqual(rows['power/control'][4], 'reverted by %s (%s), pid %d' % (who, why, os.getpid()))
+        os.close(fd)
+        wait_until(lambda: 'original values released by' in d.read_log(), 5, 'release logged')
+        log = d.read_log()
+        self.assertIn('x\\nFORGED', log)
+        self.assertIn('y\\r\\nFORGED', log)
+        for line in log.splitlines():
+            self.assertFalse(line.startswith('FORGED'), line)
+        for c in ('\r', '\x1b', '\x07'):
+            self.assertNotIn(c, log)
 
     def test_not_authorized_without_polkit(self):
         self.start()
@@ -505,6 +534,15 @@ class TestRevert(BisectTestCase):
         self.assertFalse(r['ok'])
         self.assertEqual(r['error'], 'org.powerpolicy1.Error.NotAuthorized')
         self.assertEqual(self.control(self.devices[0]), 'auto')
+        # polkit's answer counts: denied, then allowed
+        polkit = self.start_polkit()
+        r = self.call_as('nobody', 'Revert', '(asss)', ([self.devices[0]], 'me', 'x'))
+        self.assertEqual(r['error'], 'org.powerpolicy1.Error.NotAuthorized')
+        polkit.SetAllowed(['org.powerpolicy1.manage'])
+        r = self.call_as('nobody', 'Revert', '(asss)', ([self.devices[0]], 'me', 'x'))
+        # allowed; the caller (ppcall) exits at once, and its revert with it
+        self.assertTrue(r['ok'], r)
+        self.assert_policy_back()
 
     def test_counted_as_a_token(self):
         self.start_daemon(config_text=TEST_CONFIG.replace(
