@@ -59,7 +59,8 @@ reverts_element_free (gpointer data)
 
       revert->self->n_entries -= revert->paths->len;
       if (!pp_manager_set_reverted (revert->self->manager, revert->paths, FALSE, &error))
-        g_warning ("Ending a revert of %u devices: %s", revert->paths->len, error->message);
+        g_warning ("Ending a revert of %u device%s: %s", revert->paths->len,
+                   revert->paths->len == 1 ? "" : "s", error->message);
     }
   revert_free (revert);
 }
