@@ -20,8 +20,8 @@
 /* The daemon's components, made and connected here and nowhere else:
  * the manager (devices and policy), activity (input, lid, dock,
  * inhibitors), sleep (system sleep, lid actions; it follows activity's
- * lid), power-ops (PowerDown/PowerUp, holds, the tree) and the service
- * in front of them on the bus. */
+ * lid), power-ops (PowerDown/PowerUp, holds, the tree), the reverts
+ * of pmctl bisect and the service in front of them on the bus. */
 typedef struct {
   GMainLoop       *loop;
   int              exit_status;
@@ -30,6 +30,7 @@ typedef struct {
   PpActivity      *activity;
   PpSleep         *sleep;
   PpPowerOps      *power_ops;
+  PpReverts       *reverts;
   PpService       *service;
 } Daemon;
 
@@ -111,7 +112,9 @@ daemon_wire (Daemon *d, GError **error)
    * Backend and VideoQuirks are known from the first call */
   d->sleep = pp_sleep_new (d->manager, d->bus, d->activity);
   pp_sleep_history_set_blocker_hook (pp_sleep_get_history (d->sleep), sleep_blocker_of, d->power_ops);
-  d->service = pp_service_new (d->manager, d->activity, d->sleep, d->power_ops, daemon_reload, d);
+  d->reverts = pp_reverts_new (d->manager);
+  d->service = pp_service_new (d->manager, d->activity, d->sleep, d->power_ops, d->reverts,
+                               daemon_reload, d);
   g_signal_connect (d->service, "name-acquired", G_CALLBACK (on_name_acquired), d);
   g_signal_connect (d->service, "name-lost", G_CALLBACK (on_name_lost), d);
   return pp_service_start (d->service, d->bus, error);
@@ -121,6 +124,7 @@ static void
 daemon_clear (Daemon *d)
 {
   g_clear_object (&d->service);
+  g_clear_pointer (&d->reverts, pp_reverts_free);
   g_clear_object (&d->power_ops);
   g_clear_object (&d->sleep);
   g_clear_object (&d->activity);

@@ -12,6 +12,7 @@
 #include "pp-names.h"
 #include "pp-overrides.h"
 #include "pp-power-ops.h"
+#include "pp-revert.h"
 #include "pp-service.h"
 #include "pp-sleep.h"
 #include "pp-sleep-check.h"
@@ -28,6 +29,7 @@ struct _PpService {
   PpPowerOps      *power_ops;     /* PowerDown, PowerUp, Hold; the tree */
   PpActivity      *activity;      /* Inhibit; idle, lid and dock state */
   PpSleep         *sleep;         /* Suspend, Hibernate, video quirks, sleep records */
+  PpReverts       *reverts;       /* Revert (pmctl bisect); not ours, outlives us */
   PpServiceReloadFunc reload;     /* Reload */
   gpointer         reload_data;
   GDBusConnection *bus;
@@ -196,8 +198,9 @@ struct _PpCall {
   char                  *value;        /* SetOverride */
   char                  *mode;         /* PowerDown */
   char                  *what;         /* Inhibit */
-  char                  *who;          /* Hold, Inhibit */
-  char                  *why;          /* Hold, Inhibit */
+  char                  *who;          /* Hold, Inhibit, Revert */
+  char                  *why;          /* Hold, Inhibit, Revert */
+  char                 **devices;      /* Revert */
   gboolean               subtree;      /* PowerDown, PowerUp */
   const char            *state;        /* Suspend "mem", Hibernate "disk" */
   /* what serve() found out */
@@ -230,6 +233,7 @@ call_free (PpCall *call)
   g_free (call->what);
   g_free (call->who);
   g_free (call->why);
+  g_strfreev (call->devices);
   g_clear_error (&call->caller_error);
   g_free (call);
 }
@@ -664,6 +668,38 @@ handle_inhibit (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, GUni
 }
 
 static gboolean
+run_revert (PpService *self, PpCall *call, GError **error)
+{
+  int fd = -1;
+
+  if (call->caller_error != NULL)
+    g_debug ("Cannot get the pid of the caller of Revert: %s", call->caller_error->message);
+  if (!pp_reverts_add (self->reverts, (const char * const *) call->devices,
+                       &(PpTokenRequest) { who_or_sender (call->invocation, call->who), call->why,
+                                           call->uid, call->pid },
+                       &fd, error))
+    return FALSE;
+  return_fd (call->invocation, fd, pp_dbus_manager_complete_revert, self->skeleton);
+  return TRUE;
+}
+
+static const PpMethod method_revert = {
+  .action_id = PP_POLKIT_ACTION_MANAGE, .caller = TRUE, .run = run_revert,
+};
+
+static gboolean
+handle_revert (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, GUnixFDList *fd_list,
+               const char * const *devices, const char *who, const char *why, PpService *self)
+{
+  PpCall *call = call_new (self, invocation, &method_revert);
+
+  call->devices = g_strdupv ((char **) devices);
+  call->who = g_strdup (who);
+  call->why = g_strdup (why);
+  return serve (call);
+}
+
+static gboolean
 handle_list_inhibitors (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
 {
   g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(ssssu)"));
@@ -796,13 +832,15 @@ on_authorize_method (GDBusInterfaceSkeleton *skeleton,
                      PpService              *self)
 {
   GVariant *parameters = g_dbus_method_invocation_get_parameters (invocation);
+  const char *method = g_dbus_method_invocation_get_method_name (invocation);
+  /* Revert names many devices; its errors quote one of them at most */
+  gsize max = g_strcmp0 (method, "Revert") == 0 ? PP_REVERT_ARGS_MAX : PP_DBUS_ARGS_MAX;
 
-  if (parameters != NULL && g_variant_get_size (parameters) > PP_DBUS_ARGS_MAX)
+  if (parameters != NULL && g_variant_get_size (parameters) > max)
     {
       g_dbus_method_invocation_return_error (invocation, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
-                                             "the arguments of %s are larger than %d bytes",
-                                             g_dbus_method_invocation_get_method_name (invocation),
-                                             PP_DBUS_ARGS_MAX);
+                                             "the arguments of %s are larger than %" G_GSIZE_FORMAT " bytes",
+                                             method, max);
       return FALSE;
     }
   return TRUE;
@@ -917,6 +955,7 @@ connect_handlers (PpService *self)
   g_signal_connect (skeleton, "handle-power-up", G_CALLBACK (handle_power_up), self);
   g_signal_connect (skeleton, "handle-hold", G_CALLBACK (handle_hold), self);
   g_signal_connect (skeleton, "handle-inhibit", G_CALLBACK (handle_inhibit), self);
+  g_signal_connect (skeleton, "handle-revert", G_CALLBACK (handle_revert), self);
 }
 
 static void
@@ -1022,6 +1061,7 @@ pp_service_new (PpManager           *manager,
                 PpActivity          *activity,
                 PpSleep             *sleep,
                 PpPowerOps          *power_ops,
+                PpReverts           *reverts,
                 PpServiceReloadFunc  reload,
                 gpointer             reload_data)
 {
@@ -1031,6 +1071,7 @@ pp_service_new (PpManager           *manager,
   self->activity = g_object_ref (activity);
   self->sleep = g_object_ref (sleep);
   self->power_ops = g_object_ref (power_ops);
+  self->reverts = reverts;
   self->reload = reload;
   self->reload_data = reload_data;
   return self;

@@ -7,6 +7,7 @@
 #include "pp-activity.h"
 #include "pp-manager.h"
 #include "pp-power-ops.h"
+#include "pp-revert.h"
 #include "pp-sleep.h"
 
 G_BEGIN_DECLS
@@ -19,11 +20,13 @@ G_DECLARE_FINAL_TYPE (PpService, pp_service, PP, SERVICE, GObject)
 typedef GPtrArray *(*PpServiceReloadFunc) (gpointer user_data);
 
 /* The object in front of the daemon's components, made and connected by
- * the caller (main.c): the service only turns calls into calls on them. */
+ * the caller (main.c): the service only turns calls into calls on them.
+ * @reverts is borrowed and must outlive the service. */
 PpService  *pp_service_new      (PpManager           *manager,
                                  PpActivity          *activity,
                                  PpSleep             *sleep,
                                  PpPowerOps          *power_ops,
+                                 PpReverts           *reverts,
                                  PpServiceReloadFunc  reload,
                                  gpointer             reload_data);
 
