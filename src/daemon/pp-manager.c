@@ -322,15 +322,23 @@ roots_for_path (const char *path)
 }
 
 /* What @path holds now; for a list of choices ("s2idle [deep]") the
- * chosen one. NULL with @error as pp_sysfs_read(). */
+ * chosen one. Without PP_MANAGER_WRITE_CHOICE only a strict list is
+ * taken for one (the pcie_aspm policy: "default [powersave] ..."), so
+ * that the value written is compared, journalled and restored as the
+ * word it is. NULL with @error as pp_sysfs_read(). */
 static char *
 read_current (const char *path, PpManagerWriteFlags flags, GError **error)
 {
   g_autofree char *text = pp_sysfs_read (path, error);
   const char *open, *close;
 
-  if (text == NULL || !(flags & PP_MANAGER_WRITE_CHOICE))
-    return g_steal_pointer (&text);
+  if (text == NULL)
+    return NULL;
+  if (!(flags & PP_MANAGER_WRITE_CHOICE))
+    {
+      char *chosen = pp_choice_selected (text);
+      return chosen != NULL ? chosen : g_steal_pointer (&text);
+    }
   open = strchr (text, '[');
   close = open ? strchr (open, ']') : NULL;
   if (close == NULL)
@@ -392,7 +400,7 @@ plan_write (PpManager  *self,
 {
   g_autofree char *path = g_build_filename (dir, relpath, NULL);
   g_autoptr(GError) error = NULL;
-  g_autofree char *current = pp_sysfs_read (path, &error);
+  g_autofree char *current = read_current (path, PP_MANAGER_WRITE_SETTING, &error);
   PlannedWrite *w;
 
   if (current == NULL)
@@ -463,6 +471,76 @@ plan_reverts (PpManager  *self,
 
 static char *hold_origin (PpManager *self, const char *syspath);
 
+/* The NVMe controllers below an NVMe PCI function (nvme/nvme0, ...),
+ * sorted; empty when it has none (not bound yet). */
+static GPtrArray *
+nvme_controllers (PpDevice *dev)
+{
+  g_autofree char *dir = g_build_filename (dev->info->syspath, PP_NVME_DIR, NULL);
+  GPtrArray *names = pp_list_dir_sorted (dir, NULL);
+
+  return names != NULL ? names : g_ptr_array_new_with_free_func (g_free);
+}
+
+/* The APST quirk of an NVMe drive, from its PCI ids and the model its
+ * controller reports; NULL for any other device. */
+static const PpNvmeApstQuirk *
+nvme_apst_quirk (PpDevice *dev)
+{
+  g_autoptr(GPtrArray) controllers = NULL;
+  g_autofree char *model = NULL;
+  gint64 vendor, device;
+
+  if (g_strcmp0 (dev->info->driver, "nvme") != 0 || !g_str_equal (dev->info->subsystem, "pci"))
+    return NULL;
+  vendor = pp_sysfs_read_int (dev->info->syspath, "vendor", -1);
+  device = pp_sysfs_read_int (dev->info->syspath, "device", -1);
+  controllers = nvme_controllers (dev);
+  if (controllers->len > 0)
+    {
+      g_autofree char *relpath = g_build_filename (PP_NVME_DIR,
+                                                   (char *) g_ptr_array_index (controllers, 0),
+                                                   "model", NULL);
+      model = pp_sysfs_read_opt (dev->info->syspath, relpath);
+      if (model != NULL)
+        g_strstrip (model);
+    }
+  return pp_nvme_apst_quirk_find (vendor < 0 ? 0 : (guint) vendor, device < 0 ? 0 : (guint) device,
+                                  model);
+}
+
+/* A setting key with a '*' (PP_ATTR_NVME_APST) stands for the NVMe
+ * controllers the device has: one setting per controller; a device
+ * without one keeps the pattern, which names no file (nothing is
+ * written, Explain says why). */
+static void
+expand_settings (PpDevice *dev, GPtrArray *settings)
+{
+  for (guint i = 0; i < settings->len; i++)
+    {
+      PpSetting *s = g_ptr_array_index (settings, i);
+      g_autoptr(GPtrArray) controllers = NULL;
+
+      if (!g_str_equal (s->key, PP_ATTR_NVME_APST))
+        continue;
+      controllers = nvme_controllers (dev);
+      for (guint c = 0; c < controllers->len; c++)
+        {
+          PpSetting *copy = pp_setting_new_at (NULL, s->value, s->file, s->line);
+
+          copy->key = g_build_filename (PP_NVME_DIR, (char *) g_ptr_array_index (controllers, c),
+                                        PP_NVME_APST_TAIL, NULL);
+          copy->source = s->source;
+          copy->origin = g_strdup (s->origin);
+          g_ptr_array_insert (settings, ++i, copy);
+        }
+      if (controllers->len > 0)
+        g_ptr_array_remove_index (settings, i - controllers->len);
+      if (controllers->len > 0)
+        i--;
+    }
+}
+
 /* The one decision for a device, behind applying and Explain.
  * @power_up: PowerUp's pass, power/control=on above every layer (for
  * this pass only: the next one is the policy's again). @with_power_down:
@@ -479,9 +557,13 @@ decide_device (PpManager *self, PpDevice *dev, gboolean power_up, gboolean with_
     .held = held || power_up,
     .held_by = held ? held_by : power_up ? "PowerUp over D-Bus" : NULL,
     .driver = dev->info->driver,
+    .apst_quirk = nvme_apst_quirk (dev),
   };
+  PpDecision *decision = pp_policy_decide (self->config, &dev->props, &self->situation, &state);
 
-  return pp_policy_decide (self->config, &dev->props, &self->situation, &state);
+  expand_settings (dev, decision->settings);
+  expand_settings (dev, decision->left_alone);
+  return decision;
 }
 
 /* Returns the settings planned (NULL for an ignored device or a link). */
@@ -718,7 +800,7 @@ execute_plan_writes (PpManager *self, GPtrArray *plan, GError **first_error)
         {
           /* what the kernel made of it ("1" to a bool reads back "Y"),
            * so that its own form is not taken for another program's */
-          g_autofree char *now = pp_sysfs_read (w->path, NULL);
+          g_autofree char *now = read_current (w->path, PP_MANAGER_WRITE_SETTING, NULL);
 
           pp_foreign_tracker_note_written (self->foreign, w->dir, w->relpath,
                                            now != NULL ? now : w->value);
@@ -1312,6 +1394,40 @@ pp_manager_forget_tree_devices (PpManager *self)
   g_hash_table_remove_all (self->unmanaged);
 }
 
+static gboolean
+restore_listed (char **list, const char *name)
+{
+  return list != NULL && name != NULL && g_strv_contains ((const char * const *) list, name);
+}
+
+gboolean
+pp_manager_set_before_sleep (PpManager *self, gboolean before_sleep, GError **error)
+{
+  const PpSleepConfig *sc = &self->config->sleep;
+  g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
+  GPtrArray *devices;
+
+  if (self->situation.before_sleep == before_sleep)
+    return TRUE;
+  self->situation.before_sleep = before_sleep;
+  if (!sc->restore_defaults)
+    return TRUE;
+  g_info ("%s", before_sleep ? "Before sleep: AHCI runtime PM on, PCIe ASPM policy default"
+                             : "After resume: the sleep layer ends");
+  /* only what the layer names: the rest of the policy stays as it is */
+  devices = pp_manager_list_devices (self);
+  for (guint i = 0; i < devices->len; i++)
+    {
+      PpDevice *dev = g_ptr_array_index (devices, i);
+
+      if (restore_listed (sc->restore_defaults_classes, dev->props.klass) ||
+          restore_listed (sc->restore_defaults_drivers, dev->info->driver))
+        plan_device (self, plan, dev);
+    }
+  plan_modules (self, plan);
+  return execute_plan (self, plan, error);
+}
+
 void
 pp_manager_reapply (PpManager *self)
 {
@@ -1493,22 +1609,77 @@ pp_manager_get_decided_value (PpManager *self, PpDevice *dev, const char *relpat
   return NULL;
 }
 
+/* The row of the PCIe ASPM policy (a module parameter, named by its
+ * path) in the Explain of a PCI device, when the configuration has a
+ * [Module pcie_aspm] section: the policy applies to every link. */
+static PpExplainRow *
+explain_aspm_policy (PpManager *self, PpDevice *dev)
+{
+  g_autoptr(GPtrArray) modules = NULL;
+  g_autofree char *path = g_build_filename (PP_SYSFS_MODULE, PP_ASPM_MODULE, "parameters",
+                                            PP_ASPM_POLICY_PARAM, NULL);
+  g_autofree char *key = g_strdup_printf ("%s/parameters/%s", PP_ASPM_MODULE, PP_ASPM_POLICY_PARAM);
+  g_autofree char *current = NULL;
+  PpExplainRow *row;
+
+  if (!g_str_equal (dev->info->subsystem, "pci") ||
+      pp_config_get_module (self->config, PP_ASPM_MODULE) == NULL)
+    return NULL;
+  row = g_new0 (PpExplainRow, 1);
+  row->attribute = g_steal_pointer (&path);
+  current = read_current (row->attribute, PP_MANAGER_WRITE_SETTING, NULL);
+  row->current = g_utf8_make_valid (current != NULL ? current : "", -1);
+  modules = pp_policy_module_settings (self->config, &self->situation);
+  for (guint i = 0; i < modules->len; i++)
+    {
+      PpSetting *s = g_ptr_array_index (modules, i);
+
+      if (!g_str_equal (s->key, key))
+        continue;
+      row->decided = g_strdup (s->value);
+      row->layer = pp_setting_source_to_string (s->source);
+      row->origin = g_utf8_make_valid (s->origin != NULL ? s->origin : "", -1);
+      return row;
+    }
+  row->decided = g_strdup ("");
+  row->layer = "class";
+  row->origin = g_strdup ("not set by [Module " PP_ASPM_MODULE "] in this situation: "
+                          "the kernel's policy stays");
+  return row;
+}
+
 GPtrArray *
 pp_manager_explain (PpManager *self, PpDevice *dev)
 {
   g_autoptr(PpDecision) decision = decide_device (self, dev, FALSE, TRUE);
   g_autoptr(GPtrArray) rows = pp_policy_explain (self->config, dev->props.klass, decision);
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_explain_row_free);
+  g_autofree char *link_dir = g_build_filename (dev->info->syspath, PP_ASPM_LINK_DIR, NULL);
+  PpExplainRow *aspm_policy;
 
   for (guint i = 0; i < rows->len; i++)
     {
       PpExplainRow *row = g_ptr_array_index (rows, i);
       g_autofree char *path = g_build_filename (dev->info->syspath, row->attribute, NULL);
       g_autofree char *current = NULL;
+      const char *absent;
 
       /* an attribute the device does not have and nothing decides: no row */
       if (!g_file_test (path, G_FILE_TEST_EXISTS) && *row->decided == '\0')
         continue;
+      /* a knob the device lacks: said why, and that nothing is written */
+      absent = !g_file_test (path, G_FILE_TEST_EXISTS)
+               ? pp_knob_absent_reason (row->attribute, g_file_test (link_dir, G_FILE_TEST_IS_DIR))
+               : NULL;
+      if (absent != NULL)
+        {
+          char *origin = g_strdup_printf ("%s (%s=%s by %s)", absent, row->attribute,
+                                          row->decided, row->origin);
+          g_free (row->origin);
+          row->origin = origin;
+          g_free (row->decided);
+          row->decided = g_strdup ("");
+        }
       current = pp_sysfs_read_opt (dev->info->syspath, row->attribute);
       /* D-Bus strings are UTF-8: an attribute may hold anything */
       row->current = g_utf8_make_valid (current ? current : "", -1);
@@ -1520,6 +1691,9 @@ pp_manager_explain (PpManager *self, PpDevice *dev)
         }
       g_ptr_array_add (out, g_steal_pointer (&rows->pdata[i]));
     }
+  aspm_policy = explain_aspm_policy (self, dev);
+  if (aspm_policy != NULL)
+    g_ptr_array_add (out, aspm_policy);
   return out;
 }
 

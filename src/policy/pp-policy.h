@@ -6,6 +6,7 @@
 #include <glib.h>
 
 #include "pp-config.h"
+#include "pp-knobs.h"
 
 G_BEGIN_DECLS
 
@@ -43,6 +44,9 @@ typedef struct {
 typedef struct {
   gboolean on_battery;
   gboolean user_idle;             /* idle and no idle inhibitor */
+  /* between PrepareForSleep and resume, with [Sleep]
+   * RestoreDefaultsBeforeSleep=true: the sleep layer applies */
+  gboolean before_sleep;
 } PpSituation;
 
 /* Look up a udev property; returns NULL when absent. */
@@ -67,6 +71,9 @@ typedef struct {
   const char       *held_by;       /* the hold's origin ("held by WHO (WHY), pid N");
                                     * NULL: "held" */
   const char       *driver;        /* the bound driver, for ExcludeDrivers= */
+  /* an NVMe drive whose APST is known broken (pp_nvme_apst_quirk_find()),
+   * or NULL */
+  const PpNvmeApstQuirk *apst_quirk;
 } PpDeviceState;
 
 /* The policy's decision for one device: the one computation behind both
@@ -87,8 +94,12 @@ typedef struct {
   GPtrArray       *left_alone;
 } PpDecision;
 
-/* Layer order (SPEC §4): class base, :battery, :idle, udev properties,
- * overrides, PowerDown (control=auto, delay 0), holds (control=on). */
+/* Layer order (SPEC §4): class base, :battery, :idle, the NVMe APST
+ * quirk, udev properties, overrides, PowerDown (control=auto, delay 0),
+ * holds (control=on), the sleep layer (control=on for the classes and
+ * drivers of [Sleep] RestoreDefaultsClasses=/Drivers= while
+ * situation->before_sleep). AspmL1=0 turns the L1 substates off with it
+ * (the kernel does). */
 PpDecision *pp_policy_decide          (const PpConfig      *config,
                                        const PpDeviceProps *props,
                                        const PpSituation   *situation,
@@ -131,7 +142,10 @@ GPtrArray  *pp_policy_explain         (const PpConfig      *config,
                                        const PpDecision    *decision);
 void        pp_explain_row_free       (PpExplainRow        *row);
 
-/* The module parameters (key = "MODULE/parameters/PARAM") to write. */
+/* The module parameters (key = "MODULE/parameters/PARAM") to write,
+ * each with its source and origin; while situation->before_sleep (and
+ * RestoreDefaultsBeforeSleep=true) a pcie_aspm policy the configuration
+ * sets is "default", source PP_SOURCE_SLEEP. */
 GPtrArray  *pp_policy_module_settings (const PpConfig      *config,
                                        const PpSituation   *situation);
 
