@@ -593,6 +593,31 @@ plan_device (PpManager *self, GPtrArray *plan, PpDevice *dev)
   g_autoptr(GPtrArray) settings = plan_device_full (self, plan, dev, FALSE);
 }
 
+#define ASPM_POLICY_KEY PP_ASPM_MODULE "/parameters/" PP_ASPM_POLICY_PARAM
+
+/* Does the OS control ASPM of some link? The kernel shows link/ on the
+ * PCI devices whose link it controls and can put in a low-power state,
+ * and none anywhere when the firmware kept ASPM (or pcie_aspm=off): then
+ * the policy cannot be written (EPERM) and would change nothing. */
+static gboolean
+aspm_os_controlled (PpManager *self)
+{
+  GPtrArray *devices = pp_manager_list_devices (self);
+
+  for (guint i = 0; i < devices->len; i++)
+    {
+      PpDevice *dev = g_ptr_array_index (devices, i);
+      g_autofree char *link = NULL;
+
+      if (!g_str_equal (dev->info->subsystem, "pci"))
+        continue;
+      link = g_build_filename (dev->info->syspath, PP_ASPM_LINK_DIR, NULL);
+      if (g_file_test (link, G_FILE_TEST_IS_DIR))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static void
 plan_modules (PpManager *self, GPtrArray *plan)
 {
@@ -601,6 +626,13 @@ plan_modules (PpManager *self, GPtrArray *plan)
   for (guint i = 0; i < settings->len; i++)
     {
       PpSetting *s = g_ptr_array_index (settings, i);
+
+      if (g_str_equal (s->key, ASPM_POLICY_KEY) && !aspm_os_controlled (self))
+        {
+          g_debug ("%s: firmware controls ASPM (no PCI device shows link/), not written", s->key);
+          g_ptr_array_remove_index (settings, i--);
+          continue;
+        }
       plan_write (self, plan, NULL, PP_SYSFS_MODULE, s->key, s->value);
     }
   plan_reverts (self, plan, NULL, PP_SYSFS_MODULE, settings);
@@ -1618,7 +1650,7 @@ explain_aspm_policy (PpManager *self, PpDevice *dev)
   g_autoptr(GPtrArray) modules = NULL;
   g_autofree char *path = g_build_filename (PP_SYSFS_MODULE, PP_ASPM_MODULE, "parameters",
                                             PP_ASPM_POLICY_PARAM, NULL);
-  g_autofree char *key = g_strdup_printf ("%s/parameters/%s", PP_ASPM_MODULE, PP_ASPM_POLICY_PARAM);
+  const char *key = ASPM_POLICY_KEY;
   g_autofree char *current = NULL;
   PpExplainRow *row;
 
@@ -1636,9 +1668,24 @@ explain_aspm_policy (PpManager *self, PpDevice *dev)
 
       if (!g_str_equal (s->key, key))
         continue;
-      row->decided = g_strdup (s->value);
       row->layer = pp_setting_source_to_string (s->source);
-      row->origin = g_utf8_make_valid (s->origin != NULL ? s->origin : "", -1);
+      if (!aspm_os_controlled (self))
+        {
+          row->decided = g_strdup ("");
+          row->origin = g_strdup_printf ("firmware controls ASPM (no PCI device shows link/); "
+                                         "nothing written (policy=%s by %s)", s->value,
+                                         s->origin != NULL ? s->origin : "");
+        }
+      else
+        {
+          row->decided = g_strdup (s->value);
+          row->origin = g_strdup (s->origin != NULL ? s->origin : "");
+        }
+      {
+        char *valid = g_utf8_make_valid (row->origin, -1);
+        g_free (row->origin);
+        row->origin = valid;
+      }
       return row;
     }
   row->decided = g_strdup ("");
