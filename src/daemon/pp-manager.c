@@ -87,6 +87,7 @@ enum {
   PROP_DRY_RUN,
   PROP_WRITE_FAILURES,
   PROP_LAST_POLICY_PASS_SEC,
+  PROP_LOW_BATTERY,
   N_PROPS,
 };
 static GParamSpec *props[N_PROPS];
@@ -995,19 +996,71 @@ compute_on_battery (PpManager *self)
   return pp_policy_on_battery ((PpPowerSupplyFacts *) (gpointer) facts->data, facts->len);
 }
 
-/* Re-read the power source; on a change re-apply every layer at once. */
+/* The charge of the system batteries together, in percent, or -1. */
+static gint
+compute_battery_percent (PpManager *self)
+{
+  g_autoptr(GArray) facts = g_array_new (FALSE, TRUE, sizeof (PpBatteryFacts));
+  g_autoptr(GPtrArray) strings = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *devices = pp_manager_list_devices (self);
+
+  for (guint i = 0; i < devices->len; i++)
+    {
+      PpDevice *dev = g_ptr_array_index (devices, i);
+      const char *dir = dev->info->syspath;
+      g_autofree char *type = NULL;
+      PpBatteryFacts f;
+      char *scope;
+
+      if (!g_str_equal (dev->info->subsystem, "power_supply"))
+        continue;
+      type = pp_sysfs_read_opt (dir, "type");
+      if (g_strcmp0 (type, "Battery") != 0)
+        continue;
+      scope = pp_sysfs_read_opt (dir, "scope");
+      g_ptr_array_add (strings, scope);
+      f.scope = scope;
+      f.capacity = (gint) pp_sysfs_read_int (dir, "capacity", -1);
+      f.energy_now = pp_sysfs_read_int (dir, "energy_now", -1);
+      f.energy_full = pp_sysfs_read_int (dir, "energy_full", -1);
+      f.charge_now = pp_sysfs_read_int (dir, "charge_now", -1);
+      f.charge_full = pp_sysfs_read_int (dir, "charge_full", -1);
+      g_array_append_val (facts, f);
+    }
+  return pp_policy_battery_percent ((PpBatteryFacts *) (gpointer) facts->data, facts->len);
+}
+
+/* Re-read the power source and the battery charge (power_supply
+ * uevents: the kernel sends "change" as the charge moves); on a change of
+ * the situation re-apply every layer at once. */
 static void
 update_power_source (PpManager *self, gboolean apply)
 {
   gboolean on_battery = compute_on_battery (self);
+  gint percent = on_battery ? compute_battery_percent (self) : -1;
+  gboolean low_battery = pp_policy_low_battery (on_battery, percent,
+                                                self->config->low_battery_percent);
+  gboolean source_changed = on_battery != self->situation.on_battery;
+  gboolean low_changed = low_battery != self->situation.low_battery;
 
-  if (on_battery == self->situation.on_battery)
+  if (!source_changed && !low_changed)
     return;
   self->situation.on_battery = on_battery;
-  g_info ("Power source: %s", on_battery ? "battery" : "AC");
-  g_object_notify_by_pspec (G_OBJECT (self), props[PROP_ON_BATTERY]);
+  self->situation.low_battery = low_battery;
+  if (source_changed)
+    {
+      g_info ("Power source: %s", on_battery ? "battery" : "AC");
+      g_object_notify_by_pspec (G_OBJECT (self), props[PROP_ON_BATTERY]);
+    }
+  if (low_changed)
+    {
+      g_info ("Low battery: %s (charge %d%%, LowBatteryPercent=%u)", low_battery ? "yes" : "no",
+              percent, self->config->low_battery_percent);
+      g_object_notify_by_pspec (G_OBJECT (self), props[PROP_LOW_BATTERY]);
+    }
   if (apply)
-    apply_all (self, on_battery ? "battery" : "ac");
+    apply_all (self, low_changed ? (low_battery ? "low-battery" : "battery-ok")
+                                 : (on_battery ? "battery" : "ac"));
 }
 
 /* ---- uevents ---------------------------------------------------------- */
@@ -1319,7 +1372,12 @@ pp_manager_start (PpManager *self, GError **error)
   g_info ("Managing %u devices", g_hash_table_size (self->devices));
 
   self->situation.on_battery = compute_on_battery (self);
-  g_info ("Power source: %s", self->situation.on_battery ? "battery" : "AC");
+  self->situation.low_battery =
+    pp_policy_low_battery (self->situation.on_battery,
+                           self->situation.on_battery ? compute_battery_percent (self) : -1,
+                           self->config->low_battery_percent);
+  g_info ("Power source: %s%s", self->situation.on_battery ? "battery" : "AC",
+          self->situation.low_battery ? ", battery low" : "");
 
   /* other power tools: reported once, in Conflicts and the log */
   self->installed_conflicts = pp_conflicts_detect (NULL);
@@ -1375,6 +1433,8 @@ pp_manager_reload (PpManager *self, GPtrArray **problems_out)
   g_info ("Reloading the configuration");
   load_config (self, problems, NULL);
   redetect_conflicts (self);
+  /* LowBatteryPercent= may have changed */
+  update_power_source (self, FALSE);
   apply_all (self, "reload");
 
   for (guint i = 0; i < problems->len; i++)
@@ -1627,6 +1687,12 @@ pp_manager_write_attribute (PpManager           *self,
   return execute_plan (self, plan, error);
 }
 
+const char *
+pp_manager_lookup_original (PpManager *self, const char *path)
+{
+  return pp_restore_lookup (self->restore, path);
+}
+
 char *
 pp_manager_get_decided_value (PpManager *self, PpDevice *dev, const char *relpath)
 {
@@ -1699,7 +1765,7 @@ GPtrArray *
 pp_manager_explain (PpManager *self, PpDevice *dev)
 {
   g_autoptr(PpDecision) decision = decide_device (self, dev, FALSE, TRUE);
-  g_autoptr(GPtrArray) rows = pp_policy_explain (self->config, dev->props.klass, decision);
+  g_autoptr(GPtrArray) rows = pp_policy_explain (self->config, &dev->props, decision);
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_explain_row_free);
   g_autofree char *link_dir = g_build_filename (dev->info->syspath, PP_ASPM_LINK_DIR, NULL);
   PpExplainRow *aspm_policy;
@@ -1799,6 +1865,18 @@ gboolean
 pp_manager_get_on_battery (PpManager *self)
 {
   return self->situation.on_battery;
+}
+
+gboolean
+pp_manager_get_low_battery (PpManager *self)
+{
+  return self->situation.low_battery;
+}
+
+const PpSituation *
+pp_manager_get_situation (PpManager *self)
+{
+  return &self->situation;
 }
 
 const PpConfig *
@@ -2148,6 +2226,9 @@ pp_manager_get_property (GObject *object, guint prop_id, GValue *value, GParamSp
     case PROP_ON_BATTERY:
       g_value_set_boolean (value, self->situation.on_battery);
       break;
+    case PROP_LOW_BATTERY:
+      g_value_set_boolean (value, self->situation.low_battery);
+      break;
     case PROP_DRY_RUN:
       g_value_set_boolean (value, self->dry_run);
       break;
@@ -2201,6 +2282,10 @@ pp_manager_class_init (PpManagerClass *klass)
 
   props[PROP_ON_BATTERY] =
     g_param_spec_boolean ("on-battery", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  /* on battery at or below [Daemon] LowBatteryPercent= (D-Bus LowBattery) */
+  props[PROP_LOW_BATTERY] =
+    g_param_spec_boolean ("low-battery", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   /* --dry-run, or DryRun=true in the configuration (follows Reload) */
   props[PROP_DRY_RUN] =

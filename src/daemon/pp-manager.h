@@ -136,6 +136,12 @@ gboolean       pp_manager_write_attribute     (PpManager           *self,
                                                PpManagerWriteFlags  flags,
                                                GError             **error);
 
+/* The value @path had before the daemon first changed it (journalled for
+ * restore), or NULL when the daemon has not changed it. Owned by the
+ * manager, valid until the next write. */
+const char    *pp_manager_lookup_original     (PpManager           *self,
+                                               const char          *path);
+
 /* The one dry-run switch (--dry-run or DryRun=true, re-read on Reload;
  * also the GObject property "dry-run"): nothing is written, no helper
  * runs, each would-be action is logged. */
@@ -148,6 +154,12 @@ gboolean       pp_manager_get_dry_run         (PpManager   *self);
 guint64        pp_manager_get_n_write_failures (PpManager  *self);
 double         pp_manager_get_last_policy_pass_sec (PpManager *self);
 gboolean       pp_manager_get_on_battery      (PpManager   *self);
+/* On battery at or below [Daemon] LowBatteryPercent= (GObject property
+ * "low-battery", D-Bus LowBattery). */
+gboolean       pp_manager_get_low_battery     (PpManager   *self);
+/* The situation the policy decides for (power source, low battery, user
+ * idle), owned by the manager. */
+const PpSituation *pp_manager_get_situation   (PpManager   *self);
 const PpConfig *pp_manager_get_config         (PpManager   *self);
 const char    *pp_manager_get_backend         (PpManager   *self);
 /* "logind" or "kernel", set by the sleep component (SPEC §5 Backend). */

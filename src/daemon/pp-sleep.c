@@ -531,9 +531,23 @@ kernel_pre_done (PpSleep *self, gpointer data)
 static void
 kernel_sleep (PpSleep *self, GTask *task, const char *state)
 {
-  const PpSleepConfig *sc = &config (self)->sleep;
+  const PpSituation *situation = pp_manager_get_situation (self->manager);
+  const char *mem_layer = NULL, *disk_layer = NULL;
+  /* [Sleep], or [Sleep:battery] / [Sleep:low-battery] for the power
+   * source now */
+  const char *mem_sleep = pp_policy_sleep_mode (config (self), situation, FALSE, &mem_layer);
+  const char *hibernate_mode = pp_policy_sleep_mode (config (self), situation, TRUE, &disk_layer);
+  g_autofree char *original_mem = NULL;
+  g_autofree char *original_disk = NULL;
   g_autoptr(GError) error = NULL;
   KernelSleep *k;
+
+  /* "auto" is the kernel's choice: what was there before the daemon
+   * wrote another layer's value (on battery, then on AC again) */
+  if (g_strcmp0 (mem_sleep, "auto") == 0)
+    mem_sleep = original_mem = g_strdup (pp_manager_lookup_original (self->manager, SYS_POWER_MEM_SLEEP));
+  if (g_strcmp0 (hibernate_mode, "auto") == 0)
+    hibernate_mode = original_disk = g_strdup (pp_manager_lookup_original (self->manager, SYS_POWER_DISK));
 
   if (!state_supported (state, &error))
     {
@@ -547,18 +561,20 @@ kernel_sleep (PpSleep *self, GTask *task, const char *state)
       g_object_unref (task);
       return;
     }
-  if (g_str_equal (state, "mem") && sc->mem_sleep && !g_str_equal (sc->mem_sleep, "auto"))
+  if (g_str_equal (state, "mem") && mem_sleep && !g_str_equal (mem_sleep, "auto"))
     {
-      if (!write_power (self, SYS_POWER_MEM_SLEEP, sc->mem_sleep, &error))
+      g_debug ("MemSleep=%s from [%s]", mem_sleep, mem_layer);
+      if (!write_power (self, SYS_POWER_MEM_SLEEP, mem_sleep, &error))
         {
           g_task_return_error (task, g_steal_pointer (&error));
           g_object_unref (task);
           return;
         }
     }
-  if (g_str_equal (state, "disk") && sc->hibernate_mode && !g_str_equal (sc->hibernate_mode, "auto"))
+  if (g_str_equal (state, "disk") && hibernate_mode && !g_str_equal (hibernate_mode, "auto"))
     {
-      if (!write_power (self, SYS_POWER_DISK, sc->hibernate_mode, &error))
+      g_debug ("HibernateMode=%s from [%s]", hibernate_mode, disk_layer);
+      if (!write_power (self, SYS_POWER_DISK, hibernate_mode, &error))
         {
           g_task_return_error (task, g_steal_pointer (&error));
           g_object_unref (task);

@@ -40,6 +40,21 @@ static const char * const hibernate_modes[] = {
   "platform", "shutdown", "reboot", "suspend", "auto", "test", "testproc", NULL,
 };
 
+const char *
+pp_layer_suffix (PpLayer layer)
+{
+  static const char * const suffixes[PP_N_LAYERS] = {
+    [PP_LAYER_BASE] = "",
+    [PP_LAYER_BATTERY] = ":battery",
+    [PP_LAYER_LOW_BATTERY] = ":low-battery",
+    [PP_LAYER_IDLE] = ":idle",
+  };
+
+  if ((guint) layer >= PP_N_LAYERS)
+    return "";
+  return suffixes[layer];
+}
+
 PpSetting *
 pp_setting_new_at (const char *key, const char *value, const char *file, guint line)
 {
@@ -122,6 +137,7 @@ pp_config_new (void)
   config->dry_run = FALSE;
   config->max_inhibitors_per_user = PP_DEFAULT_MAX_INHIBITORS_PER_USER;
   config->max_inhibitors = PP_DEFAULT_MAX_INHIBITORS;
+  config->low_battery_percent = PP_DEFAULT_LOW_BATTERY_PERCENT;
   config->classes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                            (GDestroyNotify) pp_layered_settings_free);
   config->modules = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
@@ -151,6 +167,10 @@ pp_config_free (PpConfig *config)
   g_hash_table_unref (config->modules);
   g_free (config->sleep.mem_sleep);
   g_free (config->sleep.hibernate_mode);
+  g_free (config->sleep.mem_sleep_battery);
+  g_free (config->sleep.mem_sleep_low_battery);
+  g_free (config->sleep.hibernate_mode_battery);
+  g_free (config->sleep.hibernate_mode_low_battery);
   g_strfreev (config->sleep.video_quirks);
   g_free (config->sleep.quirk_helper);
   g_strfreev (config->sleep.restore_defaults_classes);
@@ -608,6 +628,7 @@ typedef struct {
   PpLayeredSettings *ls;   /* for SECTION_CLASS / SECTION_MODULE */
   PpLayer      layer_index;
   GPtrArray   *layer;      /* ls->layers[layer_index] */
+  PpLayer      sleep_layer; /* [Sleep], [Sleep:battery], [Sleep:low-battery] */
 } ParseState;
 
 static void
@@ -635,6 +656,21 @@ parse_group (ParseState *st, const char *name, guint line)
   if (g_str_equal (name, "Sleep"))
     {
       st->kind = SECTION_SLEEP;
+      st->sleep_layer = PP_LAYER_BASE;
+      return;
+    }
+  if (g_str_equal (name, "Sleep:battery") || g_str_equal (name, "Sleep:low-battery"))
+    {
+      st->kind = SECTION_SLEEP;
+      st->sleep_layer = g_str_equal (name, "Sleep:battery") ? PP_LAYER_BATTERY : PP_LAYER_LOW_BATTERY;
+      return;
+    }
+  if (g_str_has_prefix (name, "Sleep:"))
+    {
+      st->kind = SECTION_UNKNOWN;
+      problem_add (st->problems, st->file, line,
+                   "unknown layer '%s' in [%s] (expected :battery or :low-battery), ignoring the section",
+                   name + strlen ("Sleep:"), name);
       return;
     }
 
@@ -664,13 +700,15 @@ parse_group (ParseState *st, const char *name, guint line)
     {
       if (g_str_equal (suffix, ":battery"))
         layer = PP_LAYER_BATTERY;
+      else if (g_str_equal (suffix, ":low-battery"))
+        layer = PP_LAYER_LOW_BATTERY;
       else if (g_str_equal (suffix, ":idle"))
         layer = PP_LAYER_IDLE;
       else
         {
           st->kind = SECTION_UNKNOWN;
           problem_add (st->problems, st->file, line,
-                       "unknown layer '%s' in [%s] (expected :battery or :idle), ignoring the section",
+                       "unknown layer '%s' in [%s] (expected :battery, :low-battery or :idle), ignoring the section",
                        suffix + 1, name);
           return;
         }
@@ -725,6 +763,11 @@ parse_daemon_key (ParseState *st, guint line, const char *key, const char *value
     {
       if (!parse_bool (value, &c->dry_run))
         bad_value (st, line, key, value, "true|false");
+    }
+  else if (g_str_equal (key, "LowBatteryPercent"))
+    {
+      if (!parse_uint (value, 100, &c->low_battery_percent))
+        bad_value (st, line, key, value, "a battery charge in percent, 0 to 100");
     }
   else if (g_str_equal (key, "MaxInhibitorsPerUser") || g_str_equal (key, "MaxInhibitors"))
     {
@@ -813,11 +856,53 @@ parse_name_list (ParseState *st, guint line, const char *key, const char *value,
   return TRUE;
 }
 
+/* [Sleep:battery] / [Sleep:low-battery]: MemSleep= and HibernateMode=
+ * by power source. */
+static void
+parse_sleep_layer_key (ParseState *st, guint line, const char *key, const char *value)
+{
+  PpSleepConfig *sleep = &st->config->sleep;
+  gboolean battery = st->sleep_layer == PP_LAYER_BATTERY;
+  const char * const *allowed;
+  char **target;
+
+  if (g_str_equal (key, "MemSleep"))
+    {
+      allowed = mem_sleep_values;
+      target = battery ? &sleep->mem_sleep_battery : &sleep->mem_sleep_low_battery;
+    }
+  else if (g_str_equal (key, "HibernateMode"))
+    {
+      allowed = hibernate_modes;
+      target = battery ? &sleep->hibernate_mode_battery : &sleep->hibernate_mode_low_battery;
+    }
+  else
+    {
+      problem_add (st->problems, st->file, line,
+                   "unknown key '%s' in [Sleep%s] (expected MemSleep or HibernateMode; the other keys belong in [Sleep]), ignoring it",
+                   key, pp_layer_suffix (st->sleep_layer));
+      return;
+    }
+  if (!str_in (value, allowed))
+    {
+      g_autofree char *expected = join_list (allowed);
+      bad_value (st, line, key, value, expected);
+      return;
+    }
+  g_free (*target);
+  *target = g_strdup (value);
+}
+
 static void
 parse_sleep_key (ParseState *st, guint line, const char *key, const char *value)
 {
   PpSleepConfig *sleep = &st->config->sleep;
 
+  if (st->sleep_layer != PP_LAYER_BASE)
+    {
+      parse_sleep_layer_key (st, line, key, value);
+      return;
+    }
   if (g_str_equal (key, "RestoreDefaultsBeforeSleep"))
     {
       if (!parse_bool (value, &sleep->restore_defaults))
@@ -923,8 +1008,8 @@ parse_exclude_drivers (ParseState *st, guint line, const char *value)
   if (st->layer_index != PP_LAYER_BASE)
     {
       problem_add (st->problems, st->file, line,
-                   "ExcludeDrivers= applies to a whole class: put it in the base section [Class NAME], not in a :%s section; ignoring it",
-                   st->layer_index == PP_LAYER_BATTERY ? "battery" : "idle");
+                   "ExcludeDrivers= applies to a whole class: put it in the base section [Class NAME], not in a %s section; ignoring it",
+                   pp_layer_suffix (st->layer_index));
       return;
     }
   for (guint i = 0; parts[i]; i++)
@@ -948,6 +1033,7 @@ parse_exclude_drivers (ParseState *st, guint line, const char *value)
       g_ptr_array_add (list, NULL);
       ls->exclude_drivers = (char **) g_ptr_array_free (g_steal_pointer (&list), FALSE);
     }
+  ls->exclude_drivers_set = TRUE;
   g_free (ls->exclude_drivers_file);
   ls->exclude_drivers_file = g_strdup (st->file);
   ls->exclude_drivers_line = line;
@@ -1003,8 +1089,8 @@ parse_knob_key (ParseState *st, guint line, const char *key, const char *value)
 
       if (st->layer_index != PP_LAYER_BASE)
         problem_add (st->problems, st->file, line,
-                     "ApstQuirks= applies to a whole class: put it in the base section [Class NAME], not in a :%s section; ignoring it",
-                     st->layer_index == PP_LAYER_BATTERY ? "battery" : "idle");
+                     "ApstQuirks= applies to a whole class: put it in the base section [Class NAME], not in a %s section; ignoring it",
+                     pp_layer_suffix (st->layer_index));
       else if (!parse_bool (value, &on))
         bad_value (st, line, key, value, "true|false");
       else
@@ -1029,11 +1115,42 @@ parse_knob_key (ParseState *st, guint line, const char *key, const char *value)
   return FALSE;
 }
 
+/* The attribute a class key writes, for an empty assignment; NULL for
+ * keys that are not attributes. */
+static const char *
+class_key_attribute (const char *key)
+{
+  if (g_str_equal (key, "Control"))
+    return PP_ATTR_CONTROL;
+  if (g_str_equal (key, "AutosuspendDelayMs"))
+    return PP_ATTR_DELAY;
+  if (g_str_equal (key, "Wakeup"))
+    return PP_ATTR_WAKEUP;
+  if (g_str_equal (key, "LinkPowerPolicy"))
+    return PP_ATTR_LINK_POLICY;
+  for (guint i = 0; i < G_N_ELEMENTS (aspm_keys); i++)
+    if (g_str_equal (key, aspm_keys[i].key))
+      return aspm_keys[i].relpath;
+  if (g_str_equal (key, "ApstLatencyToleranceUs"))
+    return PP_ATTR_NVME_APST;
+  if (g_str_equal (key, "PanelPowerSavings"))
+    return PP_ATTR_PANEL_POWER;
+  return NULL;
+}
+
 static void
 parse_class_key (ParseState *st, guint line, const char *key, const char *value)
 {
   g_autoptr(GError) error = NULL;
+  const char *attribute = class_key_attribute (key);
 
+  /* "Control=": leave the attribute alone, whatever a lower layer or the
+   * subsystem's section says (the cascade's way out) */
+  if (*value == '\0' && attribute != NULL)
+    {
+      layer_set (st->layer, attribute, "", st->file, line);
+      return;
+    }
   if (parse_knob_key (st, line, key, value))
     return;
   if (g_str_equal (key, "Control"))

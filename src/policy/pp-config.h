@@ -16,13 +16,18 @@
 
 G_BEGIN_DECLS
 
-/* Layers of a [Class]/[Module] section, lowest first (SPEC §4). */
+/* Layers of a [Class]/[Module] section, lowest first (SPEC §4):
+ * [X], [X:battery], [X:low-battery], [X:idle]. */
 typedef enum {
   PP_LAYER_BASE,
   PP_LAYER_BATTERY,
+  PP_LAYER_LOW_BATTERY,
   PP_LAYER_IDLE,
   PP_N_LAYERS,
 } PpLayer;
+
+/* "" (base), ":battery", ":low-battery", ":idle" */
+const char       *pp_layer_suffix             (PpLayer layer);
 
 /* One attribute setting. For classes @key is a path relative to the
  * device directory ("power/control"); for modules the parameter name. */
@@ -45,6 +50,7 @@ typedef enum {
   PP_SOURCE_HOLD,          /* a hold */
   PP_SOURCE_EXCLUDED,      /* ExcludeDrivers= of the class: nothing written */
   PP_SOURCE_IGNORED,       /* POWERPOLICY_IGNORE=1: nothing written */
+  PP_SOURCE_LOW_BATTERY,   /* [Class NAME:low-battery] */
   PP_SOURCE_QUIRK,         /* a shipped quirk (NVMe APST known broken) */
   PP_SOURCE_SLEEP,         /* [Sleep] RestoreDefaultsBeforeSleep=, until resume */
 } PpSettingSource;
@@ -65,14 +71,18 @@ typedef struct {
 } PpSetting;
 
 /* The layers of one [Class NAME] or [Module NAME]: per layer an ordered
- * list of settings, each key at most once per layer.
+ * list of settings, each key at most once per layer. A setting whose
+ * value is "" (an empty assignment, "Control=") leaves the attribute
+ * alone: it cancels what a lower layer or the subsystem's section set.
  * @exclude_drivers: [Class NAME] ExcludeDrivers= (base section only):
  * devices of the class bound to one of these drivers are left alone;
- * NULL when unset or empty. @exclude_drivers_file/_line: its origin.
- * Always NULL/0 for modules. */
+ * NULL when unset or empty. @exclude_drivers_set: the key was given
+ * (also empty: then it cancels the subsystem's list);
+ * @exclude_drivers_file/_line: its origin. Always unset for modules. */
 typedef struct {
   GPtrArray *layers[PP_N_LAYERS];   /* of PpSetting* */
   char     **exclude_drivers;
+  gboolean   exclude_drivers_set;
   char      *exclude_drivers_file;
   guint      exclude_drivers_line;
   /* [Class NAME] ApstQuirks= (base section only): -1 unset (quirks
@@ -100,9 +110,17 @@ typedef struct {
   guint       holdoff_sec;
 } PpLidConfig;
 
+/* [Sleep], [Sleep:battery], [Sleep:low-battery]: MemSleep= and
+ * HibernateMode= by power source (pp_policy_sleep_mode()); the other keys
+ * only in [Sleep]. */
 typedef struct {
   char   *mem_sleep;          /* deep|s2idle|shallow|auto */
   char   *hibernate_mode;     /* platform|shutdown|reboot|suspend|auto */
+  /* NULL: the layer below applies */
+  char   *mem_sleep_battery;
+  char   *mem_sleep_low_battery;
+  char   *hibernate_mode_battery;
+  char   *hibernate_mode_low_battery;
   char  **video_quirks;       /* NULL = auto; {"none"} = none; else list */
   char   *quirk_helper;       /* NULL or "" = installed helper */
   guint   quirk_timeout_sec;
@@ -122,6 +140,7 @@ typedef struct {
   gboolean       dry_run;
   guint          max_inhibitors_per_user;  /* holds + inhibitors per uid, 1..65536 */
   guint          max_inhibitors;           /* holds + inhibitors in total, 1..65536 */
+  guint          low_battery_percent;      /* :low-battery at or below, 0..100 */
 
   GHashTable    *classes;        /* class name -> PpLayeredSettings* */
   GHashTable    *modules;        /* module name -> PpLayeredSettings* */
@@ -140,6 +159,7 @@ typedef struct {
 #define PP_DEFAULT_MAX_INHIBITORS_PER_USER  64
 #define PP_DEFAULT_MAX_INHIBITORS           4096
 #define PP_MAX_INHIBITORS_LIMIT             4096  /* each one is a file descriptor of the daemon */
+#define PP_DEFAULT_LOW_BATTERY_PERCENT      20
 
 /* A setting with its origin (pp_setting_new(), in pp-policy.h, is this
  * with no origin); free with pp_setting_free(). */

@@ -38,6 +38,7 @@ pp_device_props_init (PpDeviceProps   *props,
   const char *v;
 
   memset (props, 0, sizeof (*props));
+  props->subsystem = g_strdup (subsystem ? subsystem : "");
   props->id_delay_ms = PP_DELAY_UNSET;
   props->delay_ms = PP_DELAY_UNSET;
   props->autosuspend = PP_TRISTATE_UNSET;
@@ -99,6 +100,7 @@ void
 pp_device_props_clear (PpDeviceProps *props)
 {
   g_clear_pointer (&props->klass, g_free);
+  g_clear_pointer (&props->subsystem, g_free);
   g_clear_pointer (&props->wakeup, g_free);
 }
 
@@ -156,16 +158,87 @@ map_set_int (SettingMap      *map,
   map_set (map, key, buf, source, origin);
 }
 
-/* "FILE:LINE" of a configuration line, or the section when the setting
- * has no file (a configuration built in memory). */
+/* "FILE:LINE [SECTION]" of a configuration line: where it is and the
+ * section that decided; "[SECTION]" when the setting has no file (a
+ * configuration built in memory). */
 static char *
 config_origin (const PpSetting *s, const char *section)
 {
   if (s->file != NULL && s->line > 0)
-    return g_strdup_printf ("%s:%u", s->file, s->line);
+    return g_strdup_printf ("%s:%u [%s]", s->file, s->line, section);
   if (s->file != NULL)
-    return g_strdup (s->file);
+    return g_strdup_printf ("%s [%s]", s->file, section);
   return g_strdup_printf ("[%s]", section);
+}
+
+static gboolean
+layer_in_use (PpLayer layer, const PpSituation *situation)
+{
+  switch (layer)
+    {
+    case PP_LAYER_BASE:        return TRUE;
+    case PP_LAYER_BATTERY:     return situation->on_battery;
+    case PP_LAYER_LOW_BATTERY: return situation->on_battery && situation->low_battery;
+    case PP_LAYER_IDLE:        return situation->user_idle;
+    case PP_N_LAYERS:
+    default:                   return FALSE;
+    }
+}
+
+static PpSettingSource
+layer_source (PpLayer layer)
+{
+  switch (layer)
+    {
+    case PP_LAYER_BATTERY:     return PP_SOURCE_BATTERY;
+    case PP_LAYER_LOW_BATTERY: return PP_SOURCE_LOW_BATTERY;
+    case PP_LAYER_IDLE:        return PP_SOURCE_IDLE;
+    case PP_LAYER_BASE:
+    case PP_N_LAYERS:
+    default:                   return PP_SOURCE_CLASS;
+    }
+}
+
+/* One layer of one section onto the map; an empty value (an empty
+ * assignment) is kept as "" until the end: it leaves the attribute
+ * alone unless a higher layer sets it again. */
+static void
+map_apply_layer (SettingMap              *map,
+                 const PpLayeredSettings *ls,
+                 PpLayer                  layer,
+                 const char              *name)
+{
+  g_autofree char *section = NULL;
+
+  if (ls == NULL || ls->layers[layer]->len == 0)
+    return;
+  section = g_strdup_printf ("%s%s", name, pp_layer_suffix (layer));
+  for (guint i = 0; i < ls->layers[layer]->len; i++)
+    {
+      PpSetting *s = g_ptr_array_index (ls->layers[layer], i);
+      g_autofree char *origin = config_origin (s, section);
+
+      map_set (map, s->key, s->value, layer_source (layer), origin);
+    }
+}
+
+/* The cascade (SPEC §4): for each layer in use, lowest first, the
+ * subsystem's section (@sub, may be NULL), then the class's (@cls). */
+static void
+map_apply_cascade (SettingMap              *map,
+                   const PpLayeredSettings *sub,
+                   const char              *sub_name,
+                   const PpLayeredSettings *cls,
+                   const char              *cls_name,
+                   const PpSituation       *situation)
+{
+  for (guint l = 0; l < PP_N_LAYERS; l++)
+    {
+      if (!layer_in_use ((PpLayer) l, situation))
+        continue;
+      map_apply_layer (map, sub, (PpLayer) l, sub_name);
+      map_apply_layer (map, cls, (PpLayer) l, cls_name);
+    }
 }
 
 static void
@@ -174,35 +247,36 @@ map_apply_layers (SettingMap              *map,
                   const PpSituation       *situation,
                   const char              *name)
 {
-  static const PpSettingSource sources[PP_N_LAYERS] = {
-    [PP_LAYER_BASE] = PP_SOURCE_CLASS,
-    [PP_LAYER_BATTERY] = PP_SOURCE_BATTERY,
-    [PP_LAYER_IDLE] = PP_SOURCE_IDLE,
-  };
-  static const char * const suffixes[PP_N_LAYERS] = {
-    [PP_LAYER_BASE] = "", [PP_LAYER_BATTERY] = ":battery", [PP_LAYER_IDLE] = ":idle",
-  };
-  gboolean use[PP_N_LAYERS] = {
-    [PP_LAYER_BASE] = TRUE,
-    [PP_LAYER_BATTERY] = situation->on_battery,
-    [PP_LAYER_IDLE] = situation->user_idle,
-  };
+  map_apply_cascade (map, NULL, NULL, ls, name, situation);
+}
 
-  if (ls == NULL)
-    return;
-  for (guint l = 0; l < PP_N_LAYERS; l++)
+/* Move the entries an empty assignment left alone (value "") from @map
+ * into @cleared (may be NULL: dropped). */
+static void
+map_take_cleared (SettingMap *map, GPtrArray *cleared)
+{
+  for (guint i = map->settings->len; i > 0; i--)
     {
-      if (!use[l])
-        continue;
-      for (guint i = 0; i < ls->layers[l]->len; i++)
-        {
-          PpSetting *s = g_ptr_array_index (ls->layers[l], i);
-          g_autofree char *section = g_strdup_printf ("%s%s", name, suffixes[l]);
-          g_autofree char *origin = config_origin (s, section);
+      PpSetting *s = g_ptr_array_index (map->settings, i - 1);
 
-          map_set (map, s->key, s->value, sources[l], origin);
-        }
+      if (*s->value != '\0')
+        continue;
+      if (cleared != NULL)
+        g_ptr_array_insert (cleared, 0, g_ptr_array_steal_index (map->settings, i - 1));
+      else
+        g_ptr_array_remove_index (map->settings, i - 1);
     }
+}
+
+/* The device's subsystem section when it is another section than its
+ * class's, else NULL. */
+static const char *
+cascade_subsystem (const PpDeviceProps *props)
+{
+  if (props->subsystem == NULL || *props->subsystem == '\0' ||
+      g_strcmp0 (props->subsystem, props->klass) == 0)
+    return NULL;
+  return props->subsystem;
 }
 
 /* Write order: the delay before control, so a device allowed to suspend
@@ -238,6 +312,7 @@ pp_setting_source_to_string (PpSettingSource source)
     {
     case PP_SOURCE_CLASS:      return "class";
     case PP_SOURCE_BATTERY:    return "battery";
+    case PP_SOURCE_LOW_BATTERY: return "low-battery";
     case PP_SOURCE_IDLE:       return "idle";
     case PP_SOURCE_UDEV:       return "udev";
     case PP_SOURCE_OVERRIDE:   return "override";
@@ -260,12 +335,21 @@ pp_setting_source_to_string (PpSettingSource source)
  * ApstQuirks=false. */
 static void
 map_apply_apst_quirk (SettingMap              *map,
-                      const PpLayeredSettings *ls,
+                      const PpLayeredSettings *class_ls,
+                      const PpLayeredSettings *subsystem_ls,
                       const PpNvmeApstQuirk   *quirk)
 {
   g_autofree char *origin = NULL;
+  gint enabled = -1;
 
-  if (quirk == NULL || (ls != NULL && ls->apst_quirks == 0))
+  if (quirk == NULL)
+    return;
+  /* the class's ApstQuirks= when it sets one, else the subsystem's */
+  if (class_ls != NULL)
+    enabled = class_ls->apst_quirks;
+  if (enabled < 0 && subsystem_ls != NULL)
+    enabled = subsystem_ls->apst_quirks;
+  if (enabled == 0)
     return;
   origin = g_strdup_printf ("NVMe APST quirk %s: %s; APST off", quirk->name, quirk->reason);
   map_set (map, PP_ATTR_NVME_APST, "0", PP_SOURCE_QUIRK, origin);
@@ -331,16 +415,20 @@ map_apply_sleep_layer (SettingMap          *map,
   map_set (map, PP_ATTR_CONTROL, "on", PP_SOURCE_SLEEP, origin);
 }
 
-/* Every layer, the skip rules aside. */
+/* Every layer, the skip rules aside. The entries empty assignments left
+ * alone go to @cleared. */
 static GPtrArray *
 decide_layers (const PpConfig      *config,
                const PpDeviceProps *props,
                const PpSituation   *situation,
-               const PpDeviceState *state)
+               const PpDeviceState *state,
+               GPtrArray           *cleared)
 {
   SettingMap map = { g_ptr_array_new_with_free_func ((GDestroyNotify) pp_setting_free) };
   const PpOverride *override = state->override;
+  const char *subsystem = cascade_subsystem (props);
   g_autofree char *section = g_strdup_printf ("Class %s", props->klass);
+  g_autofree char *sub_section = subsystem ? g_strdup_printf ("Class %s", subsystem) : NULL;
 
   /* systemd hwdb hints are defaults: the class wins where it says
    * something explicitly (SPEC §3). */
@@ -352,8 +440,14 @@ decide_layers (const PpConfig      *config,
       map_set_int (&map, PP_ATTR_DELAY, props->id_delay_ms, PP_SOURCE_UDEV, origin);
     }
 
-  map_apply_layers (&map, pp_config_get_class (config, props->klass), situation, section);
-  map_apply_apst_quirk (&map, pp_config_get_class (config, props->klass), state->apst_quirk);
+  map_apply_cascade (&map,
+                     subsystem ? pp_config_get_class (config, subsystem) : NULL, sub_section,
+                     pp_config_get_class (config, props->klass), section,
+                     situation);
+  map_apply_apst_quirk (&map,
+                        pp_config_get_class (config, props->klass),
+                        subsystem ? pp_config_get_class (config, subsystem) : NULL,
+                        state->apst_quirk);
 
   /* Per-device udev properties. */
   if (props->autosuspend == PP_TRISTATE_NO)
@@ -397,8 +491,34 @@ decide_layers (const PpConfig      *config,
   map_apply_sleep_layer (&map, config, props, situation, state);
   map_follow_aspm_l1 (&map);
 
+  map_take_cleared (&map, cleared);
   g_ptr_array_sort (map.settings, compare_settings);
   return map.settings;
+}
+
+/* The ExcludeDrivers= in force for a device: its class's when the class
+ * section sets the key (an empty list included), else its subsystem's.
+ * @section_name: the section it comes from. */
+static const PpLayeredSettings *
+effective_exclude (const PpConfig      *config,
+                   const PpDeviceProps *props,
+                   const char         **section_name)
+{
+  const PpLayeredSettings *cls = pp_config_get_class (config, props->klass);
+  const char *subsystem = cascade_subsystem (props);
+  const PpLayeredSettings *sub = subsystem ? pp_config_get_class (config, subsystem) : NULL;
+
+  if (cls != NULL && cls->exclude_drivers_set)
+    {
+      *section_name = props->klass;
+      return cls;
+    }
+  if (sub != NULL && sub->exclude_drivers_set)
+    {
+      *section_name = subsystem;
+      return sub;
+    }
+  return NULL;
 }
 
 PpDecision *
@@ -409,12 +529,14 @@ pp_policy_decide (const PpConfig      *config,
 {
   static const PpDeviceState no_state = { NULL, FALSE, FALSE, NULL, NULL };
   PpDecision *d = g_new0 (PpDecision, 1);
-  const PpLayeredSettings *ls = pp_config_get_class (config, props->klass);
+  const char *exclude_section = NULL;
+  const PpLayeredSettings *ls = effective_exclude (config, props, &exclude_section);
   GPtrArray *settings;
 
   if (state == NULL)
     state = &no_state;
-  settings = decide_layers (config, props, situation, state);
+  d->cleared = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_setting_free);
+  settings = decide_layers (config, props, situation, state, d->cleared);
 
   if (props->ignore)
     {
@@ -427,9 +549,10 @@ pp_policy_decide (const PpConfig      *config,
       g_autofree char *where = NULL;
 
       if (ls->exclude_drivers_file != NULL && ls->exclude_drivers_line > 0)
-        where = g_strdup_printf ("%s:%u", ls->exclude_drivers_file, ls->exclude_drivers_line);
+        where = g_strdup_printf ("%s:%u [Class %s]", ls->exclude_drivers_file,
+                                 ls->exclude_drivers_line, exclude_section);
       else
-        where = g_strdup_printf ("[Class %s]", props->klass);
+        where = g_strdup_printf ("[Class %s]", exclude_section);
       d->skipped = PP_SOURCE_EXCLUDED;
       d->skip_origin = g_strdup_printf ("driver %s excluded by %s", state->driver, where);
     }
@@ -455,6 +578,7 @@ pp_decision_free (PpDecision *decision)
   /* callers may steal the settings */
   g_clear_pointer (&decision->settings, g_ptr_array_unref);
   g_clear_pointer (&decision->left_alone, g_ptr_array_unref);
+  g_clear_pointer (&decision->cleared, g_ptr_array_unref);
   g_free (decision->skip_origin);
   g_free (decision);
 }
@@ -510,27 +634,41 @@ find_setting (GPtrArray *settings, const char *key)
   return NULL;
 }
 
+/* Why no layer sets an attribute: which sections exist and do not set
+ * it. */
+static char *
+explain_unset (const PpConfig *config, const PpDeviceProps *props)
+{
+  const char *klass = props->klass != NULL ? props->klass : "";
+  const char *subsystem = cascade_subsystem (props);
+  gboolean have_class = pp_config_get_class (config, klass) != NULL;
+  gboolean have_sub = subsystem != NULL && pp_config_get_class (config, subsystem) != NULL;
+
+  if (subsystem == NULL)
+    return have_class ? g_strdup_printf ("not set by [Class %s]", klass)
+                      : g_strdup_printf ("no [Class %s] section", klass);
+  if (have_class && have_sub)
+    return g_strdup_printf ("not set by [Class %s] or [Class %s]", subsystem, klass);
+  if (have_sub || have_class)
+    return g_strdup_printf ("not set by [Class %s]", have_sub ? subsystem : klass);
+  return g_strdup_printf ("no [Class %s] or [Class %s] section", subsystem, klass);
+}
+
 GPtrArray *
-pp_policy_explain (const PpConfig   *config,
-                   const char       *klass,
-                   const PpDecision *decision)
+pp_policy_explain (const PpConfig      *config,
+                   const PpDeviceProps *props,
+                   const PpDecision    *decision)
 {
   static const char * const always[] = { PP_ATTR_CONTROL, PP_ATTR_DELAY, PP_ATTR_WAKEUP, NULL };
   GPtrArray *rows = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_explain_row_free);
   gboolean skipped = decision->skipped != PP_SOURCE_NONE;
   GPtrArray *decided = skipped ? decision->left_alone : decision->settings;
-  g_autofree char *unset = NULL;
-
-  if (klass == NULL)
-    klass = "";
-  if (pp_config_get_class (config, klass) != NULL)
-    unset = g_strdup_printf ("not set by [Class %s]", klass);
-  else
-    unset = g_strdup_printf ("no [Class %s] section", klass);
+  g_autofree char *unset = explain_unset (config, props);
 
   for (guint i = 0; always[i]; i++)
     {
       const PpSetting *s = find_setting (decided, always[i]);
+      const PpSetting *c = decision->cleared ? find_setting (decision->cleared, always[i]) : NULL;
 
       if (skipped)
         g_ptr_array_add (rows, explain_row_new (always[i], "",
@@ -540,6 +678,12 @@ pp_policy_explain (const PpConfig   *config,
         g_ptr_array_add (rows, explain_row_new (s->key, s->value,
                                                 pp_setting_source_to_string (s->source),
                                                 s->origin));
+      else if (c != NULL)
+        {
+          g_autofree char *why = g_strdup_printf ("left alone by %s", c->origin);
+          g_ptr_array_add (rows, explain_row_new (always[i], "",
+                                                  pp_setting_source_to_string (c->source), why));
+        }
       else
         g_ptr_array_add (rows, explain_row_new (always[i], "", "class", unset));
     }
@@ -592,6 +736,7 @@ pp_policy_module_settings (const PpConfig    *config,
       g_autofree char *section = g_strdup_printf ("Module %s", module);
 
       map_apply_layers (&map, pp_config_get_module (config, module), situation, section);
+      map_take_cleared (&map, NULL);
       if (g_str_equal (module, PP_ASPM_MODULE))
         map_apply_aspm_sleep_default (&map, config, situation);
       for (guint j = 0; j < map.settings->len; j++)
@@ -637,4 +782,91 @@ pp_policy_on_battery (const PpPowerSupplyFacts *supplies,
         }
     }
   return have_battery;
+}
+
+gint
+pp_policy_battery_percent (const PpBatteryFacts *batteries,
+                           gsize                 n_batteries)
+{
+  gint64 energy_now = 0, energy_full = 0, charge_now = 0, charge_full = 0;
+  gboolean all_energy = TRUE, all_charge = TRUE, all_capacity = TRUE;
+  gint64 capacity_sum = 0;
+  guint n = 0;
+  double ratio;
+
+  for (gsize i = 0; i < n_batteries; i++)
+    {
+      const PpBatteryFacts *b = &batteries[i];
+
+      /* a mouse's battery does not power the system */
+      if (g_strcmp0 (b->scope, "Device") == 0)
+        continue;
+      n++;
+      if (b->energy_now >= 0 && b->energy_full > 0)
+        {
+          energy_now += b->energy_now;
+          energy_full += b->energy_full;
+        }
+      else
+        all_energy = FALSE;
+      if (b->charge_now >= 0 && b->charge_full > 0)
+        {
+          charge_now += b->charge_now;
+          charge_full += b->charge_full;
+        }
+      else
+        all_charge = FALSE;
+      if (b->capacity >= 0)
+        capacity_sum += MIN (b->capacity, 100);
+      else
+        all_capacity = FALSE;
+    }
+  if (n == 0)
+    return -1;
+  if (all_energy)
+    ratio = (double) energy_now / (double) energy_full;
+  else if (all_charge)
+    ratio = (double) charge_now / (double) charge_full;
+  else if (all_capacity)
+    return (gint) (capacity_sum / n);
+  else
+    return -1;
+  /* the kernel may report a "now" above "full" (calibration) */
+  return (gint) (MIN (ratio, 1.0) * 100.0 + 0.5);
+}
+
+gboolean
+pp_policy_low_battery (gboolean on_battery,
+                       gint     percent,
+                       guint    threshold)
+{
+  return on_battery && percent >= 0 && (guint) percent <= threshold;
+}
+
+const char *
+pp_policy_sleep_mode (const PpConfig    *config,
+                      const PpSituation *situation,
+                      gboolean           hibernate,
+                      const char       **layer)
+{
+  const PpSleepConfig *sc = &config->sleep;
+  const char *base = hibernate ? sc->hibernate_mode : sc->mem_sleep;
+  const char *battery = hibernate ? sc->hibernate_mode_battery : sc->mem_sleep_battery;
+  const char *low = hibernate ? sc->hibernate_mode_low_battery : sc->mem_sleep_low_battery;
+  const char *where = "Sleep";
+  const char *value = base;
+
+  if (situation->on_battery && battery != NULL)
+    {
+      value = battery;
+      where = "Sleep:battery";
+    }
+  if (situation->on_battery && situation->low_battery && low != NULL)
+    {
+      value = low;
+      where = "Sleep:low-battery";
+    }
+  if (layer != NULL)
+    *layer = where;
+  return value;
 }

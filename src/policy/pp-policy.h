@@ -24,6 +24,7 @@ typedef enum {
 /* What udev told us about a device, parsed (SPEC §3). */
 typedef struct {
   char       *klass;              /* POWERPOLICY_CLASS, else SUBSYSTEM */
+  char       *subsystem;          /* SUBSYSTEM ("" when unknown): the section the class refines */
   gboolean    ignore;             /* POWERPOLICY_IGNORE=1 */
   gboolean    id_autosuspend;     /* ID_AUTOSUSPEND=1 */
   gint        id_delay_ms;        /* ID_AUTOSUSPEND_DELAY_MS, -2 = unset */
@@ -44,6 +45,7 @@ typedef struct {
 typedef struct {
   gboolean on_battery;
   gboolean user_idle;             /* idle and no idle inhibitor */
+  gboolean low_battery;           /* on battery at or below LowBatteryPercent */
   /* between PrepareForSleep and resume, with [Sleep]
    * RestoreDefaultsBeforeSleep=true: the sleep layer applies */
   gboolean before_sleep;
@@ -92,14 +94,24 @@ typedef struct {
   /* when @skipped: what the layers would have decided (PpSetting*), the
    * attributes left alone; else empty */
   GPtrArray       *left_alone;
+  /* attributes an empty assignment ("Control=") left alone, as the
+   * settings that decided so (value ""); for Explain */
+  GPtrArray       *cleared;
 } PpDecision;
 
-/* Layer order (SPEC §4): class base, :battery, :idle, the NVMe APST
- * quirk, udev properties, overrides, PowerDown (control=auto, delay 0),
- * holds (control=on), the sleep layer (control=on for the classes and
- * drivers of [Sleep] RestoreDefaultsClasses=/Drivers= while
- * situation->before_sleep). AspmL1=0 turns the L1 substates off with it
- * (the kernel does). */
+/* Layer order (SPEC §4), lowest first: class base, :battery (on
+ * battery), :low-battery (on battery at or below LowBatteryPercent),
+ * :idle (user idle), udev properties, overrides, PowerDown (control=auto,
+ * delay 0), holds (control=on), the sleep layer (control=on for the
+ * classes and drivers of [Sleep] RestoreDefaultsClasses=/Drivers= while
+ * situation->before_sleep). A shipped NVMe APST quirk comes right above
+ * the configuration layers. AspmL1=0 turns the L1 substates off with it
+ * (the kernel does). The class cascade runs inside each of the
+ * four configuration layers: [Class SUBSYSTEM:LAYER] first, then
+ * [Class CLASS:LAYER] (one section when the class is the subsystem), so
+ * a higher layer of the subsystem beats a lower layer of the class. An
+ * empty value removes the key decided so far. ExcludeDrivers= is the
+ * class's list when its section sets the key, else the subsystem's. */
 PpDecision *pp_policy_decide          (const PpConfig      *config,
                                        const PpDeviceProps *props,
                                        const PpSituation   *situation,
@@ -116,8 +128,8 @@ GPtrArray  *pp_policy_device_settings (const PpConfig      *config,
                                        const PpOverride    *override,
                                        gboolean             held);
 
-/* "class", "battery", "idle", "udev", "override", "power-down", "hold",
- * "excluded", "ignored"; "" for PP_SOURCE_NONE. */
+/* "class", "battery", "low-battery", "idle", "udev", "override",
+ * "power-down", "hold", "excluded", "ignored"; "" for PP_SOURCE_NONE. */
 const char *pp_setting_source_to_string (PpSettingSource source);
 
 /* One row of Explain (SPEC §5): an attribute the policy touches on a
@@ -133,12 +145,14 @@ typedef struct {
 
 /* The rows of a decision (PpExplainRow*, current NULL): power/control,
  * power/autosuspend_delay_ms and power/wakeup always (an attribute no
- * layer sets: decided "", layer "class", origin saying the class does not
- * set it), then every other attribute decided, in write order. A skipped
+ * layer sets: decided "", layer "class", origin saying which sections do
+ * not set it; one an empty assignment cleared: decided "", its layer and
+ * origin), then every other attribute decided, in write order. A skipped
  * device: every attribute with decided "" and the skip's layer and
- * origin. @klass: the device's class. */
+ * origin. Origins of configuration lines: "FILE:LINE [Class NAME:LAYER]",
+ * the section that won. */
 GPtrArray  *pp_policy_explain         (const PpConfig      *config,
-                                       const char          *klass,
+                                       const PpDeviceProps *props,
                                        const PpDecision    *decision);
 void        pp_explain_row_free       (PpExplainRow        *row);
 
@@ -161,6 +175,43 @@ typedef struct {
  * (a mouse's battery) do not count. */
 gboolean    pp_policy_on_battery      (const PpPowerSupplyFacts *supplies,
                                        gsize                     n_supplies);
+
+/* One battery (power_supply type "Battery") as read from sysfs; -1 for a
+ * value the kernel does not give. energy in µWh, charge in µAh. */
+typedef struct {
+  const char *scope;              /* "System", "Device" or NULL */
+  gint        capacity;           /* percent */
+  gint64      energy_now;
+  gint64      energy_full;
+  gint64      charge_now;
+  gint64      charge_full;
+} PpBatteryFacts;
+
+/* The charge of the system's batteries together in percent (0..100), or
+ * -1 when unknown (no system battery, nothing readable). Device-scope
+ * batteries do not count. Several batteries: their combined energy
+ * (sum of energy_now over sum of energy_full) when every one reports
+ * energy, else their combined charge when every one reports charge, else
+ * the mean of their capacity readings. One battery: its energy or charge
+ * ratio, else its capacity. */
+gint        pp_policy_battery_percent (const PpBatteryFacts *batteries,
+                                       gsize                 n_batteries);
+
+/* The :low-battery layer applies: on battery and @percent known and at
+ * or below @threshold. */
+gboolean    pp_policy_low_battery     (gboolean              on_battery,
+                                       gint                  percent,
+                                       guint                 threshold);
+
+/* [Sleep] MemSleep= (@hibernate FALSE) or HibernateMode= (TRUE) for the
+ * situation: [Sleep:low-battery] when low on battery and it sets the key,
+ * else [Sleep:battery] on battery when it sets it, else [Sleep]. Static
+ * within @config. @layer (may be NULL): the section, "Sleep",
+ * "Sleep:battery" or "Sleep:low-battery". */
+const char *pp_policy_sleep_mode      (const PpConfig      *config,
+                                       const PpSituation   *situation,
+                                       gboolean             hibernate,
+                                       const char         **layer);
 
 PpSetting  *pp_setting_new            (const char *key,
                                        const char *value);

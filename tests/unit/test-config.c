@@ -107,6 +107,8 @@ layer_from_name (const char *name)
     return PP_LAYER_BASE;
   if (g_str_equal (name, "battery"))
     return PP_LAYER_BATTERY;
+  if (g_str_equal (name, "low-battery"))
+    return PP_LAYER_LOW_BATTERY;
   if (g_str_equal (name, "idle"))
     return PP_LAYER_IDLE;
   fail_msg ("bad layer name '%s' in the test table", name);
@@ -153,6 +155,8 @@ layered_keys (const PpLayeredSettings *ls, const char *layer_name)
  *   daemon.idle daemon.restore daemon.dryrun
  *   lid.handle lid.close lid.close_ext lid.close_docked lid.holdoff
  *   sleep.mem sleep.hibernate sleep.quirks sleep.helper sleep.quirk_timeout
+ *   sleep.mem.battery sleep.mem.low sleep.hibernate.battery sleep.hibernate.low ("(unset)")
+ *   daemon.low_battery
  *   classes modules                  (number of sections)
  *   class|NAME|LAYER|RELPATH         (a value, "(unset)", "(no section)")
  *   class|NAME|LAYER                 (number of settings in the layer)
@@ -194,6 +198,16 @@ config_get (const PpConfig *c, const char *field)
     return g_strdup (c->sleep.quirk_helper ? c->sleep.quirk_helper : "(unset)");
   if (g_str_equal (field, "sleep.quirk_timeout"))
     return g_strdup_printf ("%u", c->sleep.quirk_timeout_sec);
+  if (g_str_has_prefix (field, "sleep.mem.") || g_str_has_prefix (field, "sleep.hibernate."))
+    {
+      gboolean mem = g_str_has_prefix (field, "sleep.mem.");
+      gboolean low = g_str_has_suffix (field, ".low");
+      const char *v = mem ? (low ? c->sleep.mem_sleep_low_battery : c->sleep.mem_sleep_battery)
+                          : (low ? c->sleep.hibernate_mode_low_battery : c->sleep.hibernate_mode_battery);
+      return g_strdup (v ? v : "(unset)");
+    }
+  if (g_str_equal (field, "daemon.low_battery"))
+    return g_strdup_printf ("%u", c->low_battery_percent);
   if (g_str_equal (field, "daemon.max_per_user"))
     return g_strdup_printf ("%u", c->max_inhibitors_per_user);
   if (g_str_equal (field, "daemon.max"))
@@ -329,6 +343,36 @@ static const GoodCase good_cases[] = {
   { "exclude-drivers-empty", "[Class pci]\nExcludeDrivers=\n",
     { { "class-exclude|pci", "(none)" } } },
   { "exclude-drivers-unset", "[Class pci]\nControl=on\n", { { "class-exclude|pci", "(none)" } } },
+  /* an empty assignment: kept as "", it leaves the attribute alone */
+  { "empty-assignments", "[Class usb]\nControl=\nAutosuspendDelayMs=\nWakeup=\nLinkPowerPolicy=\n"
+    "Attr.device/x=\n",
+    { { "class|usb|base|power/control", "" }, { "class|usb|base|power/autosuspend_delay_ms", "" },
+      { "class|usb|base|power/wakeup", "" }, { "class|usb|base|link_power_management_policy", "" },
+      { "class|usb|base|device/x", "" }, { "class|usb|base", "5" } } },
+  { "empty-assignment-in-layer", "[Class pci-gpu:battery]\nControl=\n",
+    { { "class|pci-gpu|battery|power/control", "" }, { "class|pci-gpu|base", "0" } } },
+  /* :low-battery */
+  { "class-low-battery-layer", "[Class usb:low-battery]\nAutosuspendDelayMs=300\nControl=auto\n",
+    { { "class|usb|low-battery|power/autosuspend_delay_ms", "300" },
+      { "class|usb|low-battery|power/control", "auto" }, { "class|usb|base", "0" },
+      { "class|usb|battery", "0" }, { "class|usb|idle", "0" }, { "classes", "1" } } },
+  { "module-low-battery-layer", "[Module snd_hda_intel:low-battery]\npower_save=1\n",
+    { { "module|snd_hda_intel|low-battery|power_save", "1" },
+      { "module|snd_hda_intel|battery", "0" } } },
+  { "low-battery-percent", "[Daemon]\nLowBatteryPercent=15\n", { { "daemon.low_battery", "15" } } },
+  { "low-battery-percent-default", "", { { "daemon.low_battery", "20" } } },
+  { "low-battery-percent-zero", "[Daemon]\nLowBatteryPercent=0\n", { { "daemon.low_battery", "0" } } },
+  { "low-battery-percent-hundred", "[Daemon]\nLowBatteryPercent=100\n",
+    { { "daemon.low_battery", "100" } } },
+  /* [Sleep] by power source */
+  { "sleep-layers", "[Sleep]\nMemSleep=deep\n[Sleep:battery]\nMemSleep=s2idle\nHibernateMode=shutdown\n"
+    "[Sleep:low-battery]\nMemSleep=shallow\nHibernateMode=platform\n",
+    { { "sleep.mem", "deep" }, { "sleep.mem.battery", "s2idle" }, { "sleep.mem.low", "shallow" },
+      { "sleep.hibernate", "auto" }, { "sleep.hibernate.battery", "shutdown" },
+      { "sleep.hibernate.low", "platform" } } },
+  { "sleep-layers-unset", "[Sleep]\nMemSleep=deep\n",
+    { { "sleep.mem.battery", "(unset)" }, { "sleep.mem.low", "(unset)" },
+      { "sleep.hibernate.battery", "(unset)" } } },
   { "class-delay-int32-max", "[Class c]\nAutosuspendDelayMs=2147483647\n",
     { { "class|c|base|power/autosuspend_delay_ms", "2147483647" } } },
   { "class-battery-layer", "[Class usb:battery]\nAutosuspendDelayMs=1000\n",
@@ -520,6 +564,24 @@ static const BadCase bad_cases[] = {
     { { "sleep.quirks", "vbe_post" }, { "sleep.mem", "deep" } } },
   { "video-quirk-slash", "[Sleep]\nVideoQuirks=a/b,dpms_on\n", 2, "VideoQuirks", "'a/b'",
     { { "sleep.quirks", "dpms_on" } } },
+  { "low-battery-percent-over", "[Daemon]\nLowBatteryPercent=101\nDryRun=true\n", 2,
+    "LowBatteryPercent", "0 to 100", { { "daemon.low_battery", "20" }, { "daemon.dryrun", "true" } } },
+  { "low-battery-percent-negative", "[Daemon]\nLowBatteryPercent=-5\n", 2, "LowBatteryPercent",
+    "'-5'", { { "daemon.low_battery", "20" } } },
+  { "low-battery-percent-sign", "[Daemon]\nLowBatteryPercent=20%\n", 2, "LowBatteryPercent",
+    "'20%'", { { "daemon.low_battery", "20" } } },
+  { "low-battery-percent-empty", "[Daemon]\nLowBatteryPercent=\n", 2, "LowBatteryPercent",
+    "''", { { "daemon.low_battery", "20" } } },
+  { "sleep-battery-other-key", "[Sleep:battery]\nVideoQuirks=none\nMemSleep=s2idle\n", 2,
+    "unknown key 'VideoQuirks' in [Sleep:battery]", "belong in [Sleep]",
+    { { "sleep.quirks", "(auto)" }, { "sleep.mem.battery", "s2idle" } } },
+  { "sleep-battery-bad-value", "[Sleep:low-battery]\nMemSleep=deeper\nHibernateMode=shutdown\n", 2,
+    "MemSleep", "'deeper'", { { "sleep.mem.low", "(unset)" }, { "sleep.hibernate.low", "shutdown" } } },
+  { "sleep-unknown-layer", "[Sleep:idle]\nMemSleep=s2idle\n[Sleep]\nMemSleep=deep\n", 1,
+    "unknown layer 'idle' in [Sleep:idle]", ":low-battery",
+    { { "sleep.mem", "deep" }, { "sleep.mem.battery", "(unset)" } } },
+  { "exclude-drivers-in-low-battery", "[Class pci:low-battery]\nExcludeDrivers=nouveau\n", 2,
+    "ExcludeDrivers", ":low-battery", { { "class-exclude|pci", "(none)" } } },
   { "sleep-unknown-key", "[Sleep]\nSuspendState=mem\nMemSleep=deep\n", 2, "unknown key",
     "'SuspendState'", { { "sleep.mem", "deep" } } },
 
@@ -527,8 +589,6 @@ static const BadCase bad_cases[] = {
   { "control-off", "[Class usb]\nControl=off\nWakeup=enabled\n", 2, "Control", "'off'",
     { { "class|usb|base|power/control", "(unset)" }, { "class|usb|base|power/wakeup", "enabled" } } },
   { "control-case", "[Class usb]\nControl=Auto\nWakeup=enabled\n", 2, "Control", "'Auto'",
-    { { "class|usb|base|power/control", "(unset)" }, { "class|usb|base|power/wakeup", "enabled" } } },
-  { "control-empty", "[Class usb]\nControl=\nWakeup=enabled\n", 2, "Control", "''",
     { { "class|usb|base|power/control", "(unset)" }, { "class|usb|base|power/wakeup", "enabled" } } },
   { "control-two-words", "[Class usb]\nControl=on auto\nWakeup=enabled\n", 2, "Control", "'on auto'",
     { { "class|usb|base|power/control", "(unset)" }, { "class|usb|base|power/wakeup", "enabled" } } },
@@ -538,9 +598,6 @@ static const BadCase bad_cases[] = {
       { "class|usb|base|power/control", "auto" } } },
   { "delay-word", "[Class usb]\nAutosuspendDelayMs=abc\nControl=auto\n", 2,
     "AutosuspendDelayMs", "'abc'",
-    { { "class|usb|base|power/autosuspend_delay_ms", "(unset)" },
-      { "class|usb|base|power/control", "auto" } } },
-  { "delay-empty", "[Class usb]\nAutosuspendDelayMs=\nControl=auto\n", 2, "AutosuspendDelayMs", "''",
     { { "class|usb|base|power/autosuspend_delay_ms", "(unset)" },
       { "class|usb|base|power/control", "auto" } } },
   { "delay-overflow", "[Class usb]\nAutosuspendDelayMs=2147483648\nControl=auto\n", 2,

@@ -66,6 +66,7 @@ typedef struct {
   const char *ov_wakeup;
   gboolean    held;
   const char *expected;          /* "relpath=value ..." in write order */
+  gboolean    low;               /* low battery (the :low-battery layer needs battery too) */
 } DeviceCase;
 
 typedef struct {
@@ -188,10 +189,16 @@ static const DeviceCase device_cases[] = {
   { "empty-config", "", "usb", P (NULL), TRUE, TRUE, FALSE, NULL, NULL, NULL, FALSE, "" },
 
   /* classification feeds the class lookup */
-  { "powerpolicy-class-beats-subsystem", NULL, "usb", P ("POWERPOLICY_CLASS=usb-hid"), FALSE, FALSE,
-    FALSE, NULL, NULL, NULL, FALSE, "power/autosuspend_delay_ms=5000" },
-  { "powerpolicy-class-unknown", NULL, "usb", P ("POWERPOLICY_CLASS=nothing"), FALSE, FALSE, FALSE,
-    NULL, NULL, NULL, FALSE, "" },
+  /* the cascade: [Class usb] reaches a classified USB device, its class
+   * section refines it */
+  { "powerpolicy-class-refines-subsystem", NULL, "usb", P ("POWERPOLICY_CLASS=usb-hid"), FALSE,
+    FALSE, FALSE, NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=5000 power/wakeup=disabled power/control=auto" },
+  { "powerpolicy-class-without-section-gets-subsystem", NULL, "usb",
+    P ("POWERPOLICY_CLASS=nothing"), FALSE, FALSE, FALSE, NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=2000 power/wakeup=disabled power/control=auto" },
+  { "powerpolicy-class-other-subsystem-no-section", NULL, "pci", P ("POWERPOLICY_CLASS=nothing"),
+    FALSE, FALSE, FALSE, NULL, NULL, NULL, FALSE, "" },
   { "powerpolicy-class-empty", NULL, "usb", P ("POWERPOLICY_CLASS="), FALSE, FALSE, FALSE, NULL, NULL,
     NULL, FALSE, "power/autosuspend_delay_ms=2000 power/wakeup=disabled power/control=auto" },
 
@@ -331,6 +338,76 @@ static const DeviceCase device_cases[] = {
     "power/control=on" },
   { "held-attr-control", NULL, "pci-gpu", P (NULL), FALSE, FALSE, FALSE, NULL, NULL, NULL, TRUE,
     "device/foo=1 power/control=on" },
+
+  /* the cascade runs inside each layer: a higher layer of the subsystem
+   * beats a lower layer of the class, so a safety class pins every layer */
+#define HID_CASCADE "[Class usb]\nControl=auto\n[Class usb:battery]\nControl=auto\n" \
+                    "[Class usb-hid]\nControl=on\n"
+  { "cascade-class-base-beats-subsystem-base", HID_CASCADE, "usb", P ("POWERPOLICY_CLASS=usb-hid"),
+    FALSE, TRUE, FALSE, NULL, NULL, NULL, FALSE, "power/control=on" },
+  { "cascade-subsystem-battery-beats-class-base", HID_CASCADE, "usb",
+    P ("POWERPOLICY_CLASS=usb-hid"), TRUE, FALSE, FALSE, NULL, NULL, NULL, FALSE,
+    "power/control=auto" },
+  { "cascade-class-pinned-per-layer", HID_CASCADE "[Class usb-hid:battery]\nControl=on\n", "usb",
+    P ("POWERPOLICY_CLASS=usb-hid"), TRUE, FALSE, FALSE, NULL, NULL, NULL, FALSE,
+    "power/control=on" },
+  { "cascade-class-is-subsystem-one-section", HID_CASCADE, "usb", P (NULL), TRUE, FALSE, FALSE,
+    NULL, NULL, NULL, FALSE, "power/control=auto" },
+  { "cascade-subsystem-keys-merge-with-class-keys",
+    "[Class usb]\nAutosuspendDelayMs=2000\nWakeup=disabled\n[Class webcam]\nControl=auto\n"
+    "[Class webcam:idle]\nAutosuspendDelayMs=500\n", "usb", P ("POWERPOLICY_CLASS=webcam"), FALSE,
+    TRUE, FALSE, NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=500 power/wakeup=disabled power/control=auto" },
+  { "cascade-not-across-subsystems", "[Class pci]\nControl=auto\n", "usb",
+    P ("POWERPOLICY_CLASS=pci-gpu"), TRUE, TRUE, FALSE, NULL, NULL, NULL, FALSE, "" },
+  { "cascade-udev-above-every-section", HID_CASCADE "[Class usb-hid:battery]\nControl=on\n", "usb",
+    P ("POWERPOLICY_CLASS=usb-hid", "POWERPOLICY_AUTOSUSPEND=1"), TRUE, FALSE, FALSE, NULL, NULL,
+    NULL, FALSE, "power/control=auto" },
+  { "cascade-subsystem-attr-order", "[Class pci]\nAttr.z=1\n[Class pci-x]\nAttr.a=2\nAttr.z=3\n",
+    "pci", P ("POWERPOLICY_CLASS=pci-x"), FALSE, FALSE, FALSE, NULL, NULL, NULL, FALSE, "z=3 a=2" },
+
+  /* an empty assignment leaves the attribute alone */
+#define GPU_CASCADE "[Class pci]\nControl=on\nAttr.x=1\n[Class pci:battery]\nControl=auto\n" \
+                    "[Class pci-gpu]\nControl=\n"
+  { "empty-clears-subsystem", GPU_CASCADE, "pci", P ("POWERPOLICY_CLASS=pci-gpu"), FALSE, FALSE,
+    FALSE, NULL, NULL, NULL, FALSE, "x=1" },
+  { "empty-higher-layer-sets-again", GPU_CASCADE, "pci", P ("POWERPOLICY_CLASS=pci-gpu"), TRUE,
+    FALSE, FALSE, NULL, NULL, NULL, FALSE, "x=1 power/control=auto" },
+  { "empty-every-layer", GPU_CASCADE "[Class pci-gpu:battery]\nControl=\nAttr.x=\n", "pci",
+    P ("POWERPOLICY_CLASS=pci-gpu"), TRUE, TRUE, FALSE, NULL, NULL, NULL, FALSE, "" },
+  { "empty-in-same-section-subsystem", "[Class usb]\nControl=auto\n[Class usb:idle]\nControl=\n",
+    "usb", P (NULL), FALSE, TRUE, FALSE, NULL, NULL, NULL, FALSE, "" },
+  { "empty-clears-hwdb-hint", "[Class foo]\nControl=\n", "foo", P ("ID_AUTOSUSPEND=1"), FALSE,
+    FALSE, FALSE, NULL, NULL, NULL, FALSE, "" },
+  { "empty-override-above", GPU_CASCADE, "pci", P ("POWERPOLICY_CLASS=pci-gpu"), FALSE, FALSE,
+    OV ("auto", NULL, NULL), FALSE, "x=1 power/control=auto" },
+  { "empty-held-above", GPU_CASCADE, "pci", P ("POWERPOLICY_CLASS=pci-gpu"), FALSE, FALSE, FALSE,
+    NULL, NULL, NULL, TRUE, "x=1 power/control=on" },
+
+  /* :low-battery: on battery at or below LowBatteryPercent, between
+   * :battery and :idle */
+#define LOW_CONFIG "[Class usb]\nAutosuspendDelayMs=2000\n[Class usb:battery]\nAutosuspendDelayMs=1000\n" \
+                   "[Class usb:low-battery]\nAutosuspendDelayMs=300\nControl=auto\n" \
+                   "[Class usb:idle]\nAutosuspendDelayMs=100\n" \
+                   "[Class webcam:low-battery]\nAutosuspendDelayMs=50\n"
+  { "low-battery-on-ac-not-used", LOW_CONFIG, "usb", P (NULL), FALSE, FALSE, FALSE, NULL, NULL, NULL,
+    FALSE, "power/autosuspend_delay_ms=2000", TRUE },
+  { "low-battery-not-low", LOW_CONFIG, "usb", P (NULL), TRUE, FALSE, FALSE, NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=1000", FALSE },
+  { "low-battery-above-battery", LOW_CONFIG, "usb", P (NULL), TRUE, FALSE, FALSE, NULL, NULL, NULL,
+    FALSE, "power/autosuspend_delay_ms=300 power/control=auto", TRUE },
+  { "low-battery-below-idle", LOW_CONFIG, "usb", P (NULL), TRUE, TRUE, FALSE, NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=100 power/control=auto", TRUE },
+  { "low-battery-class-refines", LOW_CONFIG, "usb", P ("POWERPOLICY_CLASS=webcam"), TRUE, FALSE,
+    FALSE, NULL, NULL, NULL, FALSE, "power/autosuspend_delay_ms=50 power/control=auto", TRUE },
+  { "low-battery-class-below-subsystem-idle", LOW_CONFIG, "usb", P ("POWERPOLICY_CLASS=webcam"), TRUE,
+    TRUE, FALSE, NULL, NULL, NULL, FALSE, "power/autosuspend_delay_ms=100 power/control=auto", TRUE },
+  { "low-battery-override-above", LOW_CONFIG, "usb", P (NULL), TRUE, FALSE, OV ("on", NULL, NULL),
+    FALSE, "power/autosuspend_delay_ms=300 power/control=on", TRUE },
+  { "low-battery-udev-above", LOW_CONFIG, "usb", P ("POWERPOLICY_AUTOSUSPEND=0"), TRUE, FALSE, FALSE,
+    NULL, NULL, NULL, FALSE, "power/autosuspend_delay_ms=300 power/control=on", TRUE },
+  { "low-battery-held", LOW_CONFIG, "usb", P (NULL), TRUE, FALSE, FALSE, NULL, NULL, NULL, TRUE,
+    "power/autosuspend_delay_ms=300 power/control=on", TRUE },
 };
 
 static void
@@ -339,7 +416,7 @@ test_device_settings (void **state)
   State *st = *state;
   const DeviceCase *c = st->row;
   PpDeviceProps props;
-  PpSituation situation = { c->battery, c->idle };
+  PpSituation situation = { c->battery, c->idle, c->low };
   PpOverride override = { (char *) c->ov_control, PP_DELAY_UNSET, (char *) c->ov_wakeup };
   g_autoptr(GPtrArray) settings = NULL;
   g_autofree char *actual = NULL;
@@ -437,17 +514,17 @@ typedef struct {
 static const ExplainCase explain_cases[] = {
   /* class layers, FILE:LINE of each line */
   { "class", "usb", P (NULL), FALSE, FALSE, NO_OV, FALSE, FALSE, NULL, NULL, PP_SOURCE_NONE,
-    "power/control=auto|class|test.conf:2;power/autosuspend_delay_ms=2000|class|test.conf:3;"
+    "power/control=auto|class|test.conf:2 [Class usb];power/autosuspend_delay_ms=2000|class|test.conf:3 [Class usb];"
     UNSET_USB_WAKEUP },
   { "battery", "usb", P (NULL), TRUE, FALSE, NO_OV, FALSE, FALSE, NULL, NULL, PP_SOURCE_NONE,
-    "power/control=auto|class|test.conf:2;power/autosuspend_delay_ms=1000|battery|test.conf:5;"
+    "power/control=auto|class|test.conf:2 [Class usb];power/autosuspend_delay_ms=1000|battery|test.conf:5 [Class usb:battery];"
     UNSET_USB_WAKEUP },
   { "idle", "usb", P (NULL), FALSE, TRUE, NO_OV, FALSE, FALSE, NULL, NULL, PP_SOURCE_NONE,
-    "power/control=auto|class|test.conf:2;power/autosuspend_delay_ms=2000|class|test.conf:3;"
-    "power/wakeup=disabled|idle|test.conf:7" },
+    "power/control=auto|class|test.conf:2 [Class usb];power/autosuspend_delay_ms=2000|class|test.conf:3 [Class usb];"
+    "power/wakeup=disabled|idle|test.conf:7 [Class usb:idle]" },
   { "battery-and-idle", "pci", P (NULL), TRUE, TRUE, NO_OV, FALSE, FALSE, NULL, "e1000e",
     PP_SOURCE_NONE,
-    "power/control=auto|battery|test.conf:12;power/autosuspend_delay_ms=|class|not set by [Class pci];"
+    "power/control=auto|battery|test.conf:12 [Class pci:battery];power/autosuspend_delay_ms=|class|not set by [Class pci];"
     "power/wakeup=|class|not set by [Class pci]" },
   { "no-section", "foo", P (NULL), FALSE, FALSE, NO_OV, FALSE, FALSE, NULL, NULL, PP_SOURCE_NONE,
     "power/control=|class|no [Class foo] section;"
@@ -458,13 +535,13 @@ static const ExplainCase explain_cases[] = {
     "power/control=|class|not set by [Class sata-host];"
     "power/autosuspend_delay_ms=|class|not set by [Class sata-host];"
     "power/wakeup=|class|not set by [Class sata-host];"
-    "link_power_management_policy=med_power_with_dipm|class|test.conf:14" },
+    "link_power_management_policy=med_power_with_dipm|class|test.conf:14 [Class sata-host]" },
 
   /* udev properties: the property and its value */
   { "udev-autosuspend-0", "usb", P ("POWERPOLICY_AUTOSUSPEND=0"), TRUE, TRUE, NO_OV, FALSE, FALSE,
     NULL, NULL, PP_SOURCE_NONE,
     "power/control=on|udev|POWERPOLICY_AUTOSUSPEND=0;"
-    "power/autosuspend_delay_ms=1000|battery|test.conf:5;power/wakeup=disabled|idle|test.conf:7" },
+    "power/autosuspend_delay_ms=1000|battery|test.conf:5 [Class usb:battery];power/wakeup=disabled|idle|test.conf:7 [Class usb:idle]" },
   { "udev-autosuspend-1-delay-wakeup", "usb",
     P ("POWERPOLICY_AUTOSUSPEND=1", "POWERPOLICY_AUTOSUSPEND_DELAY_MS=-1",
        "POWERPOLICY_WAKEUP=enabled"), FALSE, TRUE, NO_OV, FALSE, FALSE, NULL, NULL, PP_SOURCE_NONE,
@@ -478,7 +555,7 @@ static const ExplainCase explain_cases[] = {
     "power/wakeup=|class|not set by [Class bare]" },
   { "udev-hwdb-hint-class-wins", "usb", P ("ID_AUTOSUSPEND_DELAY_MS=500"), FALSE, FALSE, NO_OV,
     FALSE, FALSE, NULL, NULL, PP_SOURCE_NONE,
-    "power/control=auto|class|test.conf:2;power/autosuspend_delay_ms=2000|class|test.conf:3;"
+    "power/control=auto|class|test.conf:2 [Class usb];power/autosuspend_delay_ms=2000|class|test.conf:3 [Class usb];"
     UNSET_USB_WAKEUP },
 
   /* overrides, PowerDown, holds */
@@ -489,7 +566,7 @@ static const ExplainCase explain_cases[] = {
     "power/wakeup=enabled|override|override set over D-Bus" },
   { "override-one-key", "usb", P (NULL), FALSE, FALSE, TRUE, NULL, NULL, "enabled", FALSE, FALSE,
     NULL, NULL, PP_SOURCE_NONE,
-    "power/control=auto|class|test.conf:2;power/autosuspend_delay_ms=2000|class|test.conf:3;"
+    "power/control=auto|class|test.conf:2 [Class usb];power/autosuspend_delay_ms=2000|class|test.conf:3 [Class usb];"
     "power/wakeup=enabled|override|override set over D-Bus" },
   { "power-down-above-override", "usb", P (NULL), FALSE, FALSE, TRUE, "on", "5", "enabled", TRUE,
     FALSE, NULL, NULL, PP_SOURCE_NONE,
@@ -504,10 +581,10 @@ static const ExplainCase explain_cases[] = {
   { "hold", "usb", P (NULL), TRUE, FALSE, NO_OV, FALSE, TRUE, "held by me (test), pid 7", NULL,
     PP_SOURCE_NONE,
     "power/control=on|hold|held by me (test), pid 7;"
-    "power/autosuspend_delay_ms=1000|battery|test.conf:5;" UNSET_USB_WAKEUP },
+    "power/autosuspend_delay_ms=1000|battery|test.conf:5 [Class usb:battery];" UNSET_USB_WAKEUP },
   { "hold-without-who", "usb", P (NULL), FALSE, FALSE, NO_OV, FALSE, TRUE, NULL, NULL,
     PP_SOURCE_NONE,
-    "power/control=on|hold|held;power/autosuspend_delay_ms=2000|class|test.conf:3;"
+    "power/control=on|hold|held;power/autosuspend_delay_ms=2000|class|test.conf:3 [Class usb];"
     UNSET_USB_WAKEUP },
   { "hold-above-power-down-and-override", "usb", P (NULL), FALSE, FALSE, TRUE, "auto", NULL, NULL,
     TRUE, TRUE, "held by a (b), pid 1", NULL, PP_SOURCE_NONE,
@@ -518,42 +595,43 @@ static const ExplainCase explain_cases[] = {
   /* ExcludeDrivers: nothing decided, every attribute says why */
   { "excluded-mei-me", "pci", P (NULL), TRUE, TRUE, NO_OV, FALSE, FALSE, NULL, "mei_me",
     PP_SOURCE_EXCLUDED,
-    "power/control=|excluded|driver mei_me excluded by test.conf:10;"
-    "power/autosuspend_delay_ms=|excluded|driver mei_me excluded by test.conf:10;"
-    "power/wakeup=|excluded|driver mei_me excluded by test.conf:10" },
+    "power/control=|excluded|driver mei_me excluded by test.conf:10 [Class pci];"
+    "power/autosuspend_delay_ms=|excluded|driver mei_me excluded by test.conf:10 [Class pci];"
+    "power/wakeup=|excluded|driver mei_me excluded by test.conf:10 [Class pci]" },
   { "excluded-last-of-list", "pci", P (NULL), FALSE, FALSE, NO_OV, FALSE, FALSE, NULL, "radeon",
     PP_SOURCE_EXCLUDED,
-    "power/control=|excluded|driver radeon excluded by test.conf:10;"
-    "power/autosuspend_delay_ms=|excluded|driver radeon excluded by test.conf:10;"
-    "power/wakeup=|excluded|driver radeon excluded by test.conf:10" },
+    "power/control=|excluded|driver radeon excluded by test.conf:10 [Class pci];"
+    "power/autosuspend_delay_ms=|excluded|driver radeon excluded by test.conf:10 [Class pci];"
+    "power/wakeup=|excluded|driver radeon excluded by test.conf:10 [Class pci]" },
   { "excluded-beats-override-and-hold", "pci", P (NULL), FALSE, FALSE, TRUE, "auto", "5", NULL,
     TRUE, TRUE, "held by a (b), pid 1", "nouveau", PP_SOURCE_EXCLUDED,
-    "power/control=|excluded|driver nouveau excluded by test.conf:10;"
-    "power/autosuspend_delay_ms=|excluded|driver nouveau excluded by test.conf:10;"
-    "power/wakeup=|excluded|driver nouveau excluded by test.conf:10" },
+    "power/control=|excluded|driver nouveau excluded by test.conf:10 [Class pci];"
+    "power/autosuspend_delay_ms=|excluded|driver nouveau excluded by test.conf:10 [Class pci];"
+    "power/wakeup=|excluded|driver nouveau excluded by test.conf:10 [Class pci]" },
   { "excluded-other-attributes-listed", "pci", P ("POWERPOLICY_CLASS=gpu"), FALSE, TRUE, NO_OV,
     FALSE, FALSE, NULL, "nouveau", PP_SOURCE_EXCLUDED,
-    "power/control=|excluded|driver nouveau excluded by test.conf:17;"
-    "power/autosuspend_delay_ms=|excluded|driver nouveau excluded by test.conf:17;"
-    "power/wakeup=|excluded|driver nouveau excluded by test.conf:17;"
-    "device/power_dpm=|excluded|driver nouveau excluded by test.conf:17" },
+    "power/control=|excluded|driver nouveau excluded by test.conf:17 [Class gpu];"
+    "power/autosuspend_delay_ms=|excluded|driver nouveau excluded by test.conf:17 [Class gpu];"
+    "power/wakeup=|excluded|driver nouveau excluded by test.conf:17 [Class gpu];"
+    "device/power_dpm=|excluded|driver nouveau excluded by test.conf:17 [Class gpu]" },
   { "not-excluded-other-driver", "pci", P (NULL), FALSE, FALSE, NO_OV, FALSE, FALSE, NULL,
     "mei", PP_SOURCE_NONE,
-    "power/control=on|class|test.conf:9;power/autosuspend_delay_ms=|class|not set by [Class pci];"
+    "power/control=on|class|test.conf:9 [Class pci];power/autosuspend_delay_ms=|class|not set by [Class pci];"
     "power/wakeup=|class|not set by [Class pci]" },
   { "not-excluded-no-driver", "pci", P (NULL), FALSE, FALSE, NO_OV, FALSE, FALSE, NULL, NULL,
     PP_SOURCE_NONE,
-    "power/control=on|class|test.conf:9;power/autosuspend_delay_ms=|class|not set by [Class pci];"
+    "power/control=on|class|test.conf:9 [Class pci];power/autosuspend_delay_ms=|class|not set by [Class pci];"
     "power/wakeup=|class|not set by [Class pci]" },
   { "not-excluded-other-class", "usb", P (NULL), FALSE, FALSE, NO_OV, FALSE, FALSE, NULL, "mei_me",
     PP_SOURCE_NONE,
-    "power/control=auto|class|test.conf:2;power/autosuspend_delay_ms=2000|class|test.conf:3;"
+    "power/control=auto|class|test.conf:2 [Class usb];power/autosuspend_delay_ms=2000|class|test.conf:3 [Class usb];"
     UNSET_USB_WAKEUP },
   { "gpu-not-excluded-idle-attr", "pci", P ("POWERPOLICY_CLASS=gpu"), FALSE, TRUE, NO_OV, FALSE,
     FALSE, NULL, "amdgpu", PP_SOURCE_NONE,
-    "power/control=auto|idle|test.conf:20;"
-    "power/autosuspend_delay_ms=|class|not set by [Class gpu];"
-    "power/wakeup=|class|not set by [Class gpu];device/power_dpm=low|class|test.conf:18" },
+    "power/control=auto|idle|test.conf:20 [Class gpu:idle];"
+    "power/autosuspend_delay_ms=|class|not set by [Class pci] or [Class gpu];"
+    "power/wakeup=|class|not set by [Class pci] or [Class gpu];"
+    "device/power_dpm=low|class|test.conf:18 [Class gpu]" },
 
   /* POWERPOLICY_IGNORE=1: above everything, an excluded driver too */
   { "ignored", "usb", P ("POWERPOLICY_IGNORE=1", "POWERPOLICY_AUTOSUSPEND=0"), TRUE, TRUE, TRUE,
@@ -591,7 +669,7 @@ test_explain (void **state)
     override.delay_ms = (gint) g_ascii_strtoll (c->ov_delay, NULL, 10);
   pp_device_props_init (&props, c->subsystem, lookup_props, (gpointer) c->props, NULL);
   decision = pp_policy_decide (st->config, &props, &situation, &dstate);
-  rows = pp_policy_explain (st->config, props.klass, decision);
+  rows = pp_policy_explain (st->config, &props, decision);
 
   for (guint i = 0; i < rows->len; i++)
     {
@@ -634,6 +712,7 @@ test_source_names (void **state)
 {
   static const char * const names[] = {
     "", "class", "battery", "idle", "udev", "override", "power-down", "hold", "excluded", "ignored",
+    "low-battery",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
@@ -920,6 +999,343 @@ test_on_battery_null (void **state)
   assert_false (pp_policy_on_battery (NULL, 0));
 }
 
+/* ---- the cascade, every combination ----------------------------------------- */
+
+/* The eight sections of a device of subsystem usb and class webcam, in
+ * cascade order: for each layer the subsystem, then the class. */
+static const struct {
+  const char     *section;
+  PpLayer         layer;
+  PpSettingSource source;
+} cascade_order[] = {
+  { "usb",                PP_LAYER_BASE,        PP_SOURCE_CLASS },
+  { "webcam",             PP_LAYER_BASE,        PP_SOURCE_CLASS },
+  { "usb:battery",        PP_LAYER_BATTERY,     PP_SOURCE_BATTERY },
+  { "webcam:battery",     PP_LAYER_BATTERY,     PP_SOURCE_BATTERY },
+  { "usb:low-battery",    PP_LAYER_LOW_BATTERY, PP_SOURCE_LOW_BATTERY },
+  { "webcam:low-battery", PP_LAYER_LOW_BATTERY, PP_SOURCE_LOW_BATTERY },
+  { "usb:idle",           PP_LAYER_IDLE,        PP_SOURCE_IDLE },
+  { "webcam:idle",        PP_LAYER_IDLE,        PP_SOURCE_IDLE },
+};
+
+static gboolean
+layer_active (PpLayer layer, gboolean battery, gboolean low, gboolean idle)
+{
+  return layer == PP_LAYER_BASE || (layer == PP_LAYER_BATTERY && battery) ||
+         (layer == PP_LAYER_LOW_BATTERY && battery && low) || (layer == PP_LAYER_IDLE && idle);
+}
+
+/* Every subset of the eight sections setting AutosuspendDelayMs (to its
+ * index + 1), written to the file in reverse order (file order does not
+ * matter), in every situation, for a webcam and for a plain USB device
+ * (whose class is its subsystem: only the usb sections): the winner is
+ * the last section in cascade order that is in the subset and whose
+ * layer applies, and Explain names it. */
+static void
+test_cascade_exhaustive (void **state)
+{
+  State *st = *state;
+  const char *webcam_props[] = { "POWERPOLICY_CLASS=webcam", NULL };
+  const char *usb_props[] = { NULL };
+
+  for (guint mask = 0; mask < 256; mask++)
+    {
+      g_autoptr(GString) text = g_string_new (NULL);
+      g_autoptr(PpConfig) config = pp_config_new ();
+      g_autoptr(GPtrArray) problems = pp_config_problems_new ();
+
+      for (guint i = G_N_ELEMENTS (cascade_order); i > 0; i--)
+        if (mask & (1u << (i - 1)))
+          g_string_append_printf (text, "[Class %s]\nAutosuspendDelayMs=%u\n",
+                                  cascade_order[i - 1].section, i);
+      pp_config_load_data (config, "c.conf", text->str, text->len, problems);
+      assert_int_equal (problems->len, 0);
+
+      for (guint sit = 0; sit < 8; sit++)
+        for (guint dev = 0; dev < 2; dev++)
+          {
+            gboolean battery = sit & 1, low = (sit >> 1) & 1, idle = (sit >> 2) & 1;
+            PpSituation situation = { battery, idle, low };
+            PpDeviceProps props;
+            g_autoptr(PpDecision) d = NULL;
+            g_autoptr(GPtrArray) rows = NULL;
+            const PpExplainRow *row;
+            int winner = -1;
+
+            for (guint i = 0; i < G_N_ELEMENTS (cascade_order); i++)
+              {
+                if (dev == 1 && !g_str_has_prefix (cascade_order[i].section, "usb"))
+                  continue;
+                if ((mask & (1u << i)) && layer_active (cascade_order[i].layer, battery, low, idle))
+                  winner = (int) i;
+              }
+            pp_device_props_init (&props, "usb", lookup_props,
+                                  dev == 0 ? (gpointer) webcam_props : (gpointer) usb_props, NULL);
+            d = pp_policy_decide (config, &props, &situation, NULL);
+            rows = pp_policy_explain (config, &props, d);
+            pp_device_props_clear (&props);
+            row = g_ptr_array_index (rows, 1);
+            assert_string_equal (row->attribute, PP_ATTR_DELAY);
+            if (winner < 0)
+              {
+                if (d->settings->len != 0)
+                  fail_msg ("mask %#x situation %u device %u: expected nothing", mask, sit, dev);
+                assert_string_equal (row->decided, "");
+                continue;
+              }
+            {
+              const PpSetting *s;
+              g_autofree char *value = g_strdup_printf ("%d", winner + 1);
+              g_autofree char *section = g_strdup_printf ("[Class %s]", cascade_order[winner].section);
+
+              if (d->settings->len != 1)
+                fail_msg ("mask %#x situation %u device %u: %u settings", mask, sit, dev,
+                          d->settings->len);
+              s = g_ptr_array_index (d->settings, 0);
+              if (!g_str_equal (s->value, value))
+                fail_msg ("mask %#x situation %u (battery %d low %d idle %d) device %u: expected %s from %s, got %s (%s)",
+                          mask, sit, battery, low, idle, dev, value, section, s->value, s->origin);
+              assert_int_equal (s->source, cascade_order[winner].source);
+              assert_string_equal (row->decided, value);
+              assert_string_equal (row->layer, pp_setting_source_to_string (cascade_order[winner].source));
+              if (!g_str_has_prefix (row->origin, "c.conf:") || !g_str_has_suffix (row->origin, section))
+                fail_msg ("origin '%s' does not name c.conf and %s", row->origin, section);
+            }
+          }
+    }
+  (void) st;
+}
+
+/* Explain names the section an empty assignment came from, and the
+ * sections that do not set an attribute. */
+static void
+test_explain_cascade (void **state)
+{
+  State *st = *state;
+  const char text[] =
+    "[Class pci]\n"            /* 1 */
+    "Control=on\n"             /* 2 */
+    "[Class pci:battery]\n"    /* 3 */
+    "Control=auto\n"           /* 4 */
+    "[Class pci-gpu]\n"        /* 5 */
+    "Control=\n"               /* 6 */
+    "[Class pci-gpu:battery]\n"/* 7 */
+    "Control=\n"               /* 8 */
+    "[Class usb]\n"            /* 9 */
+    "Wakeup=enabled\n";        /* 10 */
+  const char *gpu[] = { "POWERPOLICY_CLASS=pci-gpu", NULL };
+  const char *cam[] = { "POWERPOLICY_CLASS=webcam", NULL };
+  const char *net[] = { "POWERPOLICY_CLASS=net", NULL };
+  PpSituation battery = { TRUE, FALSE, FALSE };
+  PpDeviceProps props;
+  g_autoptr(PpDecision) d = NULL;
+  g_autoptr(PpDecision) d2 = NULL;
+  g_autoptr(PpDecision) d3 = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+  g_autoptr(GPtrArray) rows2 = NULL;
+  g_autoptr(GPtrArray) rows3 = NULL;
+  const PpExplainRow *r;
+
+  load_config (st, text);
+  pp_device_props_init (&props, "pci", lookup_props, gpu, NULL);
+  d = pp_policy_decide (st->config, &props, &battery, NULL);
+  rows = pp_policy_explain (st->config, &props, d);
+  pp_device_props_clear (&props);
+  assert_int_equal (d->settings->len, 0);
+  r = g_ptr_array_index (rows, 0);
+  assert_string_equal (r->decided, "");
+  assert_string_equal (r->layer, "battery");
+  assert_string_equal (r->origin, "left alone by test.conf:8 [Class pci-gpu:battery]");
+  r = g_ptr_array_index (rows, 1);
+  assert_string_equal (r->origin, "not set by [Class pci] or [Class pci-gpu]");
+
+  pp_device_props_init (&props, "usb", lookup_props, cam, NULL);
+  d2 = pp_policy_decide (st->config, &props, &battery, NULL);
+  rows2 = pp_policy_explain (st->config, &props, d2);
+  pp_device_props_clear (&props);
+  r = g_ptr_array_index (rows2, 0);
+  assert_string_equal (r->origin, "not set by [Class usb]");
+  r = g_ptr_array_index (rows2, 2);
+  assert_string_equal (r->decided, "enabled");
+  assert_string_equal (r->origin, "test.conf:10 [Class usb]");
+
+  pp_device_props_init (&props, "input", lookup_props, net, NULL);
+  d3 = pp_policy_decide (st->config, &props, &battery, NULL);
+  rows3 = pp_policy_explain (st->config, &props, d3);
+  pp_device_props_clear (&props);
+  r = g_ptr_array_index (rows3, 0);
+  assert_string_equal (r->origin, "no [Class input] or [Class net] section");
+}
+
+/* ---- ExcludeDrivers= through the cascade ------------------------------------ */
+
+typedef struct {
+  const char *name;
+  const char *config;
+  const char *subsystem;
+  const char *klass;               /* NULL: the subsystem */
+  const char *driver;
+  const char *skip_origin;         /* NULL: not excluded */
+  const char *expected;            /* settings when not excluded */
+} ExcludeCase;
+
+static const ExcludeCase exclude_cases[] = {
+  { "subsystem-list-reaches-class", "[Class pci]\nExcludeDrivers=nouveau amdgpu\n[Class pci-gpu]\nControl=auto\n",
+    "pci", "pci-gpu", "amdgpu", "driver amdgpu excluded by test.conf:2 [Class pci]", NULL },
+  { "subsystem-list-other-driver", "[Class pci]\nExcludeDrivers=nouveau amdgpu\n[Class pci-gpu]\nControl=auto\n",
+    "pci", "pci-gpu", "i915", NULL, "power/control=auto" },
+  { "subsystem-list-device-of-subsystem", "[Class pci]\nControl=on\nExcludeDrivers=mei_me\n",
+    "pci", NULL, "mei_me", "driver mei_me excluded by test.conf:3 [Class pci]", NULL },
+  { "class-list-replaces", "[Class pci]\nExcludeDrivers=nouveau\n[Class pci-gpu]\nExcludeDrivers=amdgpu\nControl=auto\n",
+    "pci", "pci-gpu", "nouveau", NULL, "power/control=auto" },
+  { "class-list-own-driver", "[Class pci]\nExcludeDrivers=nouveau\n[Class pci-gpu]\nExcludeDrivers=amdgpu\nControl=auto\n",
+    "pci", "pci-gpu", "amdgpu", "driver amdgpu excluded by test.conf:4 [Class pci-gpu]", NULL },
+  { "class-empty-list-cancels", "[Class pci]\nExcludeDrivers=nouveau\n[Class pci-gpu]\nExcludeDrivers=\nControl=auto\n",
+    "pci", "pci-gpu", "nouveau", NULL, "power/control=auto" },
+  { "class-without-key-inherits", "[Class pci]\nExcludeDrivers=xhci_hcd\n[Class pci-usb]\nControl=auto\n",
+    "pci", "pci-usb", "xhci_hcd", "driver xhci_hcd excluded by test.conf:2 [Class pci]", NULL },
+  { "class-without-section-inherits", "[Class pci]\nExcludeDrivers=xhci_hcd\n",
+    "pci", "pci-usb", "xhci_hcd", "driver xhci_hcd excluded by test.conf:2 [Class pci]", NULL },
+  { "not-across-subsystems", "[Class pci]\nExcludeDrivers=btusb\n[Class bluetooth]\nControl=on\n",
+    "usb", "bluetooth", "btusb", NULL, "power/control=on" },
+  { "no-driver", "[Class pci]\nExcludeDrivers=nouveau\n[Class pci-gpu]\nControl=auto\n",
+    "pci", "pci-gpu", NULL, NULL, "power/control=auto" },
+  { "dropin-subsystem-list-replaced", "[Class pci]\nExcludeDrivers=nouveau\n[Class pci]\nExcludeDrivers=radeon\n",
+    "pci", "pci-gpu", "nouveau", NULL, "" },
+};
+
+static void
+test_exclude_cascade (void **state)
+{
+  State *st = *state;
+  const ExcludeCase *c = st->row;
+  g_autofree char *klass = c->klass ? g_strdup_printf ("POWERPOLICY_CLASS=%s", c->klass) : NULL;
+  const char *props_list[] = { klass, NULL };
+  PpSituation situation = { FALSE, FALSE, FALSE };
+  PpDeviceState dstate = { NULL, FALSE, FALSE, NULL, c->driver };
+  PpDeviceProps props;
+  g_autoptr(PpDecision) d = NULL;
+  g_autofree char *actual = NULL;
+
+  pp_config_load_data (st->config, "test.conf", c->config, strlen (c->config), st->problems);
+  pp_device_props_init (&props, c->subsystem, lookup_props, props_list, NULL);
+  d = pp_policy_decide (st->config, &props, &situation, &dstate);
+  pp_device_props_clear (&props);
+  if (c->skip_origin != NULL)
+    {
+      assert_int_equal (d->skipped, PP_SOURCE_EXCLUDED);
+      assert_string_equal (d->skip_origin, c->skip_origin);
+      assert_int_equal (d->settings->len, 0);
+      return;
+    }
+  assert_int_equal (d->skipped, PP_SOURCE_NONE);
+  actual = join_settings (d->settings);
+  assert_string_equal (actual, c->expected);
+}
+
+/* ---- battery charge and the low-battery layer ------------------------------- */
+
+#define NA (-1)
+
+typedef struct {
+  const char     *name;
+  PpBatteryFacts  batteries[3];
+  gsize           n;
+  gint            percent;
+} PercentCase;
+
+static const PercentCase percent_cases[] = {
+  { "none", { { NULL, NA, NA, NA, NA, NA } }, 0, -1 },
+  { "capacity-only", { { "System", 42, NA, NA, NA, NA } }, 1, 42 },
+  { "energy-beats-capacity", { { "System", 42, 15000000, 50000000, NA, NA } }, 1, 30 },
+  { "charge", { { NULL, NA, NA, NA, 2000000, 4000000 } }, 1, 50 },
+  { "energy-rounds", { { NULL, NA, 1995, 10000, NA, NA } }, 1, 20 },
+  { "now-above-full-clamped", { { NULL, NA, 60, 50, NA, NA } }, 1, 100 },
+  { "capacity-above-100-clamped", { { NULL, 104, NA, NA, NA, NA } }, 1, 100 },
+  { "nothing-readable", { { "System", NA, NA, NA, NA, NA } }, 1, -1 },
+  { "full-zero-not-used", { { "System", 7, 5, 0, NA, NA } }, 1, 7 },
+  /* two batteries (a ThinkPad's internal and external one): combined
+   * energy, not the mean of the percentages (10% of 24 Wh + 90% of 72 Wh) */
+  { "two-combined-energy", { { "System", 10, 2400000, 24000000, NA, NA },
+                             { "System", 90, 64800000, 72000000, NA, NA } }, 2, 70 },
+  { "two-combined-charge", { { NULL, NA, NA, NA, 100000, 2000000 },
+                             { NULL, NA, NA, NA, 1900000, 2000000 } }, 2, 50 },
+  { "two-mixed-mean-capacity", { { NULL, 10, 2400000, 24000000, NA, NA },
+                                 { NULL, 31, NA, NA, 1900000, 2000000 } }, 2, 20 },
+  { "two-one-unknown", { { NULL, 10, NA, NA, NA, NA }, { NULL, NA, NA, NA, NA, NA } }, 2, -1 },
+  { "device-scope-ignored", { { "Device", 5, NA, NA, NA, NA }, { "System", 80, NA, NA, NA, NA } }, 2, 80 },
+  { "only-device-scope", { { "Device", 5, NA, NA, NA, NA } }, 1, -1 },
+  { "empty", { { "System", 0, 0, 50000000, NA, NA } }, 1, 0 },
+};
+
+static void
+test_battery_percent (void **state)
+{
+  State *st = *state;
+  const PercentCase *c = st->row;
+
+  assert_int_equal (pp_policy_battery_percent (c->batteries, c->n), c->percent);
+}
+
+static void
+test_low_battery (void **state)
+{
+  /* at or below the threshold, on battery, charge known */
+  assert_true (pp_policy_low_battery (TRUE, 20, 20));
+  assert_true (pp_policy_low_battery (TRUE, 0, 20));
+  assert_false (pp_policy_low_battery (TRUE, 21, 20));
+  assert_false (pp_policy_low_battery (FALSE, 5, 20));
+  assert_false (pp_policy_low_battery (TRUE, -1, 20));
+  assert_true (pp_policy_low_battery (TRUE, 0, 0));
+  assert_false (pp_policy_low_battery (TRUE, 1, 0));
+  assert_true (pp_policy_low_battery (TRUE, 100, 100));
+}
+
+/* ---- [Sleep] by power source -------------------------------------------------- */
+
+typedef struct {
+  const char *name;
+  const char *config;
+  gboolean    battery;
+  gboolean    low;
+  gboolean    hibernate;
+  const char *value;
+  const char *layer;
+} SleepCase;
+
+#define SLEEP_LAYERS "[Sleep]\nMemSleep=deep\nHibernateMode=platform\n" \
+                     "[Sleep:battery]\nMemSleep=s2idle\n[Sleep:low-battery]\nHibernateMode=shutdown\n"
+
+static const SleepCase sleep_cases[] = {
+  { "default", "", FALSE, FALSE, FALSE, "auto", "Sleep" },
+  { "default-battery", "", TRUE, TRUE, FALSE, "auto", "Sleep" },
+  { "ac", SLEEP_LAYERS, FALSE, FALSE, FALSE, "deep", "Sleep" },
+  { "ac-low-flag-ignored", SLEEP_LAYERS, FALSE, TRUE, FALSE, "deep", "Sleep" },
+  { "battery", SLEEP_LAYERS, TRUE, FALSE, FALSE, "s2idle", "Sleep:battery" },
+  { "low-battery-falls-to-battery", SLEEP_LAYERS, TRUE, TRUE, FALSE, "s2idle", "Sleep:battery" },
+  { "hibernate-ac", SLEEP_LAYERS, FALSE, FALSE, TRUE, "platform", "Sleep" },
+  { "hibernate-battery-falls-to-base", SLEEP_LAYERS, TRUE, FALSE, TRUE, "platform", "Sleep" },
+  { "hibernate-low-battery", SLEEP_LAYERS, TRUE, TRUE, TRUE, "shutdown", "Sleep:low-battery" },
+  { "low-battery-only", "[Sleep:low-battery]\nMemSleep=s2idle\n", TRUE, TRUE, FALSE, "s2idle",
+    "Sleep:low-battery" },
+  { "battery-only-layer-on-ac", "[Sleep:battery]\nMemSleep=shallow\n", FALSE, FALSE, FALSE, "auto",
+    "Sleep" },
+};
+
+static void
+test_sleep_mode (void **state)
+{
+  State *st = *state;
+  const SleepCase *c = st->row;
+  PpSituation situation = { c->battery, FALSE, c->low };
+  const char *layer = NULL;
+
+  load_config (st, c->config);
+  assert_string_equal (pp_policy_sleep_mode (st->config, &situation, c->hibernate, &layer), c->value);
+  assert_string_equal (layer, c->layer);
+  assert_string_equal (pp_policy_sleep_mode (st->config, &situation, c->hibernate, NULL), c->value);
+}
+
 int
 main (void)
 {
@@ -945,6 +1361,18 @@ main (void)
                     setup, teardown, NULL);
   pp_test_list_add (list, "device", "pure", test_device_settings_pure, setup, teardown, NULL);
   pp_test_list_add (list, "on-battery", "null", test_on_battery_null, setup, teardown, NULL);
+  pp_test_list_add (list, "cascade", "exhaustive", test_cascade_exhaustive, setup, teardown, NULL);
+  pp_test_list_add (list, "explain", "cascade", test_explain_cascade, setup, teardown, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (exclude_cases); i++)
+    pp_test_list_add (list, "exclude-cascade", exclude_cases[i].name, test_exclude_cascade, setup,
+                      teardown, &exclude_cases[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (percent_cases); i++)
+    pp_test_list_add (list, "battery-percent", percent_cases[i].name, test_battery_percent, setup,
+                      teardown, &percent_cases[i]);
+  pp_test_list_add (list, "low-battery", "threshold", test_low_battery, setup, teardown, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (sleep_cases); i++)
+    pp_test_list_add (list, "sleep-mode", sleep_cases[i].name, test_sleep_mode, setup, teardown,
+                      &sleep_cases[i]);
 
   return pp_test_list_run (list, "policy");
 }
