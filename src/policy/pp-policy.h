@@ -129,7 +129,8 @@ GPtrArray  *pp_policy_device_settings (const PpConfig      *config,
                                        gboolean             held);
 
 /* "class", "battery", "low-battery", "idle", "udev", "override",
- * "power-down", "hold", "excluded", "ignored"; "" for PP_SOURCE_NONE. */
+ * "power-down", "hold", "excluded", "ignored", "quirk", "sleep"; "" for
+ * PP_SOURCE_NONE. */
 const char *pp_setting_source_to_string (PpSettingSource source);
 
 /* One row of Explain (SPEC §5): an attribute the policy touches on a
