@@ -483,6 +483,19 @@ nvme_controllers (PpDevice *dev)
   return names != NULL ? names : g_ptr_array_new_with_free_func (g_free);
 }
 
+/* A PCI id attribute ("0x2646"); 0 when unreadable. */
+static guint
+read_pci_id (const char *syspath, const char *name)
+{
+  g_autofree char *text = pp_sysfs_read_opt (syspath, name);
+  guint64 id = 0;
+
+  if (text == NULL || !g_str_has_prefix (text, "0x") ||
+      !g_ascii_string_to_unsigned (text + 2, 16, 0, G_MAXUINT16, &id, NULL))
+    return 0;
+  return (guint) id;
+}
+
 /* The APST quirk of an NVMe drive, from its PCI ids and the model its
  * controller reports; NULL for any other device. */
 static const PpNvmeApstQuirk *
@@ -490,12 +503,12 @@ nvme_apst_quirk (PpDevice *dev)
 {
   g_autoptr(GPtrArray) controllers = NULL;
   g_autofree char *model = NULL;
-  gint64 vendor, device;
+  guint vendor, device;
 
   if (g_strcmp0 (dev->info->driver, "nvme") != 0 || !g_str_equal (dev->info->subsystem, "pci"))
     return NULL;
-  vendor = pp_sysfs_read_int (dev->info->syspath, "vendor", -1);
-  device = pp_sysfs_read_int (dev->info->syspath, "device", -1);
+  vendor = read_pci_id (dev->info->syspath, "vendor");
+  device = read_pci_id (dev->info->syspath, "device");
   controllers = nvme_controllers (dev);
   if (controllers->len > 0)
     {
@@ -506,8 +519,7 @@ nvme_apst_quirk (PpDevice *dev)
       if (model != NULL)
         g_strstrip (model);
     }
-  return pp_nvme_apst_quirk_find (vendor < 0 ? 0 : (guint) vendor, device < 0 ? 0 : (guint) device,
-                                  model);
+  return pp_nvme_apst_quirk_find (vendor, device, model);
 }
 
 /* A setting key with a '*' (PP_ATTR_NVME_APST) stands for the NVMe
