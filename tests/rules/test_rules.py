@@ -340,6 +340,9 @@ class RulesTest(unittest.TestCase):
                             'MAJOR', '226', 'MINOR', '0'])
         cls.add('drm_connector', 'drm', 'card0-HDMI-A-1', gpu_card,
                 ['status', 'disconnected', 'enabled', 'disabled'], [])
+        cls.add('drm_edp', 'drm', 'card0-eDP-1', gpu_card,
+                ['status', 'connected', 'enabled', 'enabled', 'amdgpu/panel_power_savings', '0'],
+                [])
         for name in ('pp-hwdb-autosuspend', 'pp-classified', 'pp-admin', 'pp-plain'):
             cls.add(name, 'platform', name, None, ['power/control', 'on'], [])
 
@@ -478,6 +481,13 @@ class RulesTest(unittest.TestCase):
 
     def test_scsi_host_without_link_policy(self):
         self.assertClass('usb_storage_host', None)
+
+    # DRM: the internal panel's connector has a class (panel power savings)
+    def test_edp_panel(self):
+        self.assertClass('drm_edp', 'panel')
+        self.assertClass('drm_connector', None)
+        self.assertClass('drm_card', None)
+        self.assertTagged('drm_edp', True)
 
     # 99-powerpolicy-tag.rules: the devices powerpolicyd enumerates
     def assertTagged(self, key, expected):
