@@ -14,6 +14,7 @@ typedef enum {
   RANK_AUDIO,
   RANK_BLUETOOTH,
   RANK_WWAN,
+  RANK_SERIAL,
   RANK_PRINTER,
   RANK_PHONE,
   RANK_WEBCAM,
@@ -30,6 +31,7 @@ static const char *const rank_class[] = {
   [RANK_AUDIO]     = PP_USB_CLASS_AUDIO,
   [RANK_BLUETOOTH] = PP_USB_CLASS_BLUETOOTH,
   [RANK_WWAN]      = PP_USB_CLASS_WWAN,
+  [RANK_SERIAL]    = PP_USB_CLASS_SERIAL,
   [RANK_PRINTER]   = PP_USB_CLASS_PRINTER,
   [RANK_PHONE]     = PP_USB_CLASS_PHONE,
   [RANK_WEBCAM]    = PP_USB_CLASS_WEBCAM,
@@ -62,7 +64,7 @@ static const DriverRank drivers[] = {
   { "qmi_wwan",       RANK_WWAN },
   { "cdc_mbim",       RANK_WWAN },
   { "cdc_wdm",        RANK_WWAN },
-  { "cdc_acm",        RANK_WWAN },
+  { "cdc_acm",        RANK_SERIAL },
   { "huawei_cdc_ncm", RANK_WWAN },
   { "hso",            RANK_WWAN },
   { "zte_ev",         RANK_WWAN },
@@ -161,6 +163,10 @@ interface_rank (const PpUsbInterface *iface,
         }
       if (drivers[i].rank == RANK_NET && is_modem_capable_net_driver (driver) &&
           pp_usb_class_is_modem_vendor (vendor_id))
+        return RANK_WWAN;
+      /* CDC ACM ports: a modem's AT ports from a modem vendor, else a
+       * serial device (TLP #794) */
+      if (drivers[i].rank == RANK_SERIAL && pp_usb_class_is_modem_vendor (vendor_id))
         return RANK_WWAN;
       return drivers[i].rank;
     }

@@ -22,6 +22,10 @@ G_BEGIN_DECLS
 #define PP_USB_CLASS_NET       "usb-net"
 #define PP_USB_CLASS_HUB       "usb-hub"
 #define PP_USB_CLASS_STORAGE   "usb-storage"
+#define PP_USB_CLASS_SERIAL    "usb-serial"
+/* set by the rules only (60-powerpolicy.rules) */
+#define PP_USB_CLASS_SCANNER   "scanner"
+#define PP_USB_CLASS_SMARTCARD "smartcard"
 
 /* One interface of a USB device (a usb_interface child such as "1-2:1.0"):
  * its bInterfaceClass/SubClass/Protocol and the name of the driver bound
@@ -38,7 +42,8 @@ typedef struct {
  * NULL when none of them tells (no driver bound yet, only unknown drivers,
  * usbfs): the device then keeps the class it has. Several interfaces pick
  * in the order of the rules: usb-keyboard, usb-mouse, usb-hid, usb-audio,
- * bluetooth, wwan, printer, phone, webcam, usb-net, usb-hub, usb-storage
+ * bluetooth, wwan, usb-serial (cdc_acm; wwan for a modem vendor),
+ * printer, phone, webcam, usb-net, usb-hub, usb-storage
  * (the first classes are the ones that must not be autosuspended, so a
  * composite device lands there). A network driver (cdc_ether, cdc_ncm,
  * rndis_host) alone never makes a modem, except on a device of a vendor

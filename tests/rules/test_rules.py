@@ -120,6 +120,8 @@ VENDOR = (0xff, 0xff, 0xff)
 CDC_DATA = (0x0a, 0x00, 0x00)
 MBIM = (0x02, 0x0e, 0x00)
 MBIM_DATA = (0x0a, 0x00, 0x02)
+CDC_ACM = (0x02, 0x02, 0x01)
+CCID = (0x0b, 0x00, 0x00)
 KEYBOARD = (0x03, 0x01, 0x01)
 MOUSE = (0x03, 0x01, 0x02)
 HID = (0x03, 0x00, 0x00)
@@ -154,8 +156,28 @@ REAL_USB_DEVICES = {
     'wwan_quectel_ec25': (0x2c7c, 0x0125, 0xef,
                           [[VENDOR, (0xff, 0x00, 0x00), (0xff, 0x00, 0x00),
                             (0xff, 0x00, 0x00), VENDOR]], 'wwan'),
-    # a CDC ACM modem port (02/02/01) of an unknown vendor
-    'wwan_cdc_acm': (0x1234, 0x0002, 0x02, [[(0x02, 0x02, 0x01), CDC_DATA]], 'wwan'),
+    # Fibocom L850-GL: MBIM with CDC ACM AT ports; Telit HE910: CDC ACM
+    # ports only, from a modem vendor
+    'wwan_fibocom_l850': (0x2cb7, 0x0007, 0x00,
+                          [[MBIM, MBIM_DATA, CDC_ACM, CDC_DATA, CDC_ACM, CDC_DATA]], 'wwan'),
+    'wwan_telit_he910': (0x1bc7, 0x0021, 0x02,
+                         [[CDC_ACM, CDC_DATA, CDC_ACM, CDC_DATA, CDC_ACM, CDC_DATA]], 'wwan'),
+    # CDC ACM serial devices (TLP #794): Arduino Uno R3 (device class 02),
+    # Raspberry Pi Pico running MicroPython (02/02/00 and a vendor reset
+    # interface), u-blox 7 GPS receiver, and a CDC ACM port (02/02/01) of an
+    # unknown vendor
+    'serial_arduino_uno': (0x2341, 0x0043, 0x02, [[CDC_ACM, CDC_DATA]], 'usb-serial'),
+    'serial_rpi_pico': (0x2e8a, 0x0005, 0xef,
+                        [[(0x02, 0x02, 0x00), CDC_DATA, (0xff, 0x00, 0x01)]], 'usb-serial'),
+    'serial_ublox_gps7': (0x1546, 0x01a7, 0x02, [[CDC_ACM, CDC_DATA]], 'usb-serial'),
+    'serial_cdc_acm': (0x1234, 0x0002, 0x02, [[CDC_ACM, CDC_DATA]], 'usb-serial'),
+    # Smart-card readers (CCID 0b/00/00): Alcor Micro AU9540, Gemalto PC
+    # Twin Reader, Identiv SCR3310; a YubiKey 5 (OTP keyboard, FIDO HID and
+    # CCID) is a keyboard first -- HID comes first, and it stays on as well.
+    'smartcard_alcor_au9540': (0x058f, 0x9540, 0x00, [[CCID]], 'smartcard'),
+    'smartcard_gemalto_pc_twin': (0x08e6, 0x3437, 0x00, [[CCID]], 'smartcard'),
+    'smartcard_identiv_scr3310': (0x04e6, 0x5116, 0x00, [[CCID]], 'smartcard'),
+    'yubikey_5': (0x1050, 0x0407, 0x00, [[KEYBOARD, HID, CCID]], 'usb-keyboard'),
     # Ethernet: RTL8153 (vendor config + CDC Ethernet config, issue 11),
     # RTL8156 (vendor, NCM, ECM), ASIX AX88179, a plain CDC ECM adapter and
     # a CDC NCM adapter of unknown vendors.

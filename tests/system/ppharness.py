@@ -138,6 +138,10 @@ AutosuspendDelayMs=1000
 
 [Class usb-hub]
 Control=auto
+# the kernel's delay, whatever [Class usb] says (the class cascade)
+AutosuspendDelayMs=
+[Class usb-hub:battery]
+AutosuspendDelayMs=
 
 [Class usb-storage]
 Control=auto

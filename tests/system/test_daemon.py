@@ -533,7 +533,8 @@ class TestCheckConfig(PowerPolicyTestCase):
         # the shipped file carries the driver exclusions and :idle sections
         with open(shipped) as f:
             text = f.read()
-        self.assertIn('ExcludeDrivers=mei_me nouveau radeon\n', text)
+        self.assertIn('ExcludeDrivers=mei_me nouveau radeon xhci_hcd amdgpu nvidia\n', text)
+        self.assertIn('LowBatteryPercent=20\n', text)
         self.assertIn('[Class pci:idle]\n', text)
 
     def test_problems_reported_exit_1(self):

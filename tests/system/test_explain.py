@@ -86,7 +86,7 @@ class ExplainTestCase(PowerPolicyTestCase):
         return self.daemon
 
     def origin(self, section, line, config=CONFIG):
-        return '%s:%d' % (self.daemon.config_path, line_of(config, section, line))
+        return '%s:%d [%s]' % (self.daemon.config_path, line_of(config, section, line), section)
 
     def explain(self, device):
         return self.call('Explain', (device,), '(s)')[0]
@@ -162,7 +162,7 @@ class TestExcludeDrivers(ExplainTestCase):
         # ... the Management Engine is left as its driver set it
         self.assertEqual(self.attr(MEI, 'power/control'), 'on')
         self.assertEqual(self.attr(MEI, 'power/autosuspend_delay_ms'), '100')
-        why = 'driver mei_me excluded by %s:%d' % (
+        why = 'driver mei_me excluded by %s:%d [Class pci]' % (
             self.daemon.config_path,
             line_of(IDLE_CONFIG, 'Class pci', 'ExcludeDrivers=mei_me nouveau radeon'))
         self.assertEqual(self.device(MEI)['excluded'], why)
@@ -282,7 +282,7 @@ class TestExplain(ExplainTestCase):
             'power/control': ('auto', 'auto', 'class', self.origin('Class usb-storage', 'Control=auto')),
             'power/autosuspend_delay_ms': ('5000', '5000', 'class',
                                            self.origin('Class usb-storage', 'AutosuspendDelayMs=5000')),
-            'power/wakeup': ('disabled', '', 'class', 'not set by [Class usb-storage]'),
+            'power/wakeup': ('disabled', '', 'class', 'not set by [Class usb] or [Class usb-storage]'),
         })
         # another attribute than power/: after them
         rows = self.explain(self.laptop.scsi_host)
@@ -333,7 +333,7 @@ class TestExplain(ExplainTestCase):
                          ('enabled', 'enabled', 'override', 'override set over D-Bus'))
         self.call('ClearOverrides', (STORAGE,), '(s)')
         self.assertEqual(self.rows(STORAGE)['power/wakeup'],
-                         ('disabled', '', 'class', 'not set by [Class usb-storage]'))
+                         ('disabled', '', 'class', 'not set by [Class usb] or [Class usb-storage]'))
 
     def test_hold_rows(self):
         self.start()
@@ -422,7 +422,7 @@ class TestPmctlExplain(ExplainTestCase):
         self.call('ClearOverrides', (STORAGE,), '(s)')
         rc, out, err = self.pmctl('explain', '1-1.2')
         self.assertEqual(out.splitlines()[2],
-                         'power/wakeup\tdisabled\t-\tclass\tnot set by [Class usb-storage]')
+                         'power/wakeup\tdisabled\t-\tclass\tnot set by [Class usb] or [Class usb-storage]')
         rc, out, err = self.pmctl('explain', '--json', '1-1.2')
         self.assertEqual(json.loads(out)[2]['decided'], '')
 

@@ -478,13 +478,13 @@ class TestPmctlStatus(MoreTestCase):
         rc, out, err = self.pmctl('status')
         self.assertEqual((rc, err), (0, ''))
         fields = dict(line.split('\t', 1) for line in out.splitlines())
-        for name in ('UserIdle', 'LidClosed', 'Docked'):
+        for name in ('UserIdle', 'LidClosed', 'Docked', 'LowBattery'):
             self.assertEqual(fields[name], 'yes' if self.get_property(name) else 'no', name)
         self.assertEqual(fields['IdleTimeoutSec'], str(self.get_property('IdleTimeoutSec')))
         self.assertEqual(fields['VideoQuirks'], ','.join(self.get_property('VideoQuirks')) or '-')
         self.assertEqual(fields['Inhibitors'], '0')
         names = [line.split('\t')[0] for line in out.splitlines()]
-        self.assertEqual(names[:8], ['Version', 'Backend', 'OnBattery', 'UserIdle',
+        self.assertEqual(names[:9], ['Version', 'Backend', 'OnBattery', 'LowBattery', 'UserIdle',
                                      'IdleTimeoutSec', 'LidClosed', 'Docked', 'VideoQuirks'])
 
 

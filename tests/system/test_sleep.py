@@ -568,6 +568,40 @@ class TestKernelSleep(SleepTestCase):
         self.assertEqual(self.read_file(self.flags), '0')
         self.assertEqual(self.read_file(self.power_state), 'mem')
 
+    def test_mem_sleep_by_power_source(self):
+        """[Sleep:battery] / [Sleep:low-battery] MemSleep= (TLP's
+        MEM_SLEEP_ON_AC/BAT), chosen at sleep time for the power source."""
+        self.add_machine(INSPIRON_1501)
+        laptop = self.laptop
+        for name, value in (('capacity', '50'), ('energy_now', '25000000'),
+                            ('energy_full', '50000000')):
+            laptop.tb.set_attribute(laptop.bat, name, value)
+        config = SLEEP_CONFIG + ('MemSleep=auto\n[Sleep:battery]\nMemSleep=s2idle\n'
+                                 '[Sleep:low-battery]\nMemSleep=shallow\n')
+        self.make_file('/sys/power/mem_sleep', 's2idle shallow [deep]\n')
+        self.start(args=['--no-logind'], config=config)
+        # on AC: auto, nothing written
+        self.call('Suspend', (False,), '(b)', timeout=10000)
+        self.assertEqual(self.read_file(self.mem_sleep), 's2idle shallow [deep]')
+        # on battery: [Sleep:battery]
+        laptop.set_ac(False)
+        self.wait_property('OnBattery', True)
+        self.call('Suspend', (False,), '(b)', timeout=10000)
+        self.assertEqual(self.read_file(self.mem_sleep), 's2idle')
+        # low battery: [Sleep:low-battery]
+        laptop.tb.set_attribute(laptop.bat, 'energy_now', '5000000')
+        laptop.tb.uevent(laptop.bat, 'change')
+        self.wait_property('LowBattery', True)
+        self.call('Suspend', (False,), '(b)', timeout=10000)
+        self.assertEqual(self.read_file(self.mem_sleep), 'shallow')
+        # back on AC: auto is the kernel's choice from before
+        laptop.set_ac(True)
+        self.wait_property('OnBattery', False)
+        self.assertFalse(self.get_property('LowBattery'))
+        self.call('Suspend', (False,), '(b)', timeout=10000)
+        self.assertEqual(self.read_file(self.mem_sleep), 'deep')
+        self.assertIn('MemSleep=shallow from [Sleep:low-battery]', self.daemon.read_log())
+
     def test_no_logind_hibernate_writes_disk(self):
         self.add_machine(INSPIRON_1501)
         self.start(config=SLEEP_CONFIG + 'HibernateMode=shutdown\n')

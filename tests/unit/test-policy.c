@@ -920,7 +920,40 @@ static const ModuleCase module_cases[] = {
     "aaa/parameters/x=1 snd_hda_intel/parameters/power_save=1 "
     "snd_hda_intel/parameters/power_save_controller=Y zzz/parameters/y=2 zzz/parameters/z=3" },
   { "only-battery-layer-on-ac", "[Module m:battery]\np=1\n", NULL, FALSE, TRUE, "" },
+  /* an empty value leaves the parameter alone */
+  { "empty-leaves-alone", module_config, "[Module snd_hda_intel:battery]\npower_save=\n", TRUE, FALSE,
+    "aaa/parameters/x=1 iwlwifi/parameters/power_save=1 "
+    "snd_hda_intel/parameters/power_save_controller=Y" },
+  { "empty-idle-sets-again", module_config, "[Module snd_hda_intel:battery]\npower_save=\n", TRUE, TRUE,
+    "aaa/parameters/x=1 iwlwifi/parameters/power_save=1 snd_hda_intel/parameters/power_save=1 "
+    "snd_hda_intel/parameters/power_save_controller=Y zzz/parameters/y=2 zzz/parameters/z=3" },
 };
+
+/* :low-battery for modules: between :battery and :idle, only on battery */
+static const ModuleCase module_low_cases[] = {
+  { "low-on-ac-not-used", "[Module m]\np=1\n[Module m:low-battery]\np=2\n", NULL, FALSE, FALSE,
+    "m/parameters/p=1" },
+  { "low-above-battery", "[Module m:battery]\np=1\n[Module m:low-battery]\np=2\n", NULL, TRUE, FALSE,
+    "m/parameters/p=2" },
+  { "idle-above-low", "[Module m:idle]\np=3\n[Module m:low-battery]\np=2\n", NULL, TRUE, TRUE,
+    "m/parameters/p=3" },
+};
+
+static void
+test_modules_low (void **state)
+{
+  State *st = *state;
+  const ModuleCase *c = st->row;
+  PpSituation situation = { c->battery, c->idle, TRUE };
+  g_autoptr(GPtrArray) settings = NULL;
+  g_autofree char *actual = NULL;
+
+  load_config (st, c->config);
+  settings = pp_policy_module_settings (st->config, &situation);
+  actual = join_settings (settings);
+  if (!g_str_equal (actual, c->expected))
+    fail_msg ("expected\n  '%s'\ngot\n  '%s'", c->expected, actual);
+}
 
 static void
 test_modules (void **state)
@@ -1350,6 +1383,9 @@ main (void)
   for (guint i = 0; i < G_N_ELEMENTS (module_cases); i++)
     pp_test_list_add (list, "module", module_cases[i].name, test_modules, setup, teardown,
                       &module_cases[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (module_low_cases); i++)
+    pp_test_list_add (list, "module-low-battery", module_low_cases[i].name, test_modules_low, setup,
+                      teardown, &module_low_cases[i]);
   for (guint i = 0; i < G_N_ELEMENTS (supply_cases); i++)
     pp_test_list_add (list, "on-battery", supply_cases[i].name, test_on_battery, setup, teardown,
                       &supply_cases[i]);

@@ -81,7 +81,17 @@ static const ClassCase class_cases[] = {
     { { VND, "option" }, { VND00, "option" }, { VND00, "option" }, { VND00, "option" },
       { VND, "qmi_wwan" } }, 5, "wwan" },
   { "modem-wdm-only", 0x1234, { { VND, "cdc_wdm" } }, 1, "wwan" },
-  { "modem-acm", 0x1234, { { ACM, "cdc_acm" }, { CDATA, "cdc_acm" } }, 2, "wwan" },
+  /* CDC ACM: a serial device (TLP #794), a modem's AT ports from a modem
+   * vendor or beside a modem function */
+  { "serial-acm", 0x1234, { { ACM, "cdc_acm" }, { CDATA, "cdc_acm" } }, 2, "usb-serial" },
+  { "arduino-uno-acm", 0x2341, { { ACM, "cdc_acm" }, { CDATA, "cdc_acm" } }, 2, "usb-serial" },
+  { "modem-vendor-acm", 0x1bc7, { { ACM, "cdc_acm" }, { CDATA, "cdc_acm" } }, 2, "wwan" },
+  { "modem-acm-and-wdm", 0x1234,
+    { { ACM, "cdc_acm" }, { CDATA, "cdc_acm" }, { VND, "cdc_wdm" } }, 3, "wwan" },
+  { "serial-acm-with-hid", 0x1234, { { ACM, "cdc_acm" }, { HID, "usbhid" } }, 2, "usb-hid" },
+  { "serial-acm-beats-storage", 0x1234,
+    { { ACM, "cdc_acm" }, { CDATA, "cdc_acm" }, { 0x08, 0x06, 0x50, "usb-storage" } }, 3,
+    "usb-serial" },
   { "huawei-ncm-modem", 0x12d1, { { VND, "huawei_cdc_ncm" } }, 1, "wwan" },
   /* a modem vendor's CDC Ethernet / NCM data interface is a modem's */
   { "quectel-ecm-mode", 0x2c7c,
