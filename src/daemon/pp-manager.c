@@ -1747,7 +1747,14 @@ explain_aspm_policy (PpManager *self, PpDevice *dev)
       if (!g_str_equal (s->key, key))
         continue;
       row->layer = pp_setting_source_to_string (s->source);
-      if (!aspm_os_controlled (self))
+      if (current == NULL)
+        {
+          row->decided = g_strdup ("");
+          row->origin = g_strdup_printf ("no such parameter (a kernel without PCIe ASPM "
+                                         "support); nothing written (policy=%s by %s)", s->value,
+                                         s->origin != NULL ? s->origin : "");
+        }
+      else if (!aspm_os_controlled (self))
         {
           row->decided = g_strdup ("");
           row->origin = g_strdup_printf ("firmware controls ASPM (no PCI device shows link/); "
