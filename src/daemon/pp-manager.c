@@ -529,14 +529,18 @@ nvme_apst_quirk (PpDevice *dev)
 static void
 expand_settings (PpDevice *dev, GPtrArray *settings)
 {
+  g_autoptr(GPtrArray) controllers = NULL;
+
   for (guint i = 0; i < settings->len; i++)
     {
       PpSetting *s = g_ptr_array_index (settings, i);
-      g_autoptr(GPtrArray) controllers = NULL;
 
       if (!g_str_equal (s->key, PP_ATTR_NVME_APST))
         continue;
-      controllers = nvme_controllers (dev);
+      if (controllers == NULL)
+        controllers = nvme_controllers (dev);
+      if (controllers->len == 0)
+        continue;
       for (guint c = 0; c < controllers->len; c++)
         {
           PpSetting *copy = pp_setting_new_at (NULL, s->value, s->file, s->line);
@@ -545,12 +549,11 @@ expand_settings (PpDevice *dev, GPtrArray *settings)
                                         PP_NVME_APST_TAIL, NULL);
           copy->source = s->source;
           copy->origin = g_strdup (s->origin);
-          g_ptr_array_insert (settings, ++i, copy);
+          g_ptr_array_insert (settings, i + 1 + c, copy);
         }
-      if (controllers->len > 0)
-        g_ptr_array_remove_index (settings, i - controllers->len);
-      if (controllers->len > 0)
-        i--;
+      /* the pattern goes; its copies move down into its place */
+      g_ptr_array_remove_index (settings, i);
+      i += controllers->len - 1;
     }
 }
 

@@ -22,7 +22,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from ppharness import (  # noqa: E402
-    AHCI, BAT, PCI, TEST_CONFIG, PowerPolicyTestCase, main, wait_until,
+    AHCI, BAT, PCI, SCSI_HOST, TEST_CONFIG, PowerPolicyTestCase, main, wait_until,
 )
 from test_sleep import SLEEP_CONFIG, SleepTestCase  # noqa: E402
 
@@ -317,6 +317,9 @@ class TestAroundSleep(SleepTestCase):
     def test_ahci_and_aspm_back_before_release_and_restored(self):
         self.start_logind()
         self.laptop.set_ac(False)
+        # the SATA host (class sata-host, RestoreDefaultsClasses=) with
+        # runtime PM allowed, as the kernel may leave it
+        self.make_file(SCSI_HOST + '/power/control', 'auto\n')
         self.start(AROUND_SLEEP_CONFIG)
         self.wait_delay_inhibitors(1)
         self.wait_attr(AHCI, 'power/control', 'auto')
@@ -325,6 +328,7 @@ class TestAroundSleep(SleepTestCase):
         self.wait_delay_inhibitors(0)
         # written before the inhibitor went
         self.assertEqual(self.attr(AHCI, 'power/control'), 'on')
+        self.assertEqual(self.attr(SCSI_HOST, 'power/control'), 'on')
         self.assertEqual(self.read_file(self.policy), 'default')
         log = self.daemon.read_log()
         self.assertLess(log.index('Before sleep: AHCI runtime PM on'),
@@ -333,6 +337,8 @@ class TestAroundSleep(SleepTestCase):
         self.assertEqual(rows['power/control'][:3], ('on', 'on', 'sleep'))
         self.prepare_for_sleep(False)
         self.wait_attr(AHCI, 'power/control', 'auto')
+        # no layer sets it: back to what the kernel had
+        self.wait_attr(SCSI_HOST, 'power/control', 'auto')
         wait_until(lambda: self.read_file(self.policy) == 'powersave', 5, 'policy powersave again')
         self.wait_delay_inhibitors(1)
         # the journal still holds the true originals
