@@ -14,9 +14,10 @@
 #define PP_DEFAULT_IDLE_TIMEOUT_SEC   300
 #define PP_DEFAULT_HOLDOFF_SEC        30
 #define PP_DEFAULT_QUIRK_TIMEOUT_SEC  5
-/* [Sleep] RestoreDefaultsClasses=/Drivers= when not set: the SATA hosts
+/* [Sleep] RestoreDefaultsClasses=/Drivers= when not set: the SATA hosts,
+ * ports and disks (ata-port and sata-disk as the disk rules name them)
  * and the AHCI controllers (TLP 1.6's AHCI runtime PM around sleep) */
-#define PP_DEFAULT_RESTORE_CLASSES    "sata-host"
+#define PP_DEFAULT_RESTORE_CLASSES    "sata-host ata-port sata-disk"
 #define PP_DEFAULT_RESTORE_DRIVERS    "ahci"
 
 static const char * const lid_action_names[] = {

@@ -251,6 +251,8 @@ test_config_sleep_keys (void **state)
   /* built in: on, for SATA hosts and AHCI controllers */
   assert_true (defaults->sleep.restore_defaults);
   assert_true (g_strv_contains ((const char * const *) defaults->sleep.restore_defaults_classes, "sata-host"));
+  assert_true (g_strv_contains ((const char * const *) defaults->sleep.restore_defaults_classes, "ata-port"));
+  assert_true (g_strv_contains ((const char * const *) defaults->sleep.restore_defaults_classes, "sata-disk"));
   assert_true (g_strv_contains ((const char * const *) defaults->sleep.restore_defaults_drivers, "ahci"));
   assert_null (defaults->sleep.restore_defaults_file);
 
