@@ -58,6 +58,15 @@ void           pp_manager_forget_tree_devices (PpManager   *self);
 /* Re-apply the whole policy (after resume, when firmware may have reset
  * attributes). */
 void           pp_manager_reapply             (PpManager   *self);
+/* The sleep layer ([Sleep] RestoreDefaultsBeforeSleep=, SPEC §4): TRUE
+ * before system sleep puts power/control=on on the devices of
+ * RestoreDefaultsClasses=/RestoreDefaultsDrivers= and the pcie_aspm
+ * policy the configuration sets to "default", at once, through the one
+ * write path; FALSE after resume takes them back to the policy. Nothing
+ * with RestoreDefaultsBeforeSleep=false. FALSE when a write failed. */
+gboolean       pp_manager_set_before_sleep    (PpManager   *self,
+                                               gboolean     before_sleep,
+                                               GError     **error);
 /* Enter/leave the :idle layers (idle and no idle inhibitor). */
 void           pp_manager_set_user_idle       (PpManager   *self,
                                                gboolean     user_idle);

@@ -386,11 +386,18 @@ pre_done_logind (PpSleep *self, gpointer data)
     }
 }
 
-/* Everything before sleep: kernel flags and the helper's save phase. */
+/* Everything before sleep: the sleep layer (AHCI runtime PM on, PCIe
+ * ASPM policy default, TLP 1.6's fix for resume freezes), kernel flags
+ * and the helper's save phase; the delay inhibitor goes (or the kernel
+ * path writes /sys/power/state) only after all of them. */
 static void
 pre_sleep (PpSleep *self, StepDone done, gpointer data)
 {
+  g_autoptr(GError) error = NULL;
+
   self->sleeping = TRUE;
+  if (!pp_manager_set_before_sleep (self->manager, TRUE, &error))
+    g_warning ("Before sleep: %s", error->message);
   select_quirks (self);
   /* what this sleep uses, for last-known-working */
   self->used_source = self->selection->source;
@@ -403,7 +410,11 @@ pre_sleep (PpSleep *self, StepDone done, gpointer data)
 static void
 post_resume_done (PpSleep *self, gpointer data)
 {
+  g_autoptr(GError) error = NULL;
+
   pp_log_sleep (TRUE, self->sleep_state);
+  if (!pp_manager_set_before_sleep (self->manager, FALSE, &error))
+    g_warning ("After resume: %s", error->message);
   pp_manager_reapply (self->manager);
   save_last_known_working (self);
   self->sleeping = FALSE;
