@@ -264,7 +264,9 @@ def scenario_restore(vm, hw):
 
 def key(vm, qcode='shift'):
     for down in (True, False):
-        vm.qmp.cmd('input-send-event', device='kbd', events=[
+        # (no device=: without a display the keyboard is bound to no
+        # console, and qemu routes the event to the first keyboard)
+        vm.qmp.cmd('input-send-event', events=[
             {'type': 'key', 'data': {'down': down, 'key': {'type': 'qcode', 'data': qcode}}}])
 
 
@@ -298,33 +300,82 @@ def scenario_dryrun(vm, hw):
 
 # ---------------------------------------------------------------------------
 # 8. system sleep through the kernel (no logind), woken through QMP
+#
+# S3 (qemu's ICH9 with disable_s3=0): QMP system_wakeup wakes only a guest
+# that qemu sees in its "suspended" run state, which ACPI S3 enters and
+# s2idle does not (the vCPU idles in the guest's own loop; qemu answers
+# system_wakeup with an error), so s2idle cannot be woken this way.
+# Any system sleep resets every virtio device on resume (virtio_pci's
+# restore), and 9pnet_virtio cannot restore its queues: the host root
+# over 9p is gone after the wake. So before the sleep everything the rest
+# of the scenario needs is read into the guest's page cache, the daemon
+# logs to a tmpfs, and after the wake only sysfs and /run are read. The
+# scenario is therefore the last of its boot.
+
+def preload_page_cache(vm, pids):
+    vm.sh("set -e; pids='%s'; "
+          "for p in $pids; do awk '$6 ~ /^\\// {print $6}' /proc/$p/maps; done | sort -u > /run/ppvm-maps; "
+          "ldd %s | awk '/=>/ {print $3}' >> /run/ppvm-maps; "
+          "echo %s /etc/ld.so.cache >> /run/ppvm-maps; "
+          "xargs cat < /run/ppvm-maps > /dev/null; "
+          # GLib stats /etc/localtime, a symlink, for every log line: 9p
+          # answers readlink only from the host
+          "cp --remove-destination \"$(readlink -f /etc/localtime)\" /etc/localtime" % (
+              ' '.join(str(p) for p in pids), vm.powerpolicyd('pmctl'), vm.powerpolicyd('pmctl')))
+
 
 def scenario_sleep(vm, hw):
     states = vm.read('/sys/power/mem_sleep')
     assert 'deep' in states, 'this guest offers no S3 (mem_sleep: %s)' % states
-    start(vm, args=['--no-logind'])
-    vm.wait(want_status([hw.stick], 'suspended'), 40, 'the stick suspended')
-    success = int(vm.read('/sys/power/suspend_stats/success'))
-    pid = vm.spawn([vm.powerpolicyd('pmctl'), 'suspend'], log='/run/ppvm/pmctl-suspend.log')
-    vm.qmp.wait_event('SUSPEND', 60)
-    vm.qmp.cmd('system_wakeup')
-    vm.qmp.wait_event('WAKEUP', 30)
-    rc = vm.waitpid(pid, 60)
-    assert rc == 0, 'pmctl suspend exited %s: %s' % (rc, vm.share_file('pmctl-suspend.log'))
-    assert int(vm.read('/sys/power/suspend_stats/success')) == success + 1, \
-        'suspend_stats/success did not count the sleep'
-    assert vm.read('/sys/power/suspend_stats/fail') == '0'
-    # the policy after resume: applied again, and the kernel suspends the
-    # stick again by itself
-    vm.wait({hw.stick + '/power/control': 'auto', hw.stick + '/power/autosuspend_delay_ms': '1000',
-             hw.kbd + '/power/control': 'on'}, 30, 'the policy after resume')
-    vm.wait(want_status([hw.stick], 'suspended'), 40, 'the stick suspended after resume')
-    log = vm.daemon_log()
-    assert 'resume' in log.lower(), 'the daemon did not log the resume'
-    # PLACE FOR sleep-report (issue 20): once GetSleepHistory / pmctl
-    # sleep-history exist, assert the last record carries the kernel's
-    # suspend_stats (success +1) and the wake.
-    stop(vm)
+    log = '/run/ppvm-daemon-sleep.log'
+    dropin(vm, FAST + '[Sleep]\nMemSleep=deep\nVideoQuirks=none\n')
+    vm.start_daemon(['--no-logind'], log=log)
+    try:
+        vm.wait({hw.stick + '/power/control': 'auto', hw.stick + '/power/autosuspend_delay_ms': '1000',
+                 hw.kbd + '/power/control': 'on'}, 30, 'the policy applied')
+        vm.wait(want_status([hw.stick], 'suspended'), 40, 'the stick suspended')
+        pids = vm.sh('echo 1 %d $(pidof dbus-daemon) $(pidof systemd-udevd)' % vm.daemon).split()
+        preload_page_cache(vm, pids)
+        success = int(vm.read('/sys/power/suspend_stats/success'))
+        # what qemu says to system_wakeup while the guest runs
+        try:
+            vm.qmp.cmd('system_wakeup')
+            print('sleep: system_wakeup on a running guest was accepted')
+        except Exception as e:
+            print('sleep: system_wakeup on a running guest: %s' % e)
+        pid = vm.spawn([vm.powerpolicyd('pmctl'), 'suspend'], log='/run/ppvm-pmctl-suspend.log')
+        vm.poisoned = 'the host root over 9p does not survive a system sleep'
+        vm.qmp.wait_event('SUSPEND', 60)
+        vm.qmp.cmd('system_wakeup')
+        vm.qmp.wait_event('WAKEUP', 30)
+        t = time.monotonic()
+        rc = vm.waitpid(pid, 60)
+        print('waited %.1f' % (time.monotonic() - t))
+        if rc != 0:
+            for p in (pid, vm.daemon):
+                print(p, vm.read('/proc/%d/stack' % p, '/proc/%d/wchan' % p, '/proc/%d/status' % p, '/proc/uptime'))
+        assert rc == 0, 'pmctl suspend exited %s: %s' % (rc, vm.read('/run/ppvm-pmctl-suspend.log'))
+        assert int(vm.read('/sys/power/suspend_stats/success')) == success + 1, \
+            'suspend_stats/success did not count the sleep'
+        assert vm.read('/sys/power/suspend_stats/fail') == '0'
+        assert vm.read('/sys/power/mem_sleep') == 's2idle [deep]', vm.read('/sys/power/mem_sleep')
+        # the policy after resume (the xHCI may have been reinitialised and
+        # the devices enumerated again), and the kernel suspends the stick
+        # again by itself
+        vm.wait({hw.stick + '/power/control': 'auto', hw.stick + '/power/autosuspend_delay_ms': '1000',
+                 hw.kbd + '/power/control': 'on'}, 30, 'the policy after resume')
+        vm.wait(want_status([hw.stick], 'suspended'), 40, 'the stick suspended after resume')
+        text = vm.read(log)
+        assert 'resum' in text.lower(), 'the daemon did not log the resume'
+        # PLACE FOR sleep-report (issue 20): once GetSleepHistory / pmctl
+        # sleep-history exist, assert the last record carries the kernel's
+        # suspend_stats (success +1) and the wake.
+        pid, vm.daemon = vm.daemon, None
+        vm.kill(pid, signal.SIGTERM)
+        assert vm.waitpid(pid, 30) == 0
+    except BaseException:
+        print('---- daemon log (tmpfs) ----\n%s' % vm.read(log))
+        raise
 
 
 # ---------------------------------------------------------------------------
@@ -369,7 +420,7 @@ def scenario_stats(vm, hw):
 
 def scenario_surprise(vm, hw):
     start(vm)
-    vm.qmp.cmd('device_add', driver='usb-storage', bus='xhci.0', port='1.3', drive='stick2',
+    vm.qmp.cmd('device_add', driver='usb-storage', bus='xhci.0', port='1.3', drive='stick3',
                id='stick3dev')
     new = hw.hub + '/' + name(hw.hub) + '.3'
     vm.wait({new + '/power/control': 'auto', new + '/power/autosuspend_delay_ms': '1000'}, 40,
@@ -403,5 +454,6 @@ ALL = ['coldplug', 'hotplug', 'powerdown', 'hold', 'restore', 'idle', 'dryrun', 
 # a boot (each with a daemon of its own), so that the tier fits its budget
 GROUPS = [
     ['coldplug', 'powerdown', 'hold', 'stats', 'hotplug', 'surprise'],
+    # sleep last: the host root over 9p does not survive it
     ['restore', 'dryrun', 'oneshot', 'idle', 'sleep'],
 ]

@@ -243,7 +243,7 @@ class VM:
     """One boot of the guest. Use as a context manager: qemu is killed
     and the work directory removed on the way out, whatever happened."""
 
-    def __init__(self, builddir, deadline_s=240, extra_drives=('stick2',), s3=True,
+    def __init__(self, builddir, deadline_s=240, extra_drives=('stick2', 'stick3'), s3=True,
                  log=print):
         self.builddir = os.path.abspath(builddir)
         self.deadline = time.monotonic() + deadline_s
@@ -257,6 +257,8 @@ class VM:
         self.req_id = 0
         self.daemon = None
         self.boot_s = None
+        # why the guest can run no more commands (after a system sleep)
+        self.poisoned = None
 
     # -- lifecycle ----------------------------------------------------------
 
@@ -278,7 +280,7 @@ class VM:
              '-monitor', 'none', '-serial', 'file:' + os.path.join(w, 'console.log'),
              '-no-reboot', '-nodefaults',
              '-kernel', vmlinuz, '-initrd', os.path.join(w, 'initramfs.cpio'),
-             '-append', 'console=ttyS0 rdinit=/init panic=-1 loglevel=5 '
+             '-append', 'console=ttyS0 rdinit=/init panic=-1 loglevel=6 '
                         'mem_sleep_default=deep',
              '-qmp', 'unix:%s,server=on,wait=off' % os.path.join(w, 'qmp.sock'),
              '-virtfs', 'local,path=/,mount_tag=hostroot,security_model=none,readonly=on,'
@@ -416,12 +418,16 @@ class VM:
             raise VMError('agent: ' + r['error'])
         return r
 
-    def request(self, op, timeout=60, **args):
+    def request(self, op, timeout=60, reply_timeout=None, **args):
         self.kill_if_late()
+        if self.poisoned and op in ('sh', 'spawn', 'snapshot'):
+            raise VMError('the guest cannot run %s any more: %s' % (op, self.poisoned))
         self.req_id += 1
         args.update(op=op, id=self.req_id)
         self.ctlf.write((json.dumps(args) + '\n').encode())
-        return self._read_reply(self.req_id, min(timeout + 10, max(self.left(), 1)))
+        if reply_timeout is None:
+            reply_timeout = timeout + 10
+        return self._read_reply(self.req_id, min(reply_timeout, max(self.left(), 1)))
 
     def sh(self, cmd, timeout=60, check=True):
         r = self.request('sh', cmd=cmd, timeout=timeout)
@@ -437,9 +443,14 @@ class VM:
 
     def poll(self, want, timeout=30, interval=0.05):
         """Wait in the guest until every path reads its value; returns
-        (ok, elapsed, values)."""
-        r = self.request('poll', want=want, timeout=timeout, interval=interval)
-        return r['ok'], r['elapsed'], r['values']
+        (ok, elapsed, values). The deadline is the host's: the guest's
+        clock runs at its own pace under TCG, and jumps across a sleep."""
+        t0 = time.monotonic()
+        while True:
+            left = timeout - (time.monotonic() - t0)
+            r = self.request('poll', want=want, timeout=max(0.0, min(2.0, left)), interval=interval)
+            if r['ok'] or left <= 0:
+                return r['ok'], time.monotonic() - t0, r['values']
 
     def wait(self, want, timeout=30, what=None):
         ok, elapsed, values = self.poll(want, timeout)
@@ -455,8 +466,17 @@ class VM:
         self.request('signal', pid=pid, sig=int(sig))
 
     def waitpid(self, pid, timeout=10):
-        r = self.request('wait', pid=pid, timeout=timeout, )
-        return None if r['running'] else r['rc']
+        """The exit status of @pid, or None if it still runs after
+        @timeout seconds (the host's)."""
+        t0 = time.monotonic()
+        while True:
+            # the agent does not answer while the guest sleeps or resumes
+            r = self.request('wait', pid=pid, timeout=0.5,
+                             reply_timeout=max(10, timeout - (time.monotonic() - t0)))
+            if not r['running']:
+                return r['rc']
+            if time.monotonic() - t0 > timeout:
+                return None
 
     def glob(self, pattern):
         return self.request('glob', pattern=pattern)['paths']
@@ -521,10 +541,10 @@ class VM:
     def powerpolicyd(self, name):
         return os.path.join(self.builddir, 'src', name)
 
-    def start_daemon(self, args=(), log='daemon.log', wait_bus=True):
+    def start_daemon(self, args=(), log='/run/ppvm/daemon.log', wait_bus=True):
         argv = [self.powerpolicyd('powerpolicyd'), '--config', '/etc/powerpolicy/powerpolicy.conf',
                 '--verbose'] + list(args)
-        self.daemon = self.spawn(argv, log='/run/ppvm/' + log,
+        self.daemon = self.spawn(argv, log=log,
                                  env={'G_DEBUG': 'fatal-criticals'})
         if wait_bus:
             self.sh('for i in $(seq 300); do '
