@@ -348,7 +348,11 @@ compare_info (gconstpointer a, gconstpointer b)
  * The rules (99-powerpolicy-tag.rules) tag every device the daemon must
  * look at with "powerpolicy": udev keeps an index of each tag, so asking
  * for the tag costs one lookup per tagged device instead of one per device
- * of the machine.
+ * of the machine. udevd (247 and later) keeps a device in the index of
+ * every tag it ever had (G: in its database); whether the device has the
+ * tag now is its current tags (Q:): a device that lost the tag on a
+ * "change" stays in the index and is skipped here, as the monitor forgets
+ * it (device_has_current_tag()).
  */
 
 GPtrArray *
@@ -381,7 +385,8 @@ pp_udev_enumerate (PpUdev *self, GError **error)
     }
   for (sd_device *dev = sd_device_enumerator_get_device_first (e); dev != NULL;
        dev = sd_device_enumerator_get_device_next (e))
-    g_ptr_array_add (out, device_info_new_from_sd_device (dev, TRUE));
+    if (sd_device_has_current_tag (dev, PP_UDEV_TAG) > 0)
+      g_ptr_array_add (out, device_info_new_from_sd_device (dev, TRUE));
   /* the enumerator held every device with all its udev properties; give
    * that memory back now, the daemon keeps only what it uses */
   g_clear_pointer (&e, sd_device_enumerator_unref);

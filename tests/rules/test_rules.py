@@ -37,6 +37,7 @@ DEFAULT_RULES = os.path.join(HERE, '..', '..', 'data', 'udev-rules', '60-powerpo
 RULES = os.path.abspath(os.environ.get('PP_RULES_FILE', DEFAULT_RULES))
 DEFAULT_TAG_RULES = os.path.join(HERE, '..', '..', 'data', 'udev-rules', '99-powerpolicy-tag.rules')
 TAG_RULES = os.path.abspath(os.environ.get('PP_TAG_RULES_FILE', DEFAULT_TAG_RULES))
+FIXTURES = os.path.join(HERE, '..', 'fixtures')
 # the system tests' harness tags testbed devices from the same file
 sys.path.insert(0, os.path.join(HERE, '..', 'system'))
 import pptags  # noqa: E402
@@ -324,9 +325,37 @@ class RulesTest(unittest.TestCase):
         host = cls.add('scsi_host_parent', 'scsi', 'host0', ata, [], ['DEVTYPE', 'scsi_host'])
         cls.add('sata_host', 'scsi_host', 'scsi_host/host0', host,
                 ['link_power_management_policy', 'max_performance'], [])
+        cls.add_scsi_device('sata_disk', host, 0, 0, 0, 0, vendor='ATA')
+        cls.add_scsi_device('sata_cdrom', cls.add_ata_host(ahci, 2, 2), 2, 0, 0, 0,
+                            scsi_type=5, vendor='ATA')
+        # as the kernel builds a USB stick: the device, its interface bound
+        # to usb-storage, the SCSI host, target and device (the disk)
+        usb_if = cls.add('storage_interface', 'usb', '1-1.12:1.0', cls.devices['storage'],
+                         ['bInterfaceClass', '08', 'bInterfaceSubClass', '06',
+                          'bInterfaceProtocol', '50'],
+                         ['DEVTYPE', 'usb_interface', 'INTERFACE', '8/6/80',
+                          'DRIVER', 'usb-storage'])
         usb_host = cls.add('usb_storage_host_parent', 'scsi', 'host1',
-                           cls.devices['storage'], [], ['DEVTYPE', 'scsi_host'])
+                           usb_if, [], ['DEVTYPE', 'scsi_host'])
         cls.add('usb_storage_host', 'scsi_host', 'scsi_host/host1', usb_host, [], [])
+        cls.add_scsi_device('usb_storage_disk', usb_host, 1, 0, 0, 0, vendor='SanDisk')
+        # a card reader: one logical unit per slot, removable disks
+        reader = cls.devices['cardreader_rts5153']
+        reader_if = cls.add('cardreader_interface', 'usb', os.path.basename(reader) + ':1.0',
+                            reader, ['bInterfaceClass', '08'],
+                            ['DEVTYPE', 'usb_interface', 'DRIVER', 'usb-storage'])
+        reader_host = cls.add('cardreader_host', 'scsi', 'host3', reader_if, [],
+                              ['DEVTYPE', 'scsi_host'])
+        cls.add_scsi_device('cardreader_lun0', reader_host, 3, 0, 0, 0, vendor='Generic-')
+        cls.add_scsi_device('cardreader_lun1', reader_host, 3, 0, 0, 1, vendor='Generic-',
+                            target=cls.devices['cardreader_lun0_target'])
+        # a UAS disk enclosure (driver uas)
+        uas = cls.devices['storage_uas']
+        uas_if = cls.add('uas_interface', 'usb', os.path.basename(uas) + ':1.0', uas,
+                         ['bInterfaceClass', '08', 'bInterfaceProtocol', '62'],
+                         ['DEVTYPE', 'usb_interface', 'DRIVER', 'uas'])
+        uas_host = cls.add('uas_host', 'scsi', 'host4', uas_if, [], ['DEVTYPE', 'scsi_host'])
+        cls.add_scsi_device('uas_disk', uas_host, 4, 0, 0, 0, vendor='ASMT')
 
         # for the tag rules
         cls.add('ac', 'power_supply', 'LNXSYSTM:00/ACPI0003:00/power_supply/AC', None,
@@ -342,6 +371,29 @@ class RulesTest(unittest.TestCase):
                 ['status', 'disconnected', 'enabled', 'disabled'], [])
         for name in ('pp-hwdb-autosuspend', 'pp-classified', 'pp-admin', 'pp-plain'):
             cls.add(name, 'platform', name, None, ['power/control', 'on'], [])
+
+    @classmethod
+    def add_ata_host(cls, controller, port, host):
+        """An ATA port of @controller and its SCSI host, as libata builds
+        them (the port ataN is a device of no subsystem on a real kernel;
+        umockdev needs one)."""
+        ata = cls.add('ata%d' % port, 'ata_port', 'ata%d' % port, controller, [], [])
+        return cls.add('ata%d_host' % port, 'scsi', 'host%d' % host, ata, [],
+                       ['DEVTYPE', 'scsi_host'])
+
+    @classmethod
+    def add_scsi_device(cls, key, host, h, c, t, lun, scsi_type=0, vendor='ATA', target=None):
+        """A SCSI target and device (logical unit) below @host, with what a
+        real kernel (6.1) shows for a disk before anything changed its runtime
+        PM: power/control "on" and autosuspend_delay_ms -1."""
+        if target is None:
+            target = cls.add(key + '_target', 'scsi', 'target%d:%d:%d' % (h, c, t), host,
+                             ['power/control', 'auto'], ['DEVTYPE', 'scsi_target'])
+        return cls.add(key, 'scsi', '%d:%d:%d:%d' % (h, c, t, lun), target,
+                       ['type', str(scsi_type), 'vendor', vendor.ljust(8), 'model', 'Disk',
+                        'power/control', 'on', 'power/autosuspend_delay_ms', '-1',
+                        'power/runtime_status', 'active'],
+                       ['DEVTYPE', 'scsi_device', 'MODALIAS', 'scsi:t-0x%02x' % scsi_type])
 
     def udev_properties(self, key, mode, action='add'):
         """The properties `udevadm test` computes for device @key."""
@@ -479,6 +531,41 @@ class RulesTest(unittest.TestCase):
     def test_scsi_host_without_link_policy(self):
         self.assertClass('usb_storage_host', None)
 
+    # Disks (issue 17): on a real kernel a USB stick never autosuspends
+    # while its SCSI disk keeps power/control=on, autosuspend_delay_ms=-1.
+    # TLP's AHCI_RUNTIME_PM_ON_AC/BAT writes power/control (and
+    # AHCI_RUNTIME_PM_TIMEOUT, in seconds, autosuspend_delay_ms) of
+    # /sys/block/sd*/device of disks behind an ATA port, and power/control of
+    # the ports (/sys/bus/pci/devices/*/ata*); the disks are these sata-disk
+    # devices. The ports themselves are devices of no subsystem: the kernel
+    # sends no uevent for them and udev cannot classify or tag them; their
+    # transport class devices (ata_port, linking to the port as "device")
+    # are ata-port (RealKernelDisksTest). TLP applies AHCI_RUNTIME_PM to USB
+    # disks too; here a stick's disk follows the stick (usb-storage-disk).
+    def test_usb_storage_disk(self):
+        self.assertClass('usb_storage_disk', 'usb-storage-disk')
+
+    def test_card_reader_slots(self):
+        self.assertClass('cardreader_lun0', 'usb-storage-disk')
+        self.assertClass('cardreader_lun1', 'usb-storage-disk')
+
+    def test_uas_disk(self):
+        self.assertClass('uas_disk', 'usb-storage-disk')
+
+    def test_sata_disk(self):
+        self.assertClass('sata_disk', 'sata-disk')
+
+    def test_ata_port_without_port_link_unclassified(self):
+        self.assertClass('ata1', None)
+
+    def test_sata_optical_drive_unclassified(self):
+        self.assertClass('sata_cdrom', None)
+
+    def test_scsi_targets_and_hosts_unclassified(self):
+        # their runtime PM is allowed by the kernel: they follow the disks
+        for key in ('usb_storage_disk_target', 'usb_storage_host_parent', 'scsi_host_parent'):
+            self.assertClass(key, None)
+
     # 99-powerpolicy-tag.rules: the devices powerpolicyd enumerates
     def assertTagged(self, key, expected):
         for mode in ('system', 'alone'):
@@ -498,7 +585,8 @@ class RulesTest(unittest.TestCase):
 
     def test_tag_classified_devices(self):
         for key in ('mouse', 'keyboard_storage', 'hub', 'roothub', 'storage', 'custom',
-                    'gpu', 'hda', 'nvme', 'sata_host'):
+                    'gpu', 'hda', 'nvme', 'sata_host', 'usb_storage_disk', 'sata_disk',
+                    'cardreader_lun1'):
             self.assertTagged(key, True)
 
     def test_tag_generic_classes(self):
@@ -519,13 +607,63 @@ class RulesTest(unittest.TestCase):
 
     def test_untagged(self):
         # interfaces, ports and bus-only devices are not the daemon's
-        for key in ('mouse_interface', 'ata1', 'scsi_host_parent', 'pp-plain'):
+        for key in ('mouse_interface', 'ata1', 'scsi_host_parent', 'pp-plain',
+                    'usb_storage_disk_target', 'sata_cdrom'):
             self.assertTagged(key, False)
 
     def test_remove_not_tagged(self):
         for mode in ('system', 'alone'):
             props = self.udev_properties('mouse', mode, action='remove')
             self.assertNotIn(':powerpolicy:', props.get('CURRENT_TAGS', ''))
+
+
+class RealKernelDisksTest(unittest.TestCase):
+    """The disks of issue 17 as a real kernel (6.1 under qemu) shows them,
+    recorded with umockdev-record (tests/fixtures/README.md), in a testbed
+    of their own (their SCSI host numbers are those of the boot they were
+    recorded in, and would clash with the devices above)."""
+
+    setUpClass = RulesTest.__dict__['setUpClass']
+    tearDownClass = RulesTest.__dict__['tearDownClass']
+    udev_properties = RulesTest.udev_properties
+    assertClass = RulesTest.assertClass
+    assertTagged = RulesTest.assertTagged
+
+    @classmethod
+    def _build(cls):
+        for name, key in (('qemu-usb-stick-disk', 'stick_disk'), ('qemu-ahci-disk', 'sata_disk')):
+            path = os.path.join(FIXTURES, name + '.umockdev')
+            assert cls.tb.add_from_file(path), path
+            with open(path) as f:
+                cls.devices[key] = '/sys' + f.readline()[3:].strip()
+        cls.devices['stick'] = cls.devices['stick_disk'].split('/2-1:1.0/')[0]
+        # the ATA port: a device of no subsystem with an empty uevent file,
+        # which umockdev-record leaves out
+        ata1 = cls.devices['sata_disk'].split('/host1/')[0]
+        assert ata1.endswith('/ata1'), ata1
+        with open(cls.root + ata1 + '/uevent', 'w'):
+            pass
+        os.makedirs(cls.root + ata1 + '/power')
+        with open(cls.root + ata1 + '/power/control', 'w') as f:
+            f.write('on\n')
+        cls.devices['ata_port'] = ata1 + '/ata_port/ata1'
+
+    def test_stick(self):
+        self.assertClass('stick', 'usb-storage')
+        self.assertTagged('stick', True)
+
+    def test_stick_disk(self):
+        self.assertClass('stick_disk', 'usb-storage-disk')
+        self.assertTagged('stick_disk', True)
+
+    def test_sata_disk(self):
+        self.assertClass('sata_disk', 'sata-disk')
+        self.assertTagged('sata_disk', True)
+
+    def test_ata_port(self):
+        # the port's class device, through which the policy reaches the port
+        self.assertClass('ata_port', 'ata-port')
+        self.assertTagged('ata_port', True)
 
 
 def gi_umockdev():

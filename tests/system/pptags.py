@@ -16,7 +16,12 @@ no tags, so the test harness does what udev would:
 - udevd keeps a database entry for every device it has processed; libudev
   reads it for the device's tags (and, without one, tries again on every
   property lookup): the harness writes a minimal entry (the tags only, the
-  properties stay in the uevent file where umockdev keeps them);
+  properties stay in the uevent file where umockdev keeps them), with the
+  lines udevd 252 writes for tags: G: for every tag the device ever had,
+  Q: for the tags of its last event, V:1 (the database version that has
+  Q:; without it sd-device takes every tag as current);
+- as udevd (>= 247) does, a device that loses the tag keeps its entry in
+  the tag index and its G: line: only Q: and CURRENT_TAGS tell;
 - uevents carry the tags as TAGS/CURRENT_TAGS properties (what udevd sends
   on a real system): the harness sets them in the device's properties
   (umockdev keeps them in the uevent file and sends them with each uevent).
@@ -139,8 +144,8 @@ def tag_properties(subsystem, props):
 
 def _write_db(root, dev_id, had_tag, tagged):
     """udevd's database entry of a device, as little as libudev needs: when
-    it was initialized, all its tags (G:, they stick) and the current ones
-    (Q:)."""
+    it was initialized, all its tags (G:, they stick), the current ones
+    (Q:), and the database version udevd 252 writes (V:1)."""
     d = os.path.join(root, 'run', 'udev', 'data')
     os.makedirs(d, exist_ok=True)
     text = 'I:1\n'
@@ -148,6 +153,7 @@ def _write_db(root, dev_id, had_tag, tagged):
         text += 'G:%s\n' % TAG
     if tagged:
         text += 'Q:%s\n' % TAG
+    text += 'V:1\n'
     with open(os.path.join(d, dev_id), 'w') as f:
         f.write(text)
 
@@ -185,11 +191,11 @@ def retag(tb, root, syspath):
             if props.get(key) != ':%s:' % TAG:
                 tb.set_property(syspath, key, ':%s:' % TAG)
     else:
-        if os.path.exists(tag_file):
-            os.unlink(tag_file)
-        # as udevd: TAGS keeps every tag the device ever had, CURRENT_TAGS
-        # lists those of the last event (absent when none; an empty TAGS=
-        # or CURRENT_TAGS= makes libudev crash, udevd never sends one)
+        # as udevd: the entry in the tag index stays (tags stick, the
+        # index lists every device that ever had the tag); TAGS keeps
+        # every tag the device ever had, CURRENT_TAGS lists those of the
+        # last event (absent when none; an empty TAGS= or CURRENT_TAGS=
+        # makes libudev crash, udevd never sends one)
         if 'CURRENT_TAGS' in props:
             uevent = os.path.join(root + syspath, 'uevent')
             with open(uevent) as f:

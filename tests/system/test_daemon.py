@@ -158,6 +158,36 @@ class TestHotplug(PowerPolicyTestCase):
         self.wait_attr(dev, 'power/control', 'auto')
         self.assertIn(dev, self.paths())
 
+    def test_device_that_lost_its_tag_not_coldplugged(self):
+        # Real udevd (>= 247) keeps a device in the index of every tag it
+        # ever had (G: in its database); only Q:, CURRENT_TAGS, says that
+        # it has the tag now. After a restart the daemon must not manage
+        # a device that lost the tag, as it did not before.
+        config = TEST_CONFIG + '[Class platform]\nControl=auto\n'
+        dev = self.add_platform('pp-tagged', ['POWERPOLICY_AUTOSUSPEND', '1'])
+        d = self.start_daemon(config_text=config)
+        self.assertIn(dev, self.paths())
+        self.laptop.tb.set_property(dev, 'POWERPOLICY_AUTOSUSPEND', '')
+        self.laptop.tb.uevent(dev, 'change')
+        wait_until(lambda: not self.try_device(dev), 5, 'the untagged device to be forgotten')
+        self.assertEqual(d.stop(), 0)
+        # what udevd keeps of the device now, as udevd 252 writes it
+        dev_id = '+platform:pp-tagged'
+        run_udev = os.path.join(self.laptop.root, 'run', 'udev')
+        self.assertTrue(os.path.exists(os.path.join(run_udev, 'tags', 'powerpolicy', dev_id)))
+        with open(os.path.join(run_udev, 'data', dev_id)) as f:
+            db = f.read().splitlines()
+        self.assertIn('G:powerpolicy', db)
+        self.assertNotIn('Q:powerpolicy', db)
+        self.assertIn('V:1', db)
+
+        self.laptop.write(dev + '/power/control', 'on')
+        self.start_daemon(config_text=config)
+        self.assertNotIn(dev, self.paths())
+        self.assertIn(STORAGE, self.paths())
+        self.assertEqual(self.attr(dev, 'power/control'), 'on')
+        self.assertDBusError('org.powerpolicy1.Error.NoSuchDevice', 'GetDevice', (dev,), '(s)')
+
 
 class TestPowerSource(PowerPolicyTestCase):
 

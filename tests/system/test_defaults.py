@@ -185,5 +185,95 @@ class TestDefaultWakeup(DefaultsTestCase):
         self.wait_attr(self.pci_net, 'power/wakeup', 'enabled', WAIT)
 
 
+FIXTURES = os.path.join(HERE, '..', 'fixtures')
+
+
+class TestDefaultDisks(DefaultsTestCase):
+    """Disks get a policy of their own (issue 17): the SCSI disk of a USB
+    stick follows the stick, a SATA disk and its ATA port have TLP's
+    AHCI_RUNTIME_PM_* defaults (on AC on, on battery auto, the disk after
+    15 s). TLP writes power/control and autosuspend_delay_ms of
+    /sys/block/sd*/device and power/control of the ports
+    (/sys/bus/pci/devices/*/ata*); it applies the same to USB disks, where
+    this policy lets a stick's disk follow the stick (auto on AC too, so
+    that a stick the policy lets suspend does suspend). The devices are those
+    a real kernel (6.1 under qemu) showed, recorded by umockdev-record
+    (tests/fixtures/README.md): each disk at power/control=on with an
+    autosuspend delay of -1."""
+
+    def add_fixture(self, name, rename=None):
+        with open(os.path.join(FIXTURES, name + '.umockdev')) as f:
+            text = f.read()
+        if rename:
+            text = text.replace(*rename)
+        self.assertTrue(self.laptop.tb.add_from_string(text))
+        return '/sys' + text.splitlines()[0][3:].strip()
+
+    def setUp(self):
+        super().setUp()
+        tb = self.laptop.tb
+        self.stick_disk = self.add_fixture('qemu-usb-stick-disk')
+        self.stick = self.stick_disk.split('/2-1:1.0/')[0]
+        # the laptop has an ATA port ata1 already: the ports of a second
+        # controller are numbered on (ata7 after the six of the first)
+        self.sata_disk = self.add_fixture('qemu-ahci-disk', ('ata1', 'ata7'))
+        # the ATA port, a device of no subsystem umockdev-record leaves out:
+        # its files as the kernel has them
+        self.ata_port = self.sata_disk.split('/host1/')[0]
+        os.makedirs(self.laptop.path(self.ata_port + '/power'))
+        for name, value in (('uevent', ''), ('power/control', 'on'),
+                            ('power/runtime_status', 'active')):
+            self.laptop.write(self.ata_port + '/' + name, value)
+        # the classes 60-powerpolicy.rules gives them
+        # (tests/rules/test_rules.py, RealKernelDisksTest)
+        tb.set_property(self.stick, 'POWERPOLICY_CLASS', 'usb-storage')
+        tb.set_property(self.stick_disk, 'POWERPOLICY_CLASS', 'usb-storage-disk')
+        tb.set_property(self.sata_disk, 'POWERPOLICY_CLASS', 'sata-disk')
+        tb.set_property(self.ata_port + '/ata_port/ata7', 'POWERPOLICY_CLASS', 'ata-port')
+
+    def disks(self):
+        return {
+            'stick control': self.stick_disk + '/power/control',
+            'stick delay': self.stick_disk + '/power/autosuspend_delay_ms',
+            'stick device delay': self.stick + '/power/autosuspend_delay_ms',
+            'sata control': self.sata_disk + '/power/control',
+            'sata delay': self.sata_disk + '/power/autosuspend_delay_ms',
+            'port control': self.ata_port + '/power/control',
+        }
+
+    def test_disks_on_ac_battery_and_restored(self):
+        before = self.snapshot(self.disks())
+        self.assertEqual(before['stick control'], 'on')
+        self.assertEqual(before['sata delay'], '-1')
+        d = self.start_shipped(dropin='[Daemon]\nIdleTimeoutSec=0\n')
+        # on AC: the stick's disk may suspend, as the stick may; the SATA
+        # disk keeps runtime PM off, its -1 delay replaced
+        self.wait_snapshot(self.disks(), {
+            'stick control': 'auto', 'stick delay': '10000', 'stick device delay': '10000',
+            'sata control': 'on', 'sata delay': '15000', 'port control': 'on',
+        }, 'disks on AC')
+        self.laptop.set_ac(False)
+        self.wait_snapshot(self.disks(), {
+            'stick control': 'auto', 'stick delay': '5000', 'stick device delay': '5000',
+            'sata control': 'auto', 'sata delay': '15000', 'port control': 'auto',
+        }, 'disks on battery')
+        # explain names the class section that decided
+        rows = {r[0]: r[1:] for r in self.call('Explain', (self.sata_disk,), '(s)')[0]}
+        self.assertEqual(rows['power/control'][:3], ('auto', 'auto', 'battery'))
+        self.assertRegex(rows['power/control'][3], r'powerpolicy\.conf:\d+$')
+        dev = self.call('GetDevice', (self.stick_disk,), '(s)')[0]
+        self.assertEqual(dev['class'], 'usb-storage-disk')
+        # the port, through its class device's link (Attr.device/...)
+        rows = {r[0]: r[1:] for r in self.call('Explain', (self.ata_port + '/ata_port/ata7',),
+                                                 '(s)')[0]}
+        self.assertEqual(rows['device/power/control'][:3], ('auto', 'auto', 'battery'))
+        self.laptop.set_ac(True)
+        self.wait_attr(self.sata_disk, 'power/control', 'on', WAIT)
+        self.wait_attr(self.ata_port, 'power/control', 'on', WAIT)
+        # stopped, the daemon puts back what the kernel had set
+        self.assertEqual(d.stop(), 0)
+        self.assertEqual(self.snapshot(self.disks()), before)
+
+
 if __name__ == '__main__':
     main()

@@ -20,21 +20,27 @@
 #include <umockdev.h>
 
 /* Tag (or untag) a testbed device "powerpolicy" as udev's rules would: @id
- * is udev's name of the device ("+subsystem:sysname"). As udevd does, a
- * device keeps TAGS (every tag it ever had) and CURRENT_TAGS names the
- * tags of the last event; an empty TAGS= would make libudev crash, udevd
- * never sends one. */
+ * is udev's name of the device ("+subsystem:sysname"). As udevd (247 and
+ * later) does, a device keeps its entry in the tag index and TAGS (every
+ * tag it ever had) and CURRENT_TAGS names the tags of the last event; an
+ * empty TAGS= would make libudev crash, udevd never sends one. Its
+ * database entry has the tag lines udevd 252 writes: G: (every tag ever),
+ * Q: (current tags) and V:1 (the version that has Q:). */
 static inline void
 pp_testbed_set_tagged (UMockdevTestbed *tb, const char *syspath, const char *id, gboolean tagged)
 {
   g_autofree char *root = umockdev_testbed_get_root_dir (tb);
   g_autofree char *dir = g_build_filename (root, "run", "udev", "tags", "powerpolicy", NULL);
   g_autofree char *file = g_build_filename (dir, id, NULL);
+  g_autofree char *db_dir = g_build_filename (root, "run", "udev", "data", NULL);
+  g_autofree char *db = g_build_filename (db_dir, id, NULL);
 
   assert_int_equal (g_mkdir_with_parents (dir, 0755), 0);
+  assert_int_equal (g_mkdir_with_parents (db_dir, 0755), 0);
   if (tagged)
     {
       assert_true (g_file_set_contents (file, "", 0, NULL));
+      assert_true (g_file_set_contents (db, "I:1\nG:powerpolicy\nQ:powerpolicy\nV:1\n", -1, NULL));
       umockdev_testbed_set_property (tb, syspath, "TAGS", ":powerpolicy:");
       umockdev_testbed_set_property (tb, syspath, "CURRENT_TAGS", ":powerpolicy:");
     }
@@ -45,7 +51,8 @@ pp_testbed_set_tagged (UMockdevTestbed *tb, const char *syspath, const char *id,
       g_auto(GStrv) lines = NULL;
       g_autoptr(GString) kept = g_string_new (NULL);
 
-      (void) g_unlink (file);
+      assert_true (g_file_set_contents (db, g_file_test (file, G_FILE_TEST_EXISTS) ?
+                                        "I:1\nG:powerpolicy\nV:1\n" : "I:1\nV:1\n", -1, NULL));
       assert_true (g_file_get_contents (uevent, &text, NULL, NULL));
       lines = g_strsplit (text, "\n", -1);
       for (guint i = 0; lines[i] != NULL; i++)

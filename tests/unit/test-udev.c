@@ -234,6 +234,35 @@ test_enumerate_after_remove (void **state)
   assert_non_null (find_info (infos, HUB));
 }
 
+/* udevd (247 and later) keeps a device in the index of every tag it ever
+ * had; a device that lost the tag (its database: G: but no Q:) is not the
+ * daemon's, and a restarted daemon must not enumerate it again. */
+static void
+test_enumerate_current_tags_only (void **state)
+{
+  State *st = *state;
+  g_autofree char *root = umockdev_testbed_get_root_dir (st->tb);
+  g_autofree char *index = g_build_filename (root, "run", "udev", "tags", "powerpolicy", "+usb:1-1", NULL);
+  g_autoptr(GPtrArray) infos = NULL;
+
+  pp_testbed_set_tagged (st->tb, MOUSE, "+usb:1-1", FALSE);
+  /* the fixture is what udevd leaves: still in the index */
+  assert_true (g_file_test (index, G_FILE_TEST_EXISTS));
+  infos = pp_udev_enumerate (st->udev, NULL);
+  assert_non_null (infos);
+  assert_int_equal (infos->len, 3);
+  assert_null (find_info (infos, MOUSE));
+  assert_non_null (find_info (infos, HUB));
+  g_clear_pointer (&infos, g_ptr_array_unref);
+
+  /* tagged again: enumerated again */
+  pp_testbed_set_tagged (st->tb, MOUSE, "+usb:1-1", TRUE);
+  infos = pp_udev_enumerate (st->udev, NULL);
+  assert_non_null (infos);
+  assert_int_equal (infos->len, 4);
+  assert_non_null (find_info (infos, MOUSE));
+}
+
 static void
 test_lookup (void **state)
 {
@@ -472,6 +501,7 @@ main (void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown (test_enumerate, setup, teardown),
     cmocka_unit_test_setup_teardown (test_enumerate_after_remove, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_enumerate_current_tags_only, setup, teardown),
     cmocka_unit_test_setup_teardown (test_lookup, setup, teardown),
     cmocka_unit_test_setup_teardown (test_monitor_add, setup, teardown),
     cmocka_unit_test_setup_teardown (test_monitor_change_remove, setup, teardown),
