@@ -50,6 +50,21 @@ class VMError(Exception):
     pass
 
 
+def die_with_parent():
+    """In qemu's child before exec: SIGKILL when the harness dies, however
+    it dies (PR_SET_PDEATHSIG), so that no qemu outlives the test."""
+    import ctypes
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)
+
+
+def exit_on_sigterm():
+    """SIGTERM (a CI timeout) unwinds like Ctrl-C: qemu is killed and the
+    work directory removed on the way out."""
+    def handler(signum, frame):
+        raise SystemExit('terminated by signal %d' % signum)
+    signal.signal(signal.SIGTERM, handler)
+
+
 def find_kernel():
     """(version, vmlinuz) of a kernel with its modules; VMError naming
     what is missing otherwise."""
@@ -331,7 +346,7 @@ class VM:
         self.qemu_log = open(os.path.join(self.workdir, 'qemu.log'), 'wb')
         self.proc = subprocess.Popen(self.argv(kver, vmlinuz), stdin=subprocess.DEVNULL,
                                      stdout=self.qemu_log, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+                                     start_new_session=True, preexec_fn=die_with_parent)
         self.qmp = QMP(os.path.join(self.workdir, 'qmp.sock'), 20)
         self.ctl = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.ctl.connect(os.path.join(self.workdir, 'ctl.sock'))
