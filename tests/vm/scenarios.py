@@ -400,8 +400,12 @@ def scenario_sleep(vm, hw):
         text = vm.read(log)
         assert 'resum' in text.lower(), 'the daemon did not log the resume'
         # PLACE FOR sleep-report (issue 20): once GetSleepHistory / pmctl
-        # sleep-history exist, assert the last record carries the kernel's
-        # suspend_stats (success +1) and the wake.
+        # sleep-history are merged, assert the last record carries the
+        # kernel's suspend_stats (success +1) and the wake. Tried with the
+        # sleep-report branch merged: `pmctl --json sleep-history --last`
+        # run after the wake from the tmpfs copy (as pmctl suspend is) did
+        # not return within 60 s; not yet understood (the call's own reads
+        # of something on 9p are the first suspect).
         # SIGTERM restores the boot values; the process's exit itself does
         # not complete here (it still holds some file of the dead 9p, and
         # closing it asks the host), so the restore is what is checked
