@@ -9,6 +9,7 @@
 #   make fuzz     the libFuzzer targets (clang), each for FUZZ_SECONDS, in
 #                 its own build directory (FUZZ_BUILDDIR); tests/fuzz/README.md
 #   make bench    the benchmarks (bench/run)
+#   make test-vm  the VM tier: a real kernel under qemu (tests/vm/README.md)
 #   make          build;  make install;  make clean;  make deps
 #
 # Variables: BUILDDIR (default: build), MESON_ARGS (passed to `meson setup`
@@ -38,7 +39,13 @@ DEB_PACKAGES := \
 	libxml2-utils groff-base man-db udev polkitd \
 	graphviz python3-prometheus-client
 
-.PHONY: all build setup demo test test-sanitize fuzz bench install clean deps
+# the VM tier (make test-vm): qemu, a Debian kernel whose files under /boot
+# and /lib/modules the guest boots (it never becomes the machine's boot
+# kernel), and a static busybox for the initramfs
+VM_DEB_PACKAGES := qemu-system-x86 linux-image-amd64 busybox-static
+DEB_PACKAGES += $(VM_DEB_PACKAGES)
+
+.PHONY: all build setup demo test test-sanitize test-vm fuzz bench install clean deps
 
 all: build
 
@@ -130,6 +137,13 @@ fuzz: deps
 	fi
 	$(MESON) compile -C "$(FUZZ_BUILDDIR)"
 	tests/fuzz/run --builddir "$(FUZZ_BUILDDIR)" --seconds "$(FUZZ_SECONDS)" $(FUZZ_TARGETS)
+
+# The VM tier: boots a real kernel under qemu (one boot at a time, each
+# bounded by a deadline that kills qemu) and runs the scenarios of
+# tests/vm/scenarios.py in it, as root. Fails, with the reason, where qemu
+# or the kernel is missing after deps.
+test-vm: build
+	$(PYTHON) tests/vm/run --builddir "$(BUILDDIR)"
 
 bench: build
 	bench/run --builddir "$(BUILDDIR)"

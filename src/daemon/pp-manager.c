@@ -417,6 +417,16 @@ plan_write (PpManager  *self,
           g_debug ("%s: no attribute %s, skipping", dir, relpath);
           return;
         }
+      /* the kernel has power/autosuspend_delay_ms for every device with
+       * runtime PM, and refuses to read or write it (EIO) where the
+       * driver does not use autosuspend (PCI functions, input and hidraw
+       * nodes, LEDs): there is no delay to set */
+      if (g_str_equal (relpath, PP_ATTR_DELAY))
+        {
+          g_debug ("%s: %s unreadable (%s): no autosuspend for this device, skipping",
+                   dir, relpath, error->message);
+          return;
+        }
       /* unreadable but present: try the write, which reports */
       g_debug ("%s: cannot read %s: %s", dir, relpath, error->message);
       current = g_strdup ("");

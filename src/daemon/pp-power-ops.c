@@ -454,7 +454,10 @@ power_down_auto (PpPowerOps *self, Results *r, PpDevice *dev)
 {
   const char *syspath = dev->info->syspath;
   g_autoptr(GError) error = NULL;
-  gboolean has_delay = has_attr (syspath, PP_ATTR_DELAY);
+  /* readable: a real kernel refuses the delay of a device that does not
+   * use autosuspend, and nothing is written to it then */
+  g_autofree char *delay = pp_sysfs_read_opt (syspath, PP_ATTR_DELAY);
+  gboolean has_delay = delay != NULL;
 
   if (!has_attr (syspath, PP_ATTR_CONTROL))
     {
