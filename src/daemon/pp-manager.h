@@ -241,4 +241,28 @@ GArray        *pp_manager_get_statistics      (PpManager   *self,
                                                PpDevice    *device,
                                                GError     **error);
 
+/* GetClassStatistics (SPEC §5): the statistics of the managed devices
+ * with counters added up by class (pp_stats_class_totals()); array of
+ * PpManagerClassStats sorted by class, the class strings the row's own. */
+typedef struct {
+  char    *class;
+  guint    n_devices;
+  guint    n_never_suspends;
+  double   suspended_share;
+  guint64  active_ms;
+  guint64  suspended_ms;
+} PpManagerClassStats;
+
+GArray        *pp_manager_get_class_statistics (PpManager  *self);
+
+/* CountDevices: one per class and runtime status of the managed
+ * devices, sorted; strings the row's own. */
+typedef struct {
+  char  *class;
+  char  *runtime_status;
+  guint  count;
+} PpManagerDeviceCount;
+
+GArray        *pp_manager_count_devices       (PpManager   *self);
+
 G_END_DECLS
