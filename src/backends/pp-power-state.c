@@ -10,19 +10,15 @@
 
 #include "pp-power-state.h"
 
-/* @name in the directory @dfd into @buf, trailing newlines and blanks
- * cut; FALSE (and @buf "") when missing, unreadable, too long or not
+/* Read the open @fd into @buf and close it, trailing newlines and
+ * blanks cut; FALSE (and @buf "") when unreadable, too long or not
  * UTF-8. */
 static gboolean
-read_at (int dfd, const char *name, char buf[PP_POWER_STATE_MAX])
+read_fd (int fd, char buf[PP_POWER_STATE_MAX])
 {
   ssize_t n;
-  int fd;
 
   buf[0] = '\0';
-  if (dfd < 0)
-    return FALSE;
-  fd = openat (dfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
   if (fd < 0)
     return FALSE;
   do
@@ -40,6 +36,25 @@ read_at (int dfd, const char *name, char buf[PP_POWER_STATE_MAX])
       return FALSE;
     }
   return TRUE;
+}
+
+static gboolean
+read_at (int dfd, const char *name, char buf[PP_POWER_STATE_MAX])
+{
+  buf[0] = '\0';
+  if (dfd < 0)
+    return FALSE;
+  return read_fd (openat (dfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY), buf);
+}
+
+gboolean
+pp_power_state_read_one (const char *syspath,
+                         const char *name,
+                         char        buf[PP_POWER_STATE_MAX])
+{
+  g_autofree char *path = g_strconcat (syspath, "/power/", name, NULL);
+
+  return read_fd (open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY), buf);
 }
 
 void

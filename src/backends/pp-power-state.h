@@ -37,4 +37,11 @@ void pp_power_state_read (const char         *syspath,
                           PpPowerStateFields  fields,
                           PpPowerState       *out);
 
+/* One attribute of the power/ directory (@name: "control", ...) into
+ * @buf, as above: one path walk, no directory opened; FALSE (and @buf
+ * "") when missing. For a caller that usually needs only one. */
+gboolean pp_power_state_read_one (const char *syspath,
+                                  const char *name,
+                                  char        buf[PP_POWER_STATE_MAX]);
+
 G_END_DECLS

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -113,9 +114,14 @@ on_walked_device (const char *syspath, const char *parent, gboolean has_links, g
 static void
 drop_tree (PpPowerOps *self)
 {
+  gboolean had_tree = self->tree != NULL;
+
   g_clear_handle_id (&self->tree_timeout, g_source_remove);
   g_clear_pointer (&self->tree, pp_tree_free);
   pp_manager_forget_tree_devices (self->manager);
+  /* a tree of every device under /sys/devices: its pages go back too */
+  if (had_tree)
+    malloc_trim (0);
 }
 
 static gboolean
@@ -966,15 +972,21 @@ static gboolean
 is_blocking (const char *path, gpointer user_data)
 {
   BlockerCtx *ctx = user_data;
-  PpPowerState state;
+  char control[PP_POWER_STATE_MAX], status[PP_POWER_STATE_MAX];
   gboolean blocking;
   gpointer known;
 
   if (ctx->memo != NULL && (known = g_hash_table_lookup (ctx->memo, path)) != NULL)
     return GPOINTER_TO_INT (known) == BLOCKING_YES;
-  pp_power_state_read (path, PP_POWER_STATE_RUNTIME_STATUS | PP_POWER_STATE_CONTROL, &state);
-  blocking = state_blocks (state.runtime_status, state.control,
-                           pp_manager_is_held (ctx->self->manager, path));
+  /* control first: most devices the policy does not manage (USB
+   * interfaces, SCSI targets, block devices) have none, and then one
+   * read answers */
+  if (pp_manager_is_held (ctx->self->manager, path) ||
+      (pp_power_state_read_one (path, "control", control) && g_str_equal (control, "on")))
+    blocking = pp_power_state_read_one (path, "runtime_status", status) &&
+               g_str_equal (status, "active");
+  else
+    blocking = FALSE;
   /* @path is the tree's: it lives as long as the tree, longer than @memo */
   if (ctx->memo != NULL)
     g_hash_table_insert (ctx->memo, (gpointer) path,

@@ -3,6 +3,8 @@
 
 #include "config.h"
 
+#include <malloc.h>
+
 #include <gio/gunixfdlist.h>
 
 #include "pp-auth.h"
@@ -41,6 +43,15 @@ static guint signals[N_SIGNALS];
 G_DEFINE_TYPE (PpService, pp_service, G_TYPE_OBJECT)
 
 /* ---- replies ----------------------------------------------------------- */
+
+/* After a reply of many rows: the small blocks it was built from are
+ * free again, but spread over the heap; hand their pages back, so that
+ * asking leaves the daemon as small as it was. */
+static void
+give_back_memory (void)
+{
+  malloc_trim (0);
+}
 
 static void
 return_error (GDBusMethodInvocation *invocation, const GError *error)
@@ -283,6 +294,9 @@ handle_list_devices (PpDbusManager *skeleton, GDBusMethodInvocation *invocation,
     g_variant_builder_add_value (&b, device_status_to_variant (self, g_ptr_array_index (devices, i),
                                                                g_ptr_array_index (statuses, i), memo));
   pp_dbus_manager_complete_list_devices (skeleton, invocation, g_variant_builder_end (&b));
+  g_clear_pointer (&statuses, g_ptr_array_unref);
+  g_clear_pointer (&memo, g_hash_table_unref);
+  give_back_memory ();
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
@@ -655,6 +669,11 @@ handle_get_statistics (PpDbusManager         *skeleton,
                              r->active_ms, r->suspended_ms);
     }
   pp_dbus_manager_complete_get_statistics (skeleton, invocation, g_variant_builder_end (&b));
+  if (dev == NULL)
+    {
+      g_clear_pointer (&rows, g_array_unref);
+      give_back_memory ();
+    }
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
