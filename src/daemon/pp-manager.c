@@ -2054,10 +2054,11 @@ pp_manager_new (const PpManagerOptions *options)
 /* ---- statistics ------------------------------------------------------- */
 
 static void
-append_stats_row (GArray *rows, PpDevice *dev, const PpResidency *r)
+append_stats_row (GArray *rows, PpDevice *dev, const PpResidency *r, const PpResidencySample *now)
 {
   PpManagerStatsRow row = { dev->info->syspath, dev->props.klass, r->suspended_share,
-                            r->active_ms, r->suspended_ms };
+                            r->active_ms, r->suspended_ms,
+                            pp_runtime_status_to_string (now->status), now->control_auto };
 
   g_array_append_val (rows, row);
 }
@@ -2070,12 +2071,13 @@ pp_manager_get_statistics (PpManager  *self,
   g_autoptr(GArray) rows = g_array_new (FALSE, TRUE, sizeof (PpManagerStatsRow));
   GPtrArray *devices;
   PpResidency r;
+  PpResidencySample now;
 
   if (device != NULL)
     {
-      if (!pp_residency_book_query (self->residency, device->info->syspath, &r, NULL, error))
+      if (!pp_residency_book_query (self->residency, device->info->syspath, &r, &now, error))
         return NULL;
-      append_stats_row (rows, device, &r);
+      append_stats_row (rows, device, &r, &now);
       return g_steal_pointer (&rows);
     }
 
@@ -2086,8 +2088,8 @@ pp_manager_get_statistics (PpManager  *self,
     {
       PpDevice *dev = g_ptr_array_index (devices, i);
 
-      if (pp_residency_book_query (self->residency, dev->info->syspath, &r, NULL, NULL))
-        append_stats_row (rows, dev, &r);
+      if (pp_residency_book_query (self->residency, dev->info->syspath, &r, &now, NULL))
+        append_stats_row (rows, dev, &r, &now);
     }
   return g_steal_pointer (&rows);
 }

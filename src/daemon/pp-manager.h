@@ -228,6 +228,8 @@ typedef struct {
   double      suspended_share;  /* 0..1; 0 for an empty window */
   guint64     active_ms;
   guint64     suspended_ms;
+  const char *runtime_status;   /* read with the counters (static string) */
+  gboolean    control_auto;     /* power/control is "auto", read with them */
 } PpManagerStatsRow;
 
 /* Residency (SPEC §5 GetStatistics) from the kernel's runtime-PM

@@ -677,6 +677,30 @@ handle_get_statistics (PpDbusManager         *skeleton,
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
+/* GetDeviceStatistics: GetStatistics("") with what pmctl stats prints of
+ * each device; open to everyone. */
+static gboolean
+handle_get_device_statistics (PpDbusManager         *skeleton,
+                              GDBusMethodInvocation *invocation,
+                              PpService             *self)
+{
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sssbdtt)"));
+  g_autoptr(GArray) rows = pp_manager_get_statistics (self->manager, NULL, NULL);
+
+  for (guint i = 0; rows != NULL && i < rows->len; i++)
+    {
+      const PpManagerStatsRow *r = &g_array_index (rows, PpManagerStatsRow, i);
+
+      g_variant_builder_add (&b, "(sssbdtt)", r->path, r->class, r->runtime_status,
+                             r->control_auto, r->suspended_share, r->active_ms, r->suspended_ms);
+    }
+  pp_dbus_manager_complete_get_device_statistics (skeleton, invocation,
+                                                  g_variant_builder_end (&b));
+  g_clear_pointer (&rows, g_array_unref);
+  give_back_memory ();
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
 /* GetClassStatistics (SPEC §5): open to everyone. */
 static gboolean
 handle_get_class_statistics (PpDbusManager         *skeleton,
@@ -885,6 +909,8 @@ connect_handlers (PpService *self)
   g_signal_connect (skeleton, "handle-get-class-statistics",
                     G_CALLBACK (handle_get_class_statistics), self);
   g_signal_connect (skeleton, "handle-count-devices", G_CALLBACK (handle_count_devices), self);
+  g_signal_connect (skeleton, "handle-get-device-statistics",
+                    G_CALLBACK (handle_get_device_statistics), self);
   g_signal_connect (skeleton, "handle-list-inhibitors", G_CALLBACK (handle_list_inhibitors), self);
   g_signal_connect (skeleton, "handle-list-changes", G_CALLBACK (handle_list_changes), self);
   g_signal_connect (skeleton, "handle-list-overrides", G_CALLBACK (handle_list_overrides), self);

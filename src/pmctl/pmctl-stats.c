@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmctl stats and pmctl metrics (issue 13): the share of time each device
- * spent suspended (GetStatistics, with ListDevices' class, status and
- * control), and the daemon's state in the Prometheus text format. The
+ * spent suspended (GetDeviceStatistics: GetStatistics' rows with each
+ * device's class, status and control), and the daemon's state in the
+ * Prometheus text format (CountDevices, GetClassStatistics). The
  * arithmetic is pp-stats.c's, the formatting pp-metrics.c's; the
  * never-suspends flag and --interval windows are computed here, from two
  * answers of the daemon, which keeps no timer for them. */
@@ -81,12 +82,59 @@ stats_answer_clear (StatsAnswer *a)
   g_clear_pointer (&a->facts, g_hash_table_unref);
 }
 
+/* GetDeviceStatistics: the rows with their class, status and control. */
+static gboolean
+stats_ask_rows (Pmctl *ctl, StatsAnswer *out, GError **error)
+{
+  g_autoptr(GVariant) rows = NULL;
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sdtt)"));
+  GVariantIter iter;
+  const char *path, *class, *status;
+  gboolean control_auto;
+  double share;
+  guint64 active, suspended;
+
+  if (!pp_dbus_manager_call_get_device_statistics_sync (ctl->manager, &rows, NULL, error))
+    return FALSE;
+  out->facts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                      (GDestroyNotify) device_facts_free);
+  g_variant_iter_init (&iter, rows);
+  while (g_variant_iter_next (&iter, "(&s&s&sbdtt)", &path, &class, &status, &control_auto,
+                              &share, &active, &suspended))
+    {
+      DeviceFacts *f;
+
+      if (g_hash_table_contains (out->facts, path))
+        continue;
+      f = g_new0 (DeviceFacts, 1);
+      f->class = g_strdup (class);
+      f->runtime_status = g_strdup (status);
+      f->control_auto = control_auto;
+      g_hash_table_insert (out->facts, g_strdup (path), f);
+      g_variant_builder_add (&b, "(sdtt)", path, share, active, suspended);
+    }
+  out->rows = g_variant_ref_sink (g_variant_builder_end (&b));
+  return TRUE;
+}
+
 static gboolean
 stats_ask (Pmctl *ctl, StatsAnswer *out)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GVariant) devices = NULL;
 
+  if (stats_ask_rows (ctl, out, &error))
+    {
+      out->when_us = g_get_monotonic_time ();
+      return TRUE;
+    }
+  if (!g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD))
+    {
+      pmctl_report_error (error, "get the statistics", NULL);
+      return FALSE;
+    }
+  /* an older daemon: its device list and GetStatistics */
+  g_clear_error (&error);
   if (!pp_dbus_manager_call_list_devices_sync (ctl->manager, &devices, NULL, &error))
     {
       pmctl_report_error (error, "list the devices", NULL);

@@ -187,6 +187,22 @@ class TestClassStatistics(StatsTestCase):
                              (n, never, active, suspended))
             self.assertAlmostEqual(c['suspended_share'], share)
 
+    def test_device_statistics(self):
+        """GetDeviceStatistics: GetStatistics' rows with ListDevices'
+        class, runtime status and control."""
+        self.start_with_counters()
+        self.laptop.write(STORAGE + '/power/runtime_status', 'suspended')
+        devs = self.devices()
+        stats = self.stats()
+        rows = self.call('GetDeviceStatistics')[0]
+        self.assertEqual([r[0] for r in rows], sorted(stats))
+        for path, klass, status, control_auto, share, active, suspended in rows:
+            self.assertEqual((share, active, suspended), stats[path], path)
+            self.assertEqual((klass, status, control_auto),
+                             (devs[path]['class'], devs[path]['runtime_status'],
+                              devs[path]['control'] == 'auto'), path)
+        self.assertEqual({r[0]: r[2] for r in rows}[STORAGE], 'suspended')
+
     def test_count_devices(self):
         self.start_with_counters()
         self.laptop.write(STORAGE + '/power/runtime_status', 'suspended')
