@@ -268,6 +268,8 @@ typedef struct {
   double      suspended_share;  /* 0..1; 0 for an empty window */
   guint64     active_ms;
   guint64     suspended_ms;
+  const char *runtime_status;   /* read with the counters (static string) */
+  gboolean    control_auto;     /* power/control is "auto", read with them */
 } PpManagerStatsRow;
 
 /* Residency (SPEC §5 GetStatistics) from the kernel's runtime-PM
@@ -280,5 +282,29 @@ typedef struct {
 GArray        *pp_manager_get_statistics      (PpManager   *self,
                                                PpDevice    *device,
                                                GError     **error);
+
+/* GetClassStatistics (SPEC §5): the statistics of the managed devices
+ * with counters added up by class (pp_stats_class_totals()); array of
+ * PpManagerClassStats sorted by class, the class strings the row's own. */
+typedef struct {
+  char    *class;
+  guint    n_devices;
+  guint    n_never_suspends;
+  double   suspended_share;
+  guint64  active_ms;
+  guint64  suspended_ms;
+} PpManagerClassStats;
+
+GArray        *pp_manager_get_class_statistics (PpManager  *self);
+
+/* CountDevices: one per class and runtime status of the managed
+ * devices, sorted; strings the row's own. */
+typedef struct {
+  char  *class;
+  char  *runtime_status;
+  guint  count;
+} PpManagerDeviceCount;
+
+GArray        *pp_manager_count_devices       (PpManager   *self);
 
 G_END_DECLS
