@@ -157,13 +157,25 @@ exec switch_root /newroot /usr/bin/python3 /run/ppvm/agent.py
 """
 
 
-def build_initramfs(path, kver):
+# The same, for a boot with systemd as PID 1 (tests/vm/systemd.py): /usr
+# gets an overlay too, the installed tree staged in the share (root/) is
+# copied over the guest's root before switch_root, and systemd starts the
+# agent as a service (ppvm-agent.service, staged with the rest).
+INIT_SYSTEMD = INIT.replace('for d in etc var root; do', 'for d in etc var root usr; do').replace(
+    'echo "ppvm: switch_root"\nexec switch_root /newroot /usr/bin/python3 /run/ppvm/agent.py\n',
+    'for d in /newroot/run/ppvm/root/*; do cp -a "$d"/. /newroot/"${d##*/}"/ || {\n'
+    '    echo "ppvm: FATAL cannot copy the installed tree ($d)"; poweroff -f; }; done\n'
+    'echo "ppvm: switch_root into systemd"\nexec switch_root /newroot /lib/systemd/systemd\n')
+assert INIT_SYSTEMD.count('usr; do') == 1 and 'systemd\n' in INIT_SYSTEMD
+
+
+def build_initramfs(path, kver, init=INIT):
     cp = Cpio(path)
     for d in ('bin', 'sbin', 'lib', 'lib/modules', 'proc', 'sys', 'dev', 'newroot', 'ovl'):
         cp.dir(d)
     with open(BUSYBOX, 'rb') as f:
         cp.file('bin/busybox', f.read(), 0o755)
-    cp.file('init', INIT.encode(), 0o755)
+    cp.file('init', init.encode(), 0o755)
     names = []
     for i, ko in enumerate(module_files(kver)):
         name = 'lib/modules/%02d-%s' % (i, os.path.basename(ko))
@@ -244,7 +256,11 @@ class VM:
     and the work directory removed on the way out, whatever happened."""
 
     def __init__(self, builddir, deadline_s=240, extra_drives=('stick2', 'stick3'), s3=True,
-                 log=print):
+                 log=print, systemd=None):
+        # systemd: None (the agent is PID 1), or a function that stages the
+        # guest's installed tree in the share (tests/vm/systemd.py); the
+        # guest then boots systemd as PID 1
+        self.systemd = systemd
         self.builddir = os.path.abspath(builddir)
         self.deadline = time.monotonic() + deadline_s
         self.extra_drives = extra_drives
@@ -259,6 +275,9 @@ class VM:
         self.boot_s = None
         # why the guest can run no more commands (after a system sleep)
         self.poisoned = None
+        # kernel command line for a boot into systemd
+        self.systemd_cmdline = (' systemd.unit=ppvm.target fstab=no systemd.show_status=false '
+                                'systemd.journald.forward_to_console=0')
 
     # -- lifecycle ----------------------------------------------------------
 
@@ -281,7 +300,7 @@ class VM:
              '-no-reboot', '-nodefaults',
              '-kernel', vmlinuz, '-initrd', os.path.join(w, 'initramfs.cpio'),
              '-append', 'console=ttyS0 rdinit=/init panic=-1 loglevel=6 '
-                        'mem_sleep_default=deep',
+                        'mem_sleep_default=deep' + (self.systemd_cmdline if self.systemd else ''),
              '-qmp', 'unix:%s,server=on,wait=off' % os.path.join(w, 'qmp.sock'),
              '-virtfs', 'local,path=/,mount_tag=hostroot,security_model=none,readonly=on,'
                         'multidevs=remap,id=hostroot',
@@ -327,7 +346,10 @@ class VM:
         self.workdir = tempfile.mkdtemp(prefix='ppvm-')
         os.makedirs(os.path.join(self.workdir, 'share'))
         shutil.copy(os.path.join(HERE, 'agent.py'), os.path.join(self.workdir, 'share', 'agent.py'))
-        build_initramfs(os.path.join(self.workdir, 'initramfs.cpio'), kver)
+        if self.systemd:
+            self.systemd(self, os.path.join(self.workdir, 'share', 'root'))
+        build_initramfs(os.path.join(self.workdir, 'initramfs.cpio'), kver,
+                        INIT_SYSTEMD if self.systemd else INIT)
         self.qemu_log = open(os.path.join(self.workdir, 'qemu.log'), 'wb')
         self.proc = subprocess.Popen(self.argv(kver, vmlinuz), stdin=subprocess.DEVNULL,
                                      stdout=self.qemu_log, stderr=subprocess.STDOUT,
@@ -336,7 +358,7 @@ class VM:
         self.ctl = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.ctl.connect(os.path.join(self.workdir, 'ctl.sock'))
         self.ctlf = self.ctl.makefile('rwb', buffering=0)
-        self._ready = self._read_reply(None, min(120, self.left()))
+        self._ready = self._read_reply(None, min(300 if self.systemd else 120, self.left()))
         self.boot_s = time.monotonic() - t0
         self.log('vm: booted %s to the agent in %.1f s' % (kver, self.boot_s))
 
