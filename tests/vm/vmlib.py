@@ -157,21 +157,45 @@ exec switch_root /newroot /usr/bin/python3 /run/ppvm/agent.py
 """
 
 
-# The same, for a boot with systemd as PID 1 (tests/vm/systemd.py): /usr
-# gets an overlay too, the installed tree staged in the share (root/) is
-# copied over the guest's root before switch_root, and systemd starts the
-# agent as a service (ppvm-agent.service, staged with the rest).
-INIT_SYSTEMD = INIT.replace('for d in etc var root; do', 'for d in etc var root usr; do').replace(
-    'echo "ppvm: switch_root"\nexec switch_root /newroot /usr/bin/python3 /run/ppvm/agent.py\n',
-    'for d in /newroot/run/ppvm/root/*; do cp -a "$d"/. /newroot/"${d##*/}"/ || {\n'
-    '    echo "ppvm: FATAL cannot copy the installed tree ($d)"; poweroff -f; }; done\n'
-    'echo "ppvm: switch_root into systemd"\nexec switch_root /newroot /lib/systemd/systemd\n')
-assert INIT_SYSTEMD.count('usr; do') == 1 and 'systemd\n' in INIT_SYSTEMD
+# For a boot with systemd as PID 1 (tests/vm/systemd.py): the guest's root
+# is one tmpfs-backed overlay on the host root (9p, read-only), so that
+# the guest can also remove files: the host's /.dockerenv (in a container
+# host) would make systemd believe it runs in a container. The installed
+# tree staged in the share (root/) is copied over it before switch_root,
+# and systemd starts the agent as a service (ppvm-agent.service).
+INIT_SYSTEMD = r"""#!/bin/busybox sh
+/bin/busybox mkdir -p /proc /sys /dev /newroot /ovl /lower
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+echo "ppvm: loading modules"
+for m in $(cat /modules.list); do insmod "$m" || echo "ppvm: insmod $m failed"; done
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=524288 hostroot /lower || {
+    echo "ppvm: FATAL cannot mount the host root over 9p"; poweroff -f; }
+mount -t tmpfs tmpfs /ovl
+mkdir -p /ovl/up /ovl/work
+mount -t overlay overlay -o lowerdir=/lower,upperdir=/ovl/up,workdir=/ovl/work /newroot || {
+    echo "ppvm: FATAL overlay on /"; poweroff -f; }
+for d in tmp run dev/shm; do mount -t tmpfs -o mode=1777 tmpfs /newroot/$d; done
+chmod 755 /newroot/run
+mkdir -p /newroot/run/ppvm
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288 ppshare /newroot/run/ppvm || {
+    echo "ppvm: FATAL cannot mount the share"; poweroff -f; }
+rm -f /newroot/.dockerenv /newroot/run/.containerenv
+for d in /newroot/run/ppvm/root/*; do cp -a "$d"/. /newroot/"${d##*/}"/ || {
+    echo "ppvm: FATAL cannot copy the installed tree ($d)"; poweroff -f; }; done
+mount --move /dev /newroot/dev
+mount --move /proc /newroot/proc
+mount --move /sys /newroot/sys
+echo "ppvm: switch_root into systemd"
+exec switch_root /newroot /lib/systemd/systemd
+"""
 
 
 def build_initramfs(path, kver, init=INIT):
     cp = Cpio(path)
-    for d in ('bin', 'sbin', 'lib', 'lib/modules', 'proc', 'sys', 'dev', 'newroot', 'ovl'):
+    for d in ('bin', 'sbin', 'lib', 'lib/modules', 'proc', 'sys', 'dev', 'newroot', 'ovl', 'lower'):
         cp.dir(d)
     with open(BUSYBOX, 'rb') as f:
         cp.file('bin/busybox', f.read(), 0o755)
