@@ -187,11 +187,12 @@ def scenario_installed(vm, hw):
     assert changed, 'the daemon changed nothing on this hardware'
     d = P('--json', 'diff')
     listed = set()
-    for row in json.loads(d) if d.strip().startswith('[') else json.loads(d).get('changes', []):
-        listed.add(os.path.join(row.get('path', row.get('device', '')), row.get('attribute', '')))
-    # attributes that change by themselves (not policy) are not in the
-    # snapshot; every policy attribute that changed is the daemon's
-    missing = [k for k in changed if not any(k == l or k.endswith(l) or l.endswith(k) for l in listed)]
+    for row in json.loads(d):
+        # a module parameter's path is the attribute itself
+        p, a = row['path'], row['attribute']
+        listed.add(p if p.endswith('/' + a) else os.path.join(p, a))
+    # every policy attribute that changed since boot is the daemon's doing
+    missing = [k for k in changed if k not in listed]
     assert not missing, 'changed but not in pmctl diff: %s\n%s' % (missing, d)
     print('installed: %d attributes changed, all in pmctl diff' % len(changed))
     live = exposure(vm.sh('systemd-analyze security --no-pager %s' % UNIT))
