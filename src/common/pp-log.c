@@ -36,6 +36,7 @@ static const struct {
   [PP_LOG_RESUME]             = { "2c1d5cc6ce654d2b8d8520f5e6efa8a6", "resume" },
   [PP_LOG_QUIRKS_SELECTED]    = { "33c483caab5d479cbcbb1bfc4a54aea7", "quirks-selected" },
   [PP_LOG_HELPER_KILLED]      = { "4bc76049fcfc4470a2a626079ad464cc", "helper-killed" },
+  [PP_LOG_SLEEP_RECORD]       = { "93d17684318b47619ab684159922780b", "sleep-record" },
 };
 
 /* Keys this module sets itself; a caller's field of that name is dropped. */

@@ -49,6 +49,7 @@ typedef enum {
   PP_LOG_RESUME,              /* SLEEP_STATE= */
   PP_LOG_QUIRKS_SELECTED,     /* QUIRKS= QUIRKS_SOURCE= */
   PP_LOG_HELPER_KILLED,       /* HELPER= PHASE= PID= */
+  PP_LOG_SLEEP_RECORD,        /* SLEEP_STATE= SLEEP_RESULT= DURATION_MS= ... (pp-sleep-history.c) */
   PP_LOG_N_EVENTS
 } PpLogEvent;
 

@@ -196,6 +196,40 @@ append_scalar_opt (GString *out, const char *name, const char *type,
     append_scalar (out, name, type, help, value);
 }
 
+/* A gauge whose sample is left out when @known is FALSE or @value NaN. */
+static void
+append_gauge_opt (GString *out, const char *name, const char *help, double value, gboolean known)
+{
+  append_header (out, name, "gauge", help);
+  if (!known || isnan (value))
+    return;
+  g_string_append_printf (out, "%s ", name);
+  append_double (out, value);
+  g_string_append_c (out, '\n');
+}
+
+static void
+append_sleep (GString *out, const PpMetrics *m)
+{
+  append_gauge_opt (out, "powerpolicy_last_sleep_duration_seconds",
+                    "Length of the last recorded system sleep.",
+                    m->last_sleep_seconds, m->has_last_sleep);
+  append_gauge_opt (out, "powerpolicy_last_sleep_success",
+                    "1 when the last recorded system sleep succeeded, 0 when it failed.",
+                    m->last_sleep_ok ? 1 : 0, m->has_last_sleep);
+  append_gauge_opt (out, "powerpolicy_last_sleep_hardware_sleep_ratio",
+                    "Share of the last recorded system sleep spent in the hardware's deepest state (0..1).",
+                    CLAMP (m->last_sleep_hw_ratio, 0.0, 1.0), m->has_last_sleep);
+  append_gauge_opt (out, "powerpolicy_last_sleep_drain_watts",
+                    "Average power drawn from the battery during the last recorded system sleep.",
+                    m->last_sleep_drain_watts, m->has_last_sleep);
+  append_header (out, "powerpolicy_sleep_failures_total", "counter",
+                 "System sleeps that failed since boot (the kernel's suspend_stats/fail).");
+  if (m->has_sleep_failures)
+    g_string_append_printf (out, "powerpolicy_sleep_failures_total %" G_GUINT64_FORMAT "\n",
+                            m->sleep_failures_total);
+}
+
 void
 pp_metrics_format_to (const PpMetrics *m,
                       GString         *out)
@@ -227,6 +261,7 @@ pp_metrics_format_to (const PpMetrics *m,
       append_double (out, m->last_pass_seconds);
       g_string_append_c (out, '\n');
     }
+  append_sleep (out, m);
 }
 
 char *

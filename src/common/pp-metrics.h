@@ -16,6 +16,11 @@
  *   powerpolicy_on_battery                                  gauge 0/1
  *   powerpolicy_user_idle                                   gauge 0/1
  *   powerpolicy_last_policy_pass_duration_seconds           gauge
+ *   powerpolicy_last_sleep_duration_seconds                 gauge
+ *   powerpolicy_last_sleep_success                          gauge 0/1
+ *   powerpolicy_last_sleep_hardware_sleep_ratio             gauge 0..1
+ *   powerpolicy_last_sleep_drain_watts                      gauge
+ *   powerpolicy_sleep_failures_total                        counter
  */
 #pragma once
 
@@ -63,6 +68,16 @@ typedef struct {
   guint                       unknown;               /* PpMetricsUnknown: families whose
                                                       * value the caller could not learn
                                                       * (header written, sample left out) */
+  /* the last system sleep (LastSleep); FALSE: none recorded, its
+   * families have no sample */
+  gboolean                    has_last_sleep;
+  double                      last_sleep_seconds;
+  gboolean                    last_sleep_ok;
+  double                      last_sleep_hw_ratio;   /* NaN: unknown, no sample */
+  double                      last_sleep_drain_watts;/* NaN: unknown, no sample */
+  /* failed system sleeps since boot (the kernel's suspend_stats/fail) */
+  gboolean                    has_sleep_failures;
+  guint64                     sleep_failures_total;
 } PpMetrics;
 
 /* Longest label value written; longer ones are cut at a UTF-8 character

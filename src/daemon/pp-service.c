@@ -14,6 +14,8 @@
 #include "pp-power-ops.h"
 #include "pp-service.h"
 #include "pp-sleep.h"
+#include "pp-sleep-check.h"
+#include "pp-sleep-stats.h"
 #include "pp-sysfs.h"
 #include "pp-token.h"
 
@@ -635,6 +637,53 @@ handle_get_statistics (PpDbusManager         *skeleton,
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
+/* GetSleepHistory (SPEC §5): open to everyone. */
+static gboolean
+handle_get_sleep_history (PpDbusManager         *skeleton,
+                          GDBusMethodInvocation *invocation,
+                          guint                  count,
+                          PpService             *self)
+{
+  pp_dbus_manager_complete_get_sleep_history (skeleton, invocation,
+                                              pp_sleep_history_to_variant (pp_sleep_get_history (self->sleep),
+                                                                           count));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+/* CheckSleep (pmctl sleep-check): read now, open to everyone. */
+static gboolean
+handle_check_sleep (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
+{
+  const PpSleepConfig *sc = &pp_manager_get_config (self->manager)->sleep;
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sbss)"));
+  PpSleepCheckInput input = { NULL };
+  g_autoptr(GPtrArray) rows = NULL;
+
+  pp_sleep_stats_read_check (&input);
+  rows = pp_sleep_check (&input, sc->mem_sleep, sc->hibernate_mode);
+  pp_sleep_check_input_clear (&input);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      PpSleepCheckRow *r = g_ptr_array_index (rows, i);
+      g_variant_builder_add (&b, "(sbss)", r->state, r->available, r->used_by, r->reason);
+    }
+  pp_dbus_manager_complete_check_sleep (skeleton, invocation, g_variant_builder_end (&b));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+/* The tree's blocker of a device, for the sleep records. */
+static char *
+sleep_blocker_of (const char *syspath, gpointer user_data)
+{
+  PpService *self = user_data;
+  g_autoptr(GPtrArray) suppliers = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) consumers = g_ptr_array_new_with_free_func (g_free);
+  char *blocker = NULL;
+
+  pp_power_ops_get_tree_fields (self->power_ops, syspath, suppliers, consumers, &blocker);
+  return blocker;
+}
+
 /* ListChanges and ListOverrides: open to everyone, like ListDevices. */
 static gboolean
 handle_list_changes (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
@@ -806,6 +855,8 @@ connect_handlers (PpService *self)
   g_signal_connect (skeleton, "handle-list-inhibitors", G_CALLBACK (handle_list_inhibitors), self);
   g_signal_connect (skeleton, "handle-list-changes", G_CALLBACK (handle_list_changes), self);
   g_signal_connect (skeleton, "handle-list-overrides", G_CALLBACK (handle_list_overrides), self);
+  g_signal_connect (skeleton, "handle-get-sleep-history", G_CALLBACK (handle_get_sleep_history), self);
+  g_signal_connect (skeleton, "handle-check-sleep", G_CALLBACK (handle_check_sleep), self);
   g_signal_connect (skeleton, "handle-get-video-quirks", G_CALLBACK (handle_get_video_quirks), self);
   g_signal_connect (skeleton, "handle-reload", G_CALLBACK (handle_reload), self);
   g_signal_connect (skeleton, "handle-set-override", G_CALLBACK (handle_set_override), self);
@@ -830,6 +881,7 @@ connect_properties (PpService *self)
   bind (self, self->manager, "last-policy-pass-sec", "last-policy-pass-sec");
   bind (self, self->sleep, "backend", "backend");
   bind (self, self->sleep, "video-quirks", "video-quirks");
+  bind (self, pp_sleep_get_history (self->sleep), "last-sleep", "last-sleep");
   if (self->activity != NULL)
     {
       bind (self, self->activity, "user-idle", "user-idle");
@@ -854,6 +906,7 @@ pp_service_start (PpService *self, GError **error)
   /* system sleep and lid actions: before the object is served, so that
    * Backend and VideoQuirks are known from the first call */
   self->sleep = pp_sleep_new (self->manager, self->bus);
+  pp_sleep_history_set_blocker_hook (pp_sleep_get_history (self->sleep), sleep_blocker_of, self);
   if (self->activity != NULL)
     {
       g_signal_connect (self->activity, "notify::lid-closed", G_CALLBACK (on_lid_state_changed), self);

@@ -16,6 +16,7 @@
 #include "pp-names.h"
 #include "pp-quirkdb.h"
 #include "pp-sleep.h"
+#include "pp-sleep-history.h"
 #include "pp-sysfs.h"
 #include "pp-util.h"
 
@@ -55,6 +56,8 @@ struct _PpSleep {
   const char       *sleep_state;  /* of the last sleep: "mem", "disk", "logind" (static) */
   const char       *helper_phase; /* "suspend" or "resume" (static) */
   gboolean          resume_pending;
+  const char       *requested_state; /* "mem"/"disk" asked of logind by us (static), or NULL */
+  PpSleepHistory   *history;      /* a record for every sleep */
 
   /* lid */
   gboolean          lid_closed;
@@ -388,6 +391,10 @@ static void resume_logind (PpSleep *self);
 static void
 pre_done_logind (PpSleep *self, gpointer data)
 {
+  /* as close to the sleep as the daemon gets: logind sleeps once the
+   * delay inhibitor is gone (unless the sleep is already over) */
+  if (!self->resume_pending)
+    pp_sleep_history_refresh (self->history);
   if (self->logind)
     pp_logind_release_sleep_delay (self->logind);
   g_info ("Ready for sleep: delay inhibitor released");
@@ -452,10 +459,14 @@ on_prepare_for_sleep (PpLogind *logind, gboolean start, PpSleep *self)
       self->sleep_state = "logind";
       pp_log_sleep (FALSE, self->sleep_state);
       self->logind_sleep = TRUE;
+      pp_sleep_history_begin (self->history, self->requested_state);
       pre_sleep (self, pre_done_logind, NULL);
       return;
     }
   self->logind_sleep = FALSE;
+  /* the snapshot after the sleep: before the resume steps change anything */
+  pp_sleep_history_end (self->history, NULL);
+  self->requested_state = NULL;
   if (self->helper != NULL)
     {
       /* the pre phase still runs (bounded): resume right after it */
@@ -531,8 +542,10 @@ kernel_pre_done (PpSleep *self, gpointer data)
 
   /* on real hardware this write returns after resume; a failure still
    * runs the resume phase, which undoes the pre phase */
+  pp_sleep_history_refresh (self->history);
   if (!write_power (self, SYS_POWER_STATE, k->state, &k->error))
     g_warning ("Sleep failed: %s", k->error->message);
+  pp_sleep_history_end (self->history, k->error != NULL ? k->error->message : NULL);
   run_helper (self, "resume", kernel_resume_done, task);
 }
 
@@ -578,6 +591,9 @@ kernel_sleep (PpSleep *self, GTask *task, const char *state)
   g_task_set_task_data (task, k, (GDestroyNotify) kernel_sleep_free);
   self->sleep_state = g_str_equal (state, "disk") ? "disk" : "mem";
   pp_log_sleep (FALSE, self->sleep_state);
+  /* under dry-run no sleep happens: nothing to record */
+  if (!dry_run (self))
+    pp_sleep_history_begin (self->history, self->sleep_state);
   pre_sleep (self, kernel_pre_done, task);
 }
 
@@ -588,7 +604,10 @@ on_logind_sleep_reply (GObject *source, GAsyncResult *res, gpointer user_data)
   GError *error = NULL;
 
   if (!pp_logind_call_finish (PP_LOGIND (source), res, &error))
-    g_task_return_error (task, error);
+    {
+      PP_SLEEP (g_task_get_source_object (task))->requested_state = NULL;
+      g_task_return_error (task, error);
+    }
   else
     g_task_return_boolean (task, TRUE);
 }
@@ -604,6 +623,8 @@ pp_sleep_sleep_async (PpSleep            *self,
 
   if (self->logind != NULL)
     {
+      /* what the PrepareForSleep that follows is, for its record */
+      self->requested_state = g_str_equal (state, "disk") ? "disk" : "mem";
       pp_logind_call (self->logind, g_str_equal (state, "disk") ? "Hibernate" : "Suspend",
                       interactive, on_logind_sleep_reply, task);
       return;
@@ -862,6 +883,8 @@ on_logind_vanished (GDBusConnection *bus, const char *name, gpointer user_data)
    * the pre phase now (right after it, when it still runs) */
   if (self->logind_sleep)
     {
+      pp_sleep_history_end (self->history, NULL);
+      self->requested_state = NULL;
       if (self->helper != NULL)
         self->resume_pending = TRUE;
       else
@@ -899,6 +922,12 @@ pp_sleep_get_quirk_selection (PpSleep *self)
   return self->selection;
 }
 
+PpSleepHistory *
+pp_sleep_get_history (PpSleep *self)
+{
+  return self->history;
+}
+
 PpSleep *
 pp_sleep_new (PpManager *manager, GDBusConnection *bus)
 {
@@ -906,6 +935,7 @@ pp_sleep_new (PpManager *manager, GDBusConnection *bus)
 
   self->manager = g_object_ref (manager);
   self->bus = bus ? g_object_ref (bus) : NULL;
+  self->history = pp_sleep_history_new (manager);
   pp_machine_facts_init (&self->facts);
 
   load_database (self, NULL);
@@ -976,6 +1006,7 @@ pp_sleep_dispose (GObject *object)
   if (self->logind != NULL)
     g_signal_handlers_disconnect_by_data (self->logind, self);
   g_clear_object (&self->logind);
+  g_clear_object (&self->history);
   g_clear_object (&self->manager);
   g_clear_object (&self->bus);
   G_OBJECT_CLASS (pp_sleep_parent_class)->dispose (object);

@@ -9,6 +9,7 @@
 
 #include "pp-manager.h"
 #include "pp-quirkdb.h"
+#include "pp-sleep-history.h"
 
 G_BEGIN_DECLS
 
@@ -34,6 +35,9 @@ const char * const *pp_sleep_get_video_quirks     (PpSleep          *self);
 /* Why the quirks in force were chosen: their source and a reason per
  * quirk (GetVideoQuirks). Owned by @self, valid until the next reload. */
 const PpQuirkSelection *pp_sleep_get_quirk_selection (PpSleep      *self);
+
+/* The records of the sleeps (GetSleepHistory, LastSleep), owned by @self. */
+PpSleepHistory     *pp_sleep_get_history          (PpSleep          *self);
 
 /* Suspend (@state "mem") or hibernate ("disk"): through logind when it
  * is the backend, else the kernel path with the pre/post steps.

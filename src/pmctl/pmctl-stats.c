@@ -446,6 +446,46 @@ const PmctlCommand pmctl_command_stats = {
 
 /* ---- metrics ------------------------------------------------------------- */
 
+static void
+json_add_double_or_null (JsonBuilder *b, const char *name, double value, gboolean known)
+{
+  json_builder_set_member_name (b, name);
+  if (!known || isnan (value))
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_double_value (b, value);
+}
+
+/* The last sleep (LastSleep, empty before the first) and the kernel's
+ * count of failed sleeps since boot, read here (world-readable sysfs). */
+static void
+metrics_add_sleep (Pmctl *ctl, PpMetrics *m)
+{
+  g_autoptr(GVariant) last = g_dbus_proxy_get_cached_property (G_DBUS_PROXY (ctl->manager), "LastSleep");
+  g_autofree char *fail = NULL;
+  guint64 duration_ms = 0;
+  double share = -1, before = -1, after = -1, drain = 0;
+  const char *result = NULL;
+
+  if (last != NULL && g_variant_is_of_type (last, G_VARIANT_TYPE_VARDICT) &&
+      g_variant_lookup (last, "duration_ms", "t", &duration_ms) &&
+      g_variant_lookup (last, "result", "&s", &result))
+    {
+      m->has_last_sleep = TRUE;
+      m->last_sleep_seconds = duration_ms / 1000.0;
+      m->last_sleep_ok = g_str_equal (result, "ok");
+      g_variant_lookup (last, "hw_sleep_share", "d", &share);
+      g_variant_lookup (last, "energy_before_mwh", "d", &before);
+      g_variant_lookup (last, "energy_after_mwh", "d", &after);
+      g_variant_lookup (last, "drain_mw", "d", &drain);
+      m->last_sleep_hw_ratio = share >= 0 ? share : (double) NAN;
+      m->last_sleep_drain_watts = before >= 0 && after >= 0 ? drain / 1000.0 : (double) NAN;
+    }
+  if (g_file_get_contents ("/sys/power/suspend_stats/fail", &fail, NULL, NULL) &&
+      g_ascii_string_to_unsigned (g_strstrip (fail), 10, 0, G_MAXUINT64, &m->sleep_failures_total, NULL))
+    m->has_sleep_failures = TRUE;
+}
+
 /* --json: the same values as one object (devices added up by class and
  * status; null for what the daemon does not report). */
 static void
@@ -527,6 +567,18 @@ metrics_print_json (Pmctl *ctl, const PpMetrics *m)
     json_builder_add_null_value (b);
   else
     json_builder_add_double_value (b, m->last_pass_seconds);
+  json_add_double_or_null (b, "last_sleep_duration_seconds", m->last_sleep_seconds, m->has_last_sleep);
+  json_builder_set_member_name (b, "last_sleep_success");
+  if (m->has_last_sleep)
+    json_builder_add_boolean_value (b, m->last_sleep_ok);
+  else
+    json_builder_add_null_value (b);
+  json_add_double_or_null (b, "last_sleep_hardware_sleep_ratio", m->last_sleep_hw_ratio,
+                           m->has_last_sleep);
+  json_add_double_or_null (b, "last_sleep_drain_watts", m->last_sleep_drain_watts,
+                           m->has_last_sleep);
+  json_add_count_or_null (b, "sleep_failures_total", m->sleep_failures_total,
+                          !m->has_sleep_failures);
   json_builder_end_object (b);
   pmctl_json_print_builder (ctl, b);
 }
@@ -656,6 +708,7 @@ run_metrics (Pmctl *ctl, char **args, char **command_argv)
       isfinite (g_variant_get_double (last_pass)) && g_variant_get_double (last_pass) > 0)
     m.last_pass_seconds = g_variant_get_double (last_pass);
 
+  metrics_add_sleep (ctl, &m);
   if (ctl->json)
     metrics_print_json (ctl, &m);
   else
@@ -675,7 +728,9 @@ const PmctlCommand pmctl_command_metrics = {
   "class and runtime status, the suspended share and the devices that\n"
   "never suspend although allowed per class, overrides, holds,\n"
   "inhibitors, conflicts, write failures, on battery, user idle, the\n"
-  "duration of the last policy pass. A family the daemon does not report\n"
+  "duration of the last policy pass, the last recorded system sleep (its\n"
+  "length, success, hardware-sleep share and battery drain) and the\n"
+  "kernel's count of failed sleeps since boot. A family the daemon does not report\n"
   "(on an older daemon without the property or method) is written\n"
   "without a sample, never as 0. See powerpolicy-metrics.service for\n"
   "writing it atomically into the collector's directory.",

@@ -67,6 +67,9 @@ extern const PmctlCommand pmctl_command_diff;        /* pmctl-changes.c */
 extern const PmctlCommand pmctl_command_overrides;
 extern const PmctlCommand pmctl_command_stats;       /* pmctl-stats.c */
 extern const PmctlCommand pmctl_command_metrics;
+extern const PmctlCommand pmctl_command_sleep_history; /* pmctl-sleep-history.c */
+extern const PmctlCommand pmctl_command_wakeups;
+extern const PmctlCommand pmctl_command_sleep_check;
 
 /* ---- pmctl-client.c ---------------------------------------------------- */
 

@@ -319,6 +319,9 @@ static const PpMetrics laptop = {
   .n_overrides = 2, .n_holds = 1, .n_inhibitors = 3, .n_conflicts = 1,
   .write_failures_total = 5, .on_battery = TRUE, .user_idle = FALSE,
   .last_pass_seconds = 0.0125,
+  .has_last_sleep = TRUE, .last_sleep_seconds = 28800.5, .last_sleep_ok = TRUE,
+  .last_sleep_hw_ratio = 0.97, .last_sleep_drain_watts = 0.45,
+  .has_sleep_failures = TRUE, .sleep_failures_total = 3,
 };
 
 static void
@@ -370,11 +373,55 @@ test_empty (void **state)
 
   (void) state;
   check_conventions (p);
-  assert_int_equal (p->families->len, 11);
+  assert_int_equal (p->families->len, 16);
   assert_int_equal (family (p, "powerpolicy_devices")->samples->len, 0);
   assert_int_equal (family (p, "powerpolicy_last_policy_pass_duration_seconds")->samples->len, 0);
   assert_true (value_of (p, "powerpolicy_on_battery", NULL, NULL, NULL, NULL) == 0);
   assert_true (value_of (p, "powerpolicy_write_failures_total", NULL, NULL, NULL, NULL) == 0);
+}
+
+/* The last sleep's families: samples only for what is known. */
+static void
+test_last_sleep (void **state)
+{
+  PpMetrics m = { .last_pass_seconds = -1 };
+  g_autofree char *text = pp_metrics_format (&laptop);
+  g_autoptr(Parsed) p = parse (text);
+
+  (void) state;
+  check_conventions (p);
+  assert_string_equal (family (p, "powerpolicy_sleep_failures_total")->type, "counter");
+  assert_true (value_of (p, "powerpolicy_sleep_failures_total", NULL, NULL, NULL, NULL) == 3);
+  assert_true (value_of (p, "powerpolicy_last_sleep_duration_seconds", NULL, NULL, NULL, NULL) == 28800.5);
+  assert_true (value_of (p, "powerpolicy_last_sleep_success", NULL, NULL, NULL, NULL) == 1);
+  assert_true (value_of (p, "powerpolicy_last_sleep_hardware_sleep_ratio", NULL, NULL, NULL, NULL) == 0.97);
+  assert_true (value_of (p, "powerpolicy_last_sleep_drain_watts", NULL, NULL, NULL, NULL) == 0.45);
+
+  /* none recorded, no counter: headers alone */
+  g_free (text);
+  text = pp_metrics_format (&m);
+  g_clear_pointer (&p, parsed_free);
+  p = parse (text);
+  assert_int_equal (family (p, "powerpolicy_last_sleep_duration_seconds")->samples->len, 0);
+  assert_int_equal (family (p, "powerpolicy_sleep_failures_total")->samples->len, 0);
+
+  /* a sleep without hardware-sleep counters or battery: those left out */
+  m.has_last_sleep = TRUE;
+  m.last_sleep_seconds = 60;
+  m.last_sleep_hw_ratio = NAN;
+  m.last_sleep_drain_watts = NAN;
+  g_free (text);
+  text = pp_metrics_format (&m);
+  g_clear_pointer (&p, parsed_free);
+  p = parse (text);
+  assert_true (value_of (p, "powerpolicy_last_sleep_success", NULL, NULL, NULL, NULL) == 0);
+  for (guint i = 0; i < 2; i++)
+    {
+      Family *f = family (p, i == 0 ? "powerpolicy_last_sleep_hardware_sleep_ratio"
+                                    : "powerpolicy_last_sleep_drain_watts");
+      assert_non_null (f);
+      assert_int_equal (f != NULL ? f->samples->len : 1, 0);
+    }
 }
 
 static void
@@ -404,7 +451,7 @@ test_unknown_left_out (void **state)
 
   (void) state;
   check_conventions (p);
-  assert_int_equal (p->families->len, 11);
+  assert_int_equal (p->families->len, 16);
   assert_int_equal (family (p, "powerpolicy_conflicts")->samples->len, 0);
   assert_int_equal (family (p, "powerpolicy_write_failures_total")->samples->len, 0);
   assert_true (value_of (p, "powerpolicy_overrides", NULL, NULL, NULL, NULL) == 4);
@@ -527,6 +574,7 @@ main (int argc, char **argv)
   list = pp_test_list_new ();
   pp_test_list_add (list, "metrics", "laptop", test_laptop, NULL, NULL, NULL);
   pp_test_list_add (list, "metrics", "empty", test_empty, NULL, NULL, NULL);
+  pp_test_list_add (list, "metrics", "last-sleep", test_last_sleep, NULL, NULL, NULL);
   pp_test_list_add (list, "metrics", "nan-pass-left-out", test_nan_pass_left_out, NULL, NULL, NULL);
   pp_test_list_add (list, "metrics", "unknown-left-out", test_unknown_left_out, NULL, NULL, NULL);
   for (gsize i = 0; i < G_N_ELEMENTS (label_cases); i++)
