@@ -28,6 +28,8 @@ import scenarios
 PMCTL = '/usr/bin/pmctl'
 UNIT = 'powerpolicyd.service'
 DROPIN = '/etc/powerpolicy/powerpolicy.conf.d/50-ppvm.conf'
+# MESSAGE_ID of a sleep record (src/common/pp-log.c)
+SLEEP_RECORD_ID = '93d17684318b47619ab684159922780b'
 
 # units the test does not need: masked in the guest (a boot under TCG is
 # slow enough); a unit missing on the host is masked harmlessly
@@ -201,7 +203,20 @@ def scenario_installed(vm, hw):
     print('installed: exposure live %.1f, offline %.1f' % (live, off))
     assert live == off, 'systemd-analyze security: live %.1f, offline %.1f' % (live, off)
 
-    # -- 3. journald: structured entries, caller text escaped ---------------
+    # -- 4. polkit -----------------------------------------------------------
+    pk = vm.sh('pkaction --verbose --action-id org.powerpolicy1.manage')
+    assert 'implicit any:      auth_admin' in pk or re.search(r'implicit any:\s+auth_admin', pk), pk
+    rc, out = vm.sh('setpriv --reuid=65534 --regid=65534 --clear-groups %s set %s '
+                    'AutosuspendDelayMs 3000 2>&1' % (PMCTL, hw.stick), check=False)
+    assert rc != 0 and ('NotAuthorized' in out or 'not authorized' in out.lower()), \
+        'an unprivileged caller without a session: rc %s, %s' % (rc, out)
+    print('installed: unprivileged: %s' % out.strip().splitlines()[-1])
+    P('set', hw.stick, 'AutosuspendDelayMs', '3000')
+    vm.wait({hw.stick + '/power/autosuspend_delay_ms': '3000'}, 30, 'the override of root')
+    P('reset', hw.stick)
+
+    # -- 3. journald: structured entries (the override above has DEVICE= and
+    # ATTRIBUTE=), caller text escaped
     evil = 'ppvm\x1b[31m\nMESSAGE_ID=00000000000000000000000000000000'
     P('hold', hw.stick, '--who', evil, '--why', 'ppvm-why\x07', '--', 'true', timeout=60)
     vm.sh('journalctl --sync 2>/dev/null || true')
@@ -217,20 +232,14 @@ def scenario_installed(vm, hw):
         m = m if isinstance(m, str) else str(m)
         assert '\x1b' not in m and '\x07' not in m and '\n' not in m, 'raw caller text: %r' % m
         assert e.get('MESSAGE_ID') != '0' * 32, 'a caller injected a journal field: %r' % e
-    shown = [e['MESSAGE'] for e in entries if 'ppvm' in str(e.get('MESSAGE'))]
-    print('installed: the caller text as logged: %s' % shown[:3])
-
-    # -- 4. polkit -----------------------------------------------------------
-    pk = vm.sh('pkaction --verbose --action-id org.powerpolicy1.manage')
-    assert 'implicit any:      auth_admin' in pk or re.search(r'implicit any:\s+auth_admin', pk), pk
-    rc, out = vm.sh('setpriv --reuid=65534 --regid=65534 --clear-groups %s set %s '
-                    'AutosuspendDelayMs 3000 2>&1' % (PMCTL, hw.stick), check=False)
-    assert rc != 0 and 'NotAuthorized' in out or 'not authorized' in out.lower(), \
-        'an unprivileged caller without a session: rc %s, %s' % (rc, out)
-    print('installed: unprivileged: %s' % out.strip().splitlines()[-1])
-    P('set', hw.stick, 'AutosuspendDelayMs', '3000')
-    vm.wait({hw.stick + '/power/autosuspend_delay_ms': '3000'}, 30, 'the override of root')
-    P('reset', hw.stick)
+    holds = [e for e in entries if 'ppvm' in str(e.get('WHO'))]
+    assert holds, 'the hold with a hostile WHO is not in the journal'
+    for e in holds:
+        for k in ('WHO', 'WHY', 'MESSAGE'):
+            v = e.get(k)
+            assert isinstance(v, str) and not re.search(r'[\x00-\x1f\x7f]', v), \
+                'caller text not escaped in %s=%r' % (k, v)
+    print('installed: the caller text as logged: WHO=%s MESSAGE=%s' % (holds[0]['WHO'], holds[0]['MESSAGE']))
 
     # -- 6a. reload re-reads a changed drop-in --------------------------------
     vm.write(DROPIN, '[Class usb-storage]\nAutosuspendDelayMs=1500\n')
@@ -310,6 +319,12 @@ def scenario_installed(vm, hw):
     assert not late, 'logind waited for the daemon: %s' % late
     assert prep and now_ and prep[0] <= now_[0], 'the delay inhibitor released before the sleep'
     assert any('returned from sleep' in m for _, m, _ in msgs), 'no resume in the journal'
+    # the sleep record (issue 20): journalled with its MESSAGE_ID
+    rec = [e for e in lines if e.get('MESSAGE_ID') == SLEEP_RECORD_ID]
+    assert rec, 'no sleep record in the journal'
+    print('installed: the sleep record: %s' % {k: v for k, v in rec[-1].items()
+                                               if k.isupper() and not k.startswith('_')})
+    assert rec[-1].get('SLEEP_RESULT') == 'ok' and rec[-1].get('MEM_SLEEP') == 'deep', rec[-1]
 
 
 def run_boot(builddir, boot_timeout, results, log):
