@@ -293,6 +293,8 @@ def scenario_installed(vm, hw):
                  "systemd-udevd powerpolicyd python3)" % jf).split()
     scenarios.preload_page_cache(vm, pids)
     success = int(vm.read('/sys/power/suspend_stats/success'))
+    delay_max = int(vm.sh('busctl --system get-property org.freedesktop.login1 /org/freedesktop/login1 '
+                          'org.freedesktop.login1.Manager InhibitDelayMaxUSec').split()[1]) / 1e6
     vm.sh('systemctl suspend')
     vm.poisoned = 'the host root over 9p does not survive a system sleep'
     vm.qmp.wait_event('SUSPEND', 90)
@@ -308,19 +310,26 @@ def scenario_installed(vm, hw):
                  if l.startswith('{')]
         msgs = [(e.get('SYSLOG_IDENTIFIER'), str(e.get('MESSAGE')), int(e['__MONOTONIC_TIMESTAMP']))
                 for e in lines]
-        if any('returned from sleep' in m for _, m, _ in msgs) or time.monotonic() > deadline:
+        rec = [e for e in lines if e.get('MESSAGE_ID') == SLEEP_RECORD_ID]
+        if rec or time.monotonic() > deadline:
             break
         time.sleep(0.5)
-    print('installed: the journal across the sleep:\n' + '\n'.join(
-        '%12d %s: %s' % (t, i, m) for i, m, t in msgs))
-    prep = [t for i, m, t in msgs if i == 'powerpolicyd' and 'delay inhibitor released' in m]
-    now_ = [t for i, m, t in msgs if i == 'systemd-logind' and 'will suspend now' in m.lower()]
+    print('installed: the journal across the sleep (daemon, logind, systemd):\n' + '\n'.join(
+        '%12d %s: %s' % (t, i, m) for i, m, t in msgs if i != 'kernel'))
+    # logind logs "will suspend now" when it accepts the request, sends
+    # PrepareForSleep(true), and starts the sleep once every delay
+    # inhibitor is released or InhibitDelayMaxSec has passed
+    prep = [t for i, m, t in msgs if i == 'powerpolicyd' and m.startswith('Preparing for sleep')]
+    entered = [t for i, m, t in msgs if i == 'systemd' and 'sleep.target' in m]
     late = [m for i, m, t in msgs if 'inhibitor timeout is reached' in m]
-    assert not late, 'logind waited for the daemon: %s' % late
-    assert prep and now_ and prep[0] <= now_[0], 'the delay inhibitor released before the sleep'
+    assert not late, 'logind waited for the daemon until its timeout: %s' % late
+    assert prep and entered and prep[0] <= entered[0], 'no PrepareForSleep handled before the sleep'
+    held = (entered[0] - prep[0]) / 1e6
+    print('installed: PrepareForSleep(true) to the sleep (delay released): %.2f s of %.0f s' % (
+        held, delay_max))
+    assert held < delay_max, 'the delay inhibitor held %.1f s (logind allows %.0f s)' % (held, delay_max)
     assert any('returned from sleep' in m for _, m, _ in msgs), 'no resume in the journal'
     # the sleep record (issue 20): journalled with its MESSAGE_ID
-    rec = [e for e in lines if e.get('MESSAGE_ID') == SLEEP_RECORD_ID]
     assert rec, 'no sleep record in the journal'
     print('installed: the sleep record: %s' % {k: v for k, v in rec[-1].items()
                                                if k.isupper() and not k.startswith('_')})
