@@ -340,8 +340,6 @@ def scenario_installed(vm, hw):
     if not rec:
         print('installed: the daemon after the wake: %s' % vm.read(
             '/proc/%d/wchan' % daemon_pid, '/proc/%d/stack' % daemon_pid, '/proc/%d/status' % daemon_pid))
-        for t in vm.glob('/proc/%d/task/*/wchan' % daemon_pid) + vm.glob('/proc/[0-9]*/cmdline'):
-            pass
         print('installed: processes: %s' % [
             (p, vm.read(p)) for p in vm.glob('/proc/[0-9]*/comm')
             if vm.read(p) in ('powerpolicy-vid', 'powerpolicyd', 'systemd-sleep')])
