@@ -10,9 +10,14 @@ import os
 import signal
 import time
 
+import vmlib
+
 # the shipped configuration plus this, for scenarios that are not about
-# the shipped delays: a stick suspends 1 s after its last use, not 10 s
+# the shipped delays: a stick and its disk suspend 1 s after their last
+# use, not 10 s
 FAST = """[Class usb-storage]
+AutosuspendDelayMs=1000
+[Class usb-storage-disk]
 AutosuspendDelayMs=1000
 """
 
@@ -308,28 +313,53 @@ def scenario_dryrun(vm, hw):
 # Any system sleep resets every virtio device on resume (virtio_pci's
 # restore), and 9pnet_virtio cannot restore its queues: the host root
 # over 9p is gone after the wake. So before the sleep everything the rest
-# of the scenario needs is read into the guest's page cache, the daemon
-# logs to a tmpfs, and after the wake only sysfs and /run are read. The
+# of the scenario needs is read into the guest's page cache, the daemon's
+# quirk helper is a static one in a tmpfs, the daemon and pmctl run from
+# copies in a tmpfs (with their libraries and the loader: a process with a
+# file of the dead 9p mapped hangs in its exit), the daemon logs to a
+# tmpfs, and after the wake only sysfs and /run are read. The
 # scenario is therefore the last of its boot.
 
 def preload_page_cache(vm, pids):
     vm.sh("set -e; pids='%s'; "
           "for p in $pids; do awk '$6 ~ /^\\// {print $6}' /proc/$p/maps; done | sort -u > /run/ppvm-maps; "
-          "ldd %s | awk '/=>/ {print $3}' >> /run/ppvm-maps; "
-          "echo %s /etc/ld.so.cache >> /run/ppvm-maps; "
           "xargs cat < /run/ppvm-maps > /dev/null; "
           # GLib stats /etc/localtime, a symlink, for every log line: 9p
           # answers readlink only from the host
           "cp --remove-destination \"$(readlink -f /etc/localtime)\" /etc/localtime" % (
-              ' '.join(str(p) for p in pids), vm.powerpolicyd('pmctl'), vm.powerpolicyd('pmctl')))
+              ' '.join(str(p) for p in pids)))
+
+
+RAM = '/run/ppvm-ram'
+
+
+def in_ram(vm, program):
+    """argv prefix running @program from a tmpfs copy, with its libraries
+    and the dynamic loader copied too: a process that has a file of the
+    dead 9p mapped hangs in its exit (closing the file asks the host)."""
+    vm.sh("set -e; mkdir -p %s/lib; cp %s %s/; "
+          "ldd %s | awk '/=>/ {print $3} /ld-linux/ {print $1}' | xargs -I{} cp -L {} %s/lib/" % (
+              RAM, program, RAM, program, RAM))
+    loader = vm.sh("ls %s/lib/ld-linux-*" % RAM).split()[0]
+    return [loader, '--library-path', RAM + '/lib', os.path.join(RAM, os.path.basename(program))]
 
 
 def scenario_sleep(vm, hw):
     states = vm.read('/sys/power/mem_sleep')
     assert 'deep' in states, 'this guest offers no S3 (mem_sleep: %s)' % states
     log = '/run/ppvm-daemon-sleep.log'
-    dropin(vm, FAST + '[Sleep]\nMemSleep=deep\nVideoQuirks=none\n')
-    vm.start_daemon(['--no-logind'], log=log)
+    # the daemon runs its quirk helper around every sleep, after the wake
+    # too: a static one in the tmpfs (busybox's "true")
+    vm.sh('mkdir -p %s && cp /bin/busybox %s/true' % (RAM, RAM))
+    dropin(vm, FAST + '[Sleep]\nMemSleep=deep\nVideoQuirks=none\nQuirkHelper=%s/true\n' % RAM)
+    # the daemon and pmctl from the tmpfs, in the C locale (no locale
+    # files mapped), so that they can exit after the wake
+    keys = [hw.stick + '/power/control', hw.stick + '/power/autosuspend_delay_ms',
+            hw.kbd + '/power/control', hw.disk + '/power/control']
+    boot = vm.read(*keys)
+    pmctl = in_ram(vm, vm.powerpolicyd('pmctl'))
+    daemon = in_ram(vm, vm.powerpolicyd('powerpolicyd'))
+    vm.start_daemon(['--no-logind'], log=log, argv0=daemon, env={'LANG': 'C', 'LC_ALL': 'C'})
     try:
         vm.wait({hw.stick + '/power/control': 'auto', hw.stick + '/power/autosuspend_delay_ms': '1000',
                  hw.kbd + '/power/control': 'on'}, 30, 'the policy applied')
@@ -343,17 +373,19 @@ def scenario_sleep(vm, hw):
             print('sleep: system_wakeup on a running guest was accepted')
         except Exception as e:
             print('sleep: system_wakeup on a running guest: %s' % e)
-        pid = vm.spawn([vm.powerpolicyd('pmctl'), 'suspend'], log='/run/ppvm-pmctl-suspend.log')
+        pid = vm.spawn(pmctl + ['suspend'], log='/run/ppvm-pmctl-suspend.log',
+                       env={'LANG': 'C', 'LC_ALL': 'C'})
         vm.poisoned = 'the host root over 9p does not survive a system sleep'
         vm.qmp.wait_event('SUSPEND', 60)
         vm.qmp.cmd('system_wakeup')
         vm.qmp.wait_event('WAKEUP', 30)
-        t = time.monotonic()
-        rc = vm.waitpid(pid, 60)
-        print('waited %.1f' % (time.monotonic() - t))
+        try:
+            rc = vm.waitpid(pid, 90)
+        except vmlib.VMError as e:
+            rc = 'unknown (%s)' % e
         if rc != 0:
             for p in (pid, vm.daemon):
-                print(p, vm.read('/proc/%d/stack' % p, '/proc/%d/wchan' % p, '/proc/%d/status' % p, '/proc/uptime'))
+                print('kernel stack of %d: %s' % (p, vm.read('/proc/%d/stack' % p)))
         assert rc == 0, 'pmctl suspend exited %s: %s' % (rc, vm.read('/run/ppvm-pmctl-suspend.log'))
         assert int(vm.read('/sys/power/suspend_stats/success')) == success + 1, \
             'suspend_stats/success did not count the sleep'
@@ -370,9 +402,16 @@ def scenario_sleep(vm, hw):
         # PLACE FOR sleep-report (issue 20): once GetSleepHistory / pmctl
         # sleep-history exist, assert the last record carries the kernel's
         # suspend_stats (success +1) and the wake.
+        # SIGTERM restores the boot values; the process's exit itself does
+        # not complete here (it still holds some file of the dead 9p, and
+        # closing it asks the host), so the restore is what is checked
         pid, vm.daemon = vm.daemon, None
         vm.kill(pid, signal.SIGTERM)
-        assert vm.waitpid(pid, 30) == 0
+        vm.wait(boot, 30, 'the boot values back after SIGTERM')
+        deadline = time.monotonic() + 30
+        while 'Restored' not in vm.read(log):
+            assert time.monotonic() < deadline, 'the daemon did not log its restore'
+            time.sleep(0.2)
     except BaseException:
         print('---- daemon log (tmpfs) ----\n%s' % vm.read(log))
         raise
@@ -400,6 +439,16 @@ def scenario_oneshot(vm, hw):
 def scenario_stats(vm, hw):
     start(vm)
     vm.wait(want_status([hw.stick], 'suspended'), 40, 'the stick suspended')
+    # quiet: the stick stays suspended for 2 s before the window starts
+    active = vm.read(hw.stick + '/power/runtime_active_time')
+    deadline = time.monotonic() + 40
+    while True:
+        time.sleep(2)
+        now = vm.read(hw.stick + '/power/runtime_active_time')
+        if now == active and vm.read(hw.stick + '/power/runtime_status') == 'suspended':
+            break
+        assert time.monotonic() < deadline, 'the stick does not stay suspended'
+        active = now
     before = int(vm.read(hw.stick + '/power/runtime_suspended_time'))
     t0 = time.monotonic()
     rows = pmctl_json(vm, 'stats', '--interval', '10')
@@ -409,7 +458,8 @@ def scenario_stats(vm, hw):
     mine = [r for r in rows if hw.stick in (r.get('path'), r.get('Path'), r.get('device'))]
     assert mine, 'pmctl stats has no row for the stick: %s' % json.dumps(rows)[:2000]
     share = next(v for k, v in mine[0].items() if 'share' in k.lower())
-    assert share >= 0.8, 'pmctl stats: stick suspended %.2f of the window' % share
+    assert share >= 0.8, 'pmctl stats: stick suspended %.2f of the window (%s); kernel: %d ms ' \
+        'more suspended in %.1f s' % (share, mine[0], after - before, elapsed)
     # and the kernel agrees: suspended for most of the time pmctl watched
     assert after - before >= 0.8 * 10000, (before, after, elapsed)
     stop(vm)
@@ -427,6 +477,9 @@ def scenario_surprise(vm, hw):
             'the stick on the hub managed')
     pid = vm.spawn([vm.powerpolicyd('pmctl'), 'power-down', hw.hub, '--subtree'],
                    log='/run/ppvm/pmctl-surprise.log')
+    # pull the stick once the walk has begun: the keyboard (1.1) and the
+    # mouse (1.2) come before the stick (1.3)
+    vm.poll({hw.kbd + '/power/control': 'auto'}, 30, interval=0.005)
     vm.qmp.cmd('device_del', id='stick3dev')
     rc = vm.waitpid(pid, 60)
     out = vm.share_file('pmctl-surprise.log')
@@ -435,8 +488,13 @@ def scenario_surprise(vm, hw):
     failed = [r for r in rows if len(r) > 1 and r[1] == 'failed' and not r[0].startswith(new)]
     assert not failed, 'power-down failed for devices that did not vanish:\n' + out
     vanished = [r for r in rows if r[0].startswith(new)]
-    if vanished:
-        assert all(r[1] in ('skipped', 'suspended', 'failed') for r in vanished), out
+    # a row of the stick either was written before it went, or names it
+    # as vanished (a failure naming its own path at worst)
+    for r in vanished:
+        assert r[1] == 'suspended' or (len(r) > 2 and ('vanished' in r[2] or r[0] in r[2])), \
+            'the reply does not name the vanished device: %r\n%s' % (r, out)
+    if rc != 0:
+        assert any(r[1] == 'failed' for r in vanished), 'pmctl exited %s with no failed row:\n%s' % (rc, out)
     print('surprise: pmctl exited %s; rows for the vanished stick: %s' % (
         rc, ['\t'.join(r) for r in vanished] or 'none (gone before the walk)'))
     assert rc in (0, 1), out

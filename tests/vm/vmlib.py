@@ -50,6 +50,21 @@ class VMError(Exception):
     pass
 
 
+def die_with_parent():
+    """In qemu's child before exec: SIGKILL when the harness dies, however
+    it dies (PR_SET_PDEATHSIG), so that no qemu outlives the test."""
+    import ctypes
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)
+
+
+def exit_on_sigterm():
+    """SIGTERM (a CI timeout) unwinds like Ctrl-C: qemu is killed and the
+    work directory removed on the way out."""
+    def handler(signum, frame):
+        raise SystemExit('terminated by signal %d' % signum)
+    signal.signal(signal.SIGTERM, handler)
+
+
 def find_kernel():
     """(version, vmlinuz) of a kernel with its modules; VMError naming
     what is missing otherwise."""
@@ -377,11 +392,11 @@ class VM:
         self.qemu_log = open(os.path.join(self.workdir, 'qemu.log'), 'wb')
         self.proc = subprocess.Popen(self.argv(kver, vmlinuz), stdin=subprocess.DEVNULL,
                                      stdout=self.qemu_log, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+                                     start_new_session=True, preexec_fn=die_with_parent)
         self.qmp = QMP(os.path.join(self.workdir, 'qmp.sock'), 20)
         self.ctl = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.ctl.connect(os.path.join(self.workdir, 'ctl.sock'))
-        self.ctlf = self.ctl.makefile('rwb', buffering=0)
+        self._buf = b''
         self._ready = self._read_reply(None, min(300 if self.systemd else 120, self.left()))
         self.boot_s = time.monotonic() - t0
         self.log('vm: booted %s to the agent in %.1f s' % (kver, self.boot_s))
@@ -394,7 +409,7 @@ class VM:
             if self.proc.poll() is None and self.ctl is not None:
                 try:
                     self.ctl.settimeout(3)
-                    self.ctlf.write(b'{"op": "poweroff"}\n')
+                    self.ctl.sendall(b'{"op": "poweroff"}\n')
                     self.proc.wait(timeout=5)
                 except (OSError, subprocess.TimeoutExpired, socket.timeout):
                     pass
@@ -448,15 +463,35 @@ class VM:
 
     # -- the agent ----------------------------------------------------------
 
+    def _read_line(self, timeout):
+        """One line from the agent; socket.makefile() is unusable after a
+        timeout, so the buffer is ours."""
+        deadline = time.monotonic() + timeout
+        while b'\n' not in self._buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise VMError('the guest agent did not answer within %.0f s' % timeout)
+            self.ctl.settimeout(left)
+            try:
+                chunk = self.ctl.recv(65536)
+            except socket.timeout:
+                continue
+            if not chunk:
+                return b''
+            self._buf += chunk
+        line, self._buf = self._buf.split(b'\n', 1)
+        return line + b'\n'
+
     def _read_reply(self, want_id, timeout):
-        self.ctl.settimeout(max(0.1, timeout))
-        try:
-            line = self.ctlf.readline()
-        except socket.timeout:
-            raise VMError('the guest agent did not answer within %.0f s' % timeout)
-        if not line:
-            raise VMError('the guest agent hung up (qemu %s)' %
-                          ('exited %s' % self.proc.poll() if self.proc.poll() is not None else 'runs'))
+        while True:
+            line = self._read_line(max(0.1, timeout))
+            if not line:
+                raise VMError('the guest agent hung up (qemu %s)' %
+                              ('exited %s' % self.proc.poll() if self.proc.poll() is not None else 'runs'))
+            r = json.loads(line)
+            # a late answer to a request that timed out: skip it
+            if want_id is None or r.get('id') is None or r.get('id') >= want_id:
+                break
         r = json.loads(line)
         if want_id is not None and r.get('id') != want_id:
             raise VMError('agent answered %r to request %r' % (r.get('id'), want_id))
@@ -470,7 +505,8 @@ class VM:
             raise VMError('the guest cannot run %s any more: %s' % (op, self.poisoned))
         self.req_id += 1
         args.update(op=op, id=self.req_id)
-        self.ctlf.write((json.dumps(args) + '\n').encode())
+        self.ctl.settimeout(30)
+        self.ctl.sendall((json.dumps(args) + '\n').encode())
         if reply_timeout is None:
             # slow is not dead: under load the guest answers late
             reply_timeout = timeout + 60
@@ -517,9 +553,15 @@ class VM:
         @timeout seconds (the host's)."""
         t0 = time.monotonic()
         while True:
-            # the agent does not answer while the guest sleeps or resumes
-            r = self.request('wait', pid=pid, timeout=0.5,
-                             reply_timeout=max(10, timeout - (time.monotonic() - t0)))
+            # the agent does not answer while the guest sleeps or resumes,
+            # and a request sent then is lost (virtio_console sets up its
+            # queues again on resume): ask again
+            try:
+                r = self.request('wait', pid=pid, timeout=0.5, reply_timeout=10)
+            except VMError as e:
+                if 'did not answer' not in str(e) or time.monotonic() - t0 > timeout:
+                    raise
+                continue
             if not r['running']:
                 return r['rc']
             if time.monotonic() - t0 > timeout:
@@ -588,11 +630,12 @@ class VM:
     def powerpolicyd(self, name):
         return os.path.join(self.builddir, 'src', name)
 
-    def start_daemon(self, args=(), log='/run/ppvm/daemon.log', wait_bus=True):
-        argv = [self.powerpolicyd('powerpolicyd'), '--config', '/etc/powerpolicy/powerpolicy.conf',
-                '--verbose'] + list(args)
+    def start_daemon(self, args=(), log='/run/ppvm/daemon.log', wait_bus=True, argv0=None,
+                     env=None):
+        argv = (argv0 or [self.powerpolicyd('powerpolicyd')]) + [
+            '--config', '/etc/powerpolicy/powerpolicy.conf', '--verbose'] + list(args)
         self.daemon = self.spawn(argv, log=log,
-                                 env={'G_DEBUG': 'fatal-criticals'})
+                                 env=dict({'G_DEBUG': 'fatal-criticals'}, **(env or {})))
         if wait_bus:
             self.sh('for i in $(seq 300); do '
                     'dbus-send --system --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus '
