@@ -296,7 +296,8 @@ def scenario_installed(vm, hw):
     # video restore helper, its libraries): opening a file of the 9p
     # lower asks the host. Copied up into the overlay (tmpfs) they never do.
     vm.sh("{ cat /run/ppvm-maps; ldd /usr/libexec/powerpolicy-video-restore | "
-          "awk '/=>/ {print $3} /ld-linux/ {print $1}'; echo /usr/libexec/powerpolicy-video-restore; } "
+          "awk '/=>/ {print $3} /ld-linux/ {print $1}'; echo /usr/libexec/powerpolicy-video-restore; "
+          "echo /usr/lib/systemd/systemd-sleep; ldd /usr/lib/systemd/systemd-sleep | awk '/=>/ {print $3}'; } "
           "| sort -u | xargs touch -c", timeout=120)
     daemon_pid = int(vm.sh('systemctl show -P MainPID %s' % UNIT).strip())
     success = int(vm.read('/sys/power/suspend_stats/success'))
@@ -343,6 +344,9 @@ def scenario_installed(vm, hw):
         print('installed: processes: %s' % [
             (p, vm.read(p)) for p in vm.glob('/proc/[0-9]*/comm')
             if vm.read(p) in ('powerpolicy-vid', 'powerpolicyd', 'systemd-sleep')])
+        for p in vm.glob('/proc/[0-9]*/comm'):
+            if vm.read(p) == 'systemd-sleep':
+                print('installed: systemd-sleep after the wake: %s' % vm.read(p.replace('comm', 'stack')))
     assert rec, 'no sleep record in the journal'
     print('installed: the sleep record: %s' % {k: v for k, v in rec[-1].items()
                                                if k.isupper() and not k.startswith('_')})
