@@ -283,7 +283,8 @@ def scenario_installed(vm, hw):
     # before the sleep: hooks out of the way (an opaque empty directory:
     # no readdir of the 9p lower after the wake), a journal follower, the
     # page cache loaded with what runs across the sleep
-    vm.sh('for d in /usr/lib/systemd/system-sleep /etc/systemd/system-sleep; do '
+    vm.sh('for d in /usr/lib/systemd/system-sleep /etc/systemd/system-sleep '
+          '/usr/local/lib/systemd/system-sleep /run/systemd/system-sleep; do '
           'rm -rf $d; mkdir -p $d; done')
     jf = vm.spawn(['journalctl', '-f', '-n', '0', '-o', 'json', '--no-pager'],
                   log='/run/ppvm-journal.json')
@@ -347,6 +348,10 @@ def scenario_installed(vm, hw):
         for p in vm.glob('/proc/[0-9]*/comm'):
             if vm.read(p) == 'systemd-sleep':
                 print('installed: systemd-sleep after the wake: %s' % vm.read(p.replace('comm', 'stack')))
+        for p in vm.glob('/proc/[0-9]*/stat'):
+            st = vm.read(p) or ''
+            if ') D ' in st or 'sd-exec' in st or 'system-sleep' in st:
+                print('installed: %s: %s' % (st[:60], vm.read(p.replace('stat', 'stack'))))
     assert rec, 'no sleep record in the journal'
     print('installed: the sleep record: %s' % {k: v for k, v in rec[-1].items()
                                                if k.isupper() and not k.startswith('_')})
