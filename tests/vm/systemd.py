@@ -351,7 +351,14 @@ def scenario_installed(vm, hw):
         for p in vm.glob('/proc/[0-9]*/stat'):
             st = vm.read(p) or ''
             if ') D ' in st or 'sd-exec' in st or 'system-sleep' in st:
-                print('installed: %s: %s' % (st[:60], vm.read(p.replace('stat', 'stack'))))
+                stack = vm.read(p.replace('stat', 'stack')) or ''
+                print('installed: %s: %s' % (st[:60], stack))
+                # a limit of this test bed, not of the daemon: systemd-sleep
+                # runs its post hooks in a child that looks up the 9p root
+                assert not ('(sd-executor)' in st and 'p9_client_rpc' in stack), (
+                    'systemd-sleep\'s hook executor is blocked on the host root over 9p, dead '
+                    'after the wake: logind never sends PrepareForSleep(false), so the '
+                    'daemon\'s resume cannot be observed in this VM')
     assert rec, 'no sleep record in the journal'
     print('installed: the sleep record: %s' % {k: v for k, v in rec[-1].items()
                                                if k.isupper() and not k.startswith('_')})
