@@ -102,23 +102,42 @@ config (PpSleep *self)
 
 /* ---- quirks ----------------------------------------------------------- */
 
+#define VENDOR_QUIRKS_DIR PP_DATADIR "/" PP_CONFIG_DIR_NAME "/video-quirks"
+
 static void
 load_database (PpSleep *self, GPtrArray *problem_strings)
 {
   g_autoptr(GPtrArray) problems = pp_config_problems_new ();
+  guint n_vendor = 0;
 
   g_clear_pointer (&self->db, pp_quirkdb_free);
   self->db = pp_config_files_load_quirkdb (problems);
   g_debug ("Video quirk database: %u files", pp_quirkdb_get_n_files (self->db));
   for (guint i = 0; i < problems->len; i++)
     {
-      char *s = pp_config_problem_to_string (g_ptr_array_index (problems, i));
-      g_warning ("%s", s);
+      const PpConfigProblem *p = g_ptr_array_index (problems, i);
+      char *s = pp_config_problem_to_string (p);
+
+      /* The shipped files are pm-utils' database as pm-utils shipped it,
+       * with its broken regular expressions and stray 'endmatch' (read
+       * as pm-utils read them): known, and the same on every machine,
+       * so not a warning at every start (systemctl status would never be
+       * clean). A problem in an administrator's file is. */
+      if (p->file != NULL && g_str_has_prefix (p->file, VENDOR_QUIRKS_DIR "/"))
+        {
+          g_debug ("%s", s);
+          n_vendor++;
+        }
+      else
+        g_warning ("%s", s);
       if (problem_strings)
         g_ptr_array_add (problem_strings, s);
       else
         g_free (s);
     }
+  if (n_vendor > 0)
+    g_info ("Video quirk database: %u entries of the shipped files (as pm-utils shipped them) "
+            "never match or match as pm-utils did (--verbose shows them)", n_vendor);
 }
 
 static char *

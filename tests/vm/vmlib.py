@@ -172,13 +172,49 @@ exec switch_root /newroot /usr/bin/python3 /run/ppvm/agent.py
 """
 
 
-def build_initramfs(path, kver):
+# For a boot with systemd as PID 1 (tests/vm/systemd.py): the guest's root
+# is one tmpfs-backed overlay on the host root (9p, read-only), so that
+# the guest can also remove files: the host's /.dockerenv (in a container
+# host) would make systemd believe it runs in a container. The installed
+# tree staged in the share (root/) is copied over it before switch_root,
+# and systemd starts the agent as a service (ppvm-agent.service).
+INIT_SYSTEMD = r"""#!/bin/busybox sh
+/bin/busybox mkdir -p /proc /sys /dev /newroot /ovl /lower
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+echo "ppvm: loading modules"
+for m in $(cat /modules.list); do insmod "$m" || echo "ppvm: insmod $m failed"; done
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=524288 hostroot /lower || {
+    echo "ppvm: FATAL cannot mount the host root over 9p"; poweroff -f; }
+mount -t tmpfs tmpfs /ovl
+mkdir -p /ovl/up /ovl/work
+mount -t overlay overlay -o lowerdir=/lower,upperdir=/ovl/up,workdir=/ovl/work /newroot || {
+    echo "ppvm: FATAL overlay on /"; poweroff -f; }
+for d in tmp run dev/shm; do mount -t tmpfs -o mode=1777 tmpfs /newroot/$d; done
+chmod 755 /newroot/run
+mkdir -p /newroot/run/ppvm
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288 ppshare /newroot/run/ppvm || {
+    echo "ppvm: FATAL cannot mount the share"; poweroff -f; }
+rm -f /newroot/.dockerenv /newroot/run/.containerenv
+for d in /newroot/run/ppvm/root/*; do cp -a "$d"/. /newroot/"${d##*/}"/ || {
+    echo "ppvm: FATAL cannot copy the installed tree ($d)"; poweroff -f; }; done
+mount --move /dev /newroot/dev
+mount --move /proc /newroot/proc
+mount --move /sys /newroot/sys
+echo "ppvm: switch_root into systemd"
+exec switch_root /newroot /lib/systemd/systemd
+"""
+
+
+def build_initramfs(path, kver, init=INIT):
     cp = Cpio(path)
-    for d in ('bin', 'sbin', 'lib', 'lib/modules', 'proc', 'sys', 'dev', 'newroot', 'ovl'):
+    for d in ('bin', 'sbin', 'lib', 'lib/modules', 'proc', 'sys', 'dev', 'newroot', 'ovl', 'lower'):
         cp.dir(d)
     with open(BUSYBOX, 'rb') as f:
         cp.file('bin/busybox', f.read(), 0o755)
-    cp.file('init', INIT.encode(), 0o755)
+    cp.file('init', init.encode(), 0o755)
     names = []
     for i, ko in enumerate(module_files(kver)):
         name = 'lib/modules/%02d-%s' % (i, os.path.basename(ko))
@@ -259,7 +295,11 @@ class VM:
     and the work directory removed on the way out, whatever happened."""
 
     def __init__(self, builddir, deadline_s=240, extra_drives=('stick2', 'stick3'), s3=True,
-                 log=print):
+                 log=print, systemd=None):
+        # systemd: None (the agent is PID 1), or a function that stages the
+        # guest's installed tree in the share (tests/vm/systemd.py); the
+        # guest then boots systemd as PID 1
+        self.systemd = systemd
         self.builddir = os.path.abspath(builddir)
         self.deadline = time.monotonic() + deadline_s
         self.extra_drives = extra_drives
@@ -274,6 +314,9 @@ class VM:
         self.boot_s = None
         # why the guest can run no more commands (after a system sleep)
         self.poisoned = None
+        # kernel command line for a boot into systemd
+        self.systemd_cmdline = (' systemd.unit=ppvm.target fstab=no systemd.show_status=false '
+                                'systemd.journald.forward_to_console=0')
 
     # -- lifecycle ----------------------------------------------------------
 
@@ -296,7 +339,7 @@ class VM:
              '-no-reboot', '-nodefaults',
              '-kernel', vmlinuz, '-initrd', os.path.join(w, 'initramfs.cpio'),
              '-append', 'console=ttyS0 rdinit=/init panic=-1 loglevel=6 '
-                        'mem_sleep_default=deep',
+                        'mem_sleep_default=deep' + (self.systemd_cmdline if self.systemd else ''),
              '-qmp', 'unix:%s,server=on,wait=off' % os.path.join(w, 'qmp.sock'),
              '-virtfs', 'local,path=/,mount_tag=hostroot,security_model=none,readonly=on,'
                         'multidevs=remap,id=hostroot',
@@ -342,7 +385,10 @@ class VM:
         self.workdir = tempfile.mkdtemp(prefix='ppvm-')
         os.makedirs(os.path.join(self.workdir, 'share'))
         shutil.copy(os.path.join(HERE, 'agent.py'), os.path.join(self.workdir, 'share', 'agent.py'))
-        build_initramfs(os.path.join(self.workdir, 'initramfs.cpio'), kver)
+        if self.systemd:
+            self.systemd(self, os.path.join(self.workdir, 'share', 'root'))
+        build_initramfs(os.path.join(self.workdir, 'initramfs.cpio'), kver,
+                        INIT_SYSTEMD if self.systemd else INIT)
         self.qemu_log = open(os.path.join(self.workdir, 'qemu.log'), 'wb')
         self.proc = subprocess.Popen(self.argv(kver, vmlinuz), stdin=subprocess.DEVNULL,
                                      stdout=self.qemu_log, stderr=subprocess.STDOUT,
@@ -351,7 +397,7 @@ class VM:
         self.ctl = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.ctl.connect(os.path.join(self.workdir, 'ctl.sock'))
         self._buf = b''
-        self._ready = self._read_reply(None, min(120, self.left()))
+        self._ready = self._read_reply(None, min(300 if self.systemd else 120, self.left()))
         self.boot_s = time.monotonic() - t0
         self.log('vm: booted %s to the agent in %.1f s' % (kver, self.boot_s))
 
