@@ -10,6 +10,8 @@
 #                 its own build directory (FUZZ_BUILDDIR); tests/fuzz/README.md
 #   make bench    the benchmarks (bench/run)
 #   make test-vm  the VM tier: a real kernel under qemu (tests/vm/README.md)
+#   make test-vm-installed  the installed daemon under systemd in the VM
+#                 (issue 21; its own build, INSTALLED_BUILDDIR)
 #   make          build;  make install;  make clean;  make deps
 #
 # Variables: BUILDDIR (default: build), MESON_ARGS (passed to `meson setup`
@@ -22,6 +24,7 @@
 BUILDDIR ?= build
 SANITIZE_BUILDDIR ?= build-sanitize
 FUZZ_BUILDDIR ?= build-fuzz
+INSTALLED_BUILDDIR ?= build-installed
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= config quirkdb lkw devarg restore overrides
 # meson test arguments for test-sanitize (default: every test)
@@ -45,7 +48,7 @@ DEB_PACKAGES := \
 VM_DEB_PACKAGES := qemu-system-x86 linux-image-amd64 busybox-static
 DEB_PACKAGES += $(VM_DEB_PACKAGES)
 
-.PHONY: all build setup demo test test-sanitize test-vm fuzz bench install clean deps
+.PHONY: all build setup demo test test-sanitize test-vm test-vm-installed fuzz bench install clean deps
 
 all: build
 
@@ -144,6 +147,18 @@ fuzz: deps
 # or the kernel is missing after deps.
 test-vm: build
 	$(PYTHON) tests/vm/run --builddir "$(BUILDDIR)"
+
+# The installed daemon under systemd as PID 1 in the VM (issue 21): a build
+# of its own configured with --prefix=/usr (where systemd, dbus-daemon and
+# polkitd look), installed into the guest. Not part of test-vm: see
+# tests/vm/README.md for what it cannot observe yet.
+test-vm-installed: deps
+	@if [ ! -f "$(INSTALLED_BUILDDIR)/build.ninja" ]; then \
+		$(MESON) setup $(if $(wildcard $(INSTALLED_BUILDDIR)/meson-private/coredata.dat),--wipe) \
+			--prefix=/usr "$(INSTALLED_BUILDDIR)"; \
+	fi
+	$(MESON) compile -C "$(INSTALLED_BUILDDIR)"
+	$(PYTHON) tests/vm/run --builddir "$(INSTALLED_BUILDDIR)" installed
 
 bench: build
 	bench/run --builddir "$(BUILDDIR)"
