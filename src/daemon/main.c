@@ -3,6 +3,8 @@
 
 #include "config.h"
 
+#include <malloc.h>
+
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include "pp-log.h"
 #include "pp-manager.h"
 #include "pp-names.h"
+#include "pp-power-state.h"
 #include "pp-service.h"
 
 /* The daemon's components, made and connected here and nowhere else:
@@ -87,12 +90,15 @@ static char *
 sleep_blocker_of (const char *syspath, gpointer user_data)
 {
   PpPowerOps *power_ops = user_data;
-  g_autoptr(GPtrArray) suppliers = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GPtrArray) consumers = g_ptr_array_new_with_free_func (g_free);
-  char *blocker = NULL;
+  g_autoptr(GPtrArray) suppliers = NULL;
+  g_autoptr(GPtrArray) consumers = NULL;
+  const char *blocker = NULL;
+  PpPowerState state;
 
-  pp_power_ops_get_tree_fields (power_ops, syspath, suppliers, consumers, &blocker);
-  return blocker;
+  pp_power_state_read (syspath, PP_POWER_STATE_RUNTIME_STATUS | PP_POWER_STATE_CONTROL, &state);
+  pp_power_ops_get_tree_fields (power_ops, syspath, state.control, state.runtime_status,
+                                NULL, &suppliers, &consumers, &blocker);
+  return g_strdup (blocker);
 }
 
 /* Make the components on the system bus and connect them. */
@@ -278,6 +284,10 @@ main (int argc, char **argv)
   };
 
   setlocale (LC_ALL, "");
+  /* a fixed threshold: a big reply (ListDevices at 10,000 devices is
+   * megabytes) is mapped and unmapped on its own, instead of raising
+   * glibc's dynamic threshold and staying in the heap afterwards */
+  mallopt (M_MMAP_THRESHOLD, 256 * 1024);
 
   context = g_option_context_new ("- the powerpolicy system power-policy daemon");
   g_option_context_add_main_entries (context, entries, NULL);
