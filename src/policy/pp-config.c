@@ -678,68 +678,15 @@ typedef struct {
   PpLayer      sleep_layer; /* [Sleep], [Sleep:battery], [Sleep:low-battery] */
 } ParseState;
 
+/* [Class NAME…] / [Module NAME…] at @line, @base the text after "Class "
+ * or "Module " (modified): the settings of its layer, or the section
+ * reported. */
 static void
-parse_group (ParseState *st, const char *name, guint line)
+parse_layered_group (ParseState *st, const char *name, guint line, char *base, GHashTable *table)
 {
-  g_autofree char *base = NULL;
   const char *suffix;
   PpLayer layer = PP_LAYER_BASE;
-  GHashTable *table;
   PpLayeredSettings *ls;
-
-  st->layer = NULL;
-  st->ls = NULL;
-  st->layer_index = PP_LAYER_BASE;
-  if (g_str_equal (name, "Daemon"))
-    {
-      st->kind = SECTION_DAEMON;
-      return;
-    }
-  if (g_str_equal (name, "Lid"))
-    {
-      st->kind = SECTION_LID;
-      return;
-    }
-  if (g_str_equal (name, "Sleep"))
-    {
-      st->kind = SECTION_SLEEP;
-      st->sleep_layer = PP_LAYER_BASE;
-      return;
-    }
-  if (g_str_equal (name, "Sleep:battery") || g_str_equal (name, "Sleep:low-battery"))
-    {
-      st->kind = SECTION_SLEEP;
-      st->sleep_layer = g_str_equal (name, "Sleep:battery") ? PP_LAYER_BATTERY : PP_LAYER_LOW_BATTERY;
-      return;
-    }
-  if (g_str_has_prefix (name, "Sleep:"))
-    {
-      st->kind = SECTION_UNKNOWN;
-      problem_add (st->problems, st->file, line,
-                   "unknown layer '%s' in [%s] (expected :battery or :low-battery), ignoring the section",
-                   name + strlen ("Sleep:"), name);
-      return;
-    }
-
-  if (g_str_has_prefix (name, "Class "))
-    {
-      st->kind = SECTION_CLASS;
-      table = st->config->classes;
-      base = g_strdup (name + strlen ("Class "));
-    }
-  else if (g_str_has_prefix (name, "Module "))
-    {
-      st->kind = SECTION_MODULE;
-      table = st->config->modules;
-      base = g_strdup (name + strlen ("Module "));
-    }
-  else
-    {
-      st->kind = SECTION_UNKNOWN;
-      problem_add (st->problems, st->file, line,
-                   "unknown section [%s], ignoring it", name);
-      return;
-    }
 
   g_strstrip (base);
   suffix = strrchr (base, ':');
@@ -780,6 +727,65 @@ parse_group (ParseState *st, const char *name, guint line)
   st->ls = ls;
   st->layer_index = layer;
   st->layer = ls->layers[layer];
+}
+
+static void
+parse_group (ParseState *st, const char *name, guint line)
+{
+  g_autofree char *base = NULL;
+
+  st->layer = NULL;
+  st->ls = NULL;
+  st->layer_index = PP_LAYER_BASE;
+  if (g_str_equal (name, "Daemon"))
+    {
+      st->kind = SECTION_DAEMON;
+      return;
+    }
+  if (g_str_equal (name, "Lid"))
+    {
+      st->kind = SECTION_LID;
+      return;
+    }
+  if (g_str_equal (name, "Sleep"))
+    {
+      st->kind = SECTION_SLEEP;
+      st->sleep_layer = PP_LAYER_BASE;
+      return;
+    }
+  if (g_str_equal (name, "Sleep:battery") || g_str_equal (name, "Sleep:low-battery"))
+    {
+      st->kind = SECTION_SLEEP;
+      st->sleep_layer = g_str_equal (name, "Sleep:battery") ? PP_LAYER_BATTERY : PP_LAYER_LOW_BATTERY;
+      return;
+    }
+  if (g_str_has_prefix (name, "Sleep:"))
+    {
+      st->kind = SECTION_UNKNOWN;
+      problem_add (st->problems, st->file, line,
+                   "unknown layer '%s' in [%s] (expected :battery or :low-battery), ignoring the section",
+                   name + strlen ("Sleep:"), name);
+      return;
+    }
+
+  if (g_str_has_prefix (name, "Class "))
+    {
+      st->kind = SECTION_CLASS;
+      base = g_strdup (name + strlen ("Class "));
+      parse_layered_group (st, name, line, base, st->config->classes);
+    }
+  else if (g_str_has_prefix (name, "Module "))
+    {
+      st->kind = SECTION_MODULE;
+      base = g_strdup (name + strlen ("Module "));
+      parse_layered_group (st, name, line, base, st->config->modules);
+    }
+  else
+    {
+      st->kind = SECTION_UNKNOWN;
+      problem_add (st->problems, st->file, line,
+                   "unknown section [%s], ignoring it", name);
+    }
 }
 
 static void
@@ -872,6 +878,53 @@ parse_lid_key (ParseState *st, guint line, const char *key, const char *value)
     }
 }
 
+/* *@target = @value when it is one of @allowed; else reported. */
+static void
+set_choice (ParseState *st, guint line, const char *key, const char *value,
+            const char * const *allowed, char **target)
+{
+  if (!str_in (value, allowed))
+    {
+      g_autofree char *expected = join_list (allowed);
+      bad_value (st, line, key, value, expected);
+      return;
+    }
+  g_free (*target);
+  *target = g_strdup (value);
+}
+
+/* [Sleep] VideoQuirks=: auto (or empty), or a comma list of names. */
+static void
+parse_video_quirks (ParseState *st, guint line, const char *value)
+{
+  PpSleepConfig *sleep = &st->config->sleep;
+  g_auto(GStrv) parts = g_strsplit (value, ",", -1);
+  g_autoptr(GPtrArray) list = g_ptr_array_new_with_free_func (g_free);
+
+  if (g_str_equal (value, "auto") || *value == '\0')
+    {
+      g_clear_pointer (&sleep->video_quirks, g_strfreev);
+      return;
+    }
+  for (guint i = 0; parts[i]; i++)
+    {
+      char *q = g_strstrip (parts[i]);
+      if (*q == '\0')
+        continue;
+      if (!name_is_valid (q))
+        {
+          bad_value (st, line, "VideoQuirks", q, "a comma list of quirk names");
+          continue;
+        }
+      g_ptr_array_add (list, g_strdup (q));
+    }
+  if (list->len == 0)
+    return;   /* every name was reported: keep what was there */
+  g_ptr_array_add (list, NULL);
+  g_strfreev (sleep->video_quirks);
+  sleep->video_quirks = (char **) g_ptr_array_free (g_steal_pointer (&list), FALSE);
+}
+
 /* [Sleep:battery] / [Sleep:low-battery]: MemSleep= and HibernateMode=
  * by power source. */
 static void
@@ -921,53 +974,15 @@ parse_sleep_key (ParseState *st, guint line, const char *key, const char *value)
     }
   if (g_str_equal (key, "MemSleep"))
     {
-      g_autofree char *expected = join_list (mem_sleep_values);
-      if (str_in (value, mem_sleep_values))
-        {
-          g_free (sleep->mem_sleep);
-          sleep->mem_sleep = g_strdup (value);
-        }
-      else
-        bad_value (st, line, key, value, expected);
+      set_choice (st, line, key, value, mem_sleep_values, &sleep->mem_sleep);
     }
   else if (g_str_equal (key, "HibernateMode"))
     {
-      g_autofree char *expected = join_list (hibernate_modes);
-      if (str_in (value, hibernate_modes))
-        {
-          g_free (sleep->hibernate_mode);
-          sleep->hibernate_mode = g_strdup (value);
-        }
-      else
-        bad_value (st, line, key, value, expected);
+      set_choice (st, line, key, value, hibernate_modes, &sleep->hibernate_mode);
     }
   else if (g_str_equal (key, "VideoQuirks"))
     {
-      g_auto(GStrv) parts = g_strsplit (value, ",", -1);
-      g_autoptr(GPtrArray) list = g_ptr_array_new_with_free_func (g_free);
-
-      if (g_str_equal (value, "auto") || *value == '\0')
-        {
-          g_clear_pointer (&sleep->video_quirks, g_strfreev);
-          return;
-        }
-      for (guint i = 0; parts[i]; i++)
-        {
-          char *q = g_strstrip (parts[i]);
-          if (*q == '\0')
-            continue;
-          if (!name_is_valid (q))
-            {
-              bad_value (st, line, key, q, "a comma list of quirk names");
-              continue;
-            }
-          g_ptr_array_add (list, g_strdup (q));
-        }
-      if (list->len == 0)
-        return;   /* every name was reported: keep what was there */
-      g_ptr_array_add (list, NULL);
-      g_strfreev (sleep->video_quirks);
-      sleep->video_quirks = (char **) g_ptr_array_free (g_steal_pointer (&list), FALSE);
+      parse_video_quirks (st, line, value);
     }
   else if (g_str_equal (key, "QuirkHelper"))
     {
