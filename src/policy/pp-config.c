@@ -878,6 +878,43 @@ parse_lid_key (ParseState *st, guint line, const char *key, const char *value)
     }
 }
 
+/* [Sleep:battery] / [Sleep:low-battery]: MemSleep= and HibernateMode=
+ * by power source. */
+static void
+parse_sleep_layer_key (ParseState *st, guint line, const char *key, const char *value)
+{
+  PpSleepConfig *sleep = &st->config->sleep;
+  gboolean battery = st->sleep_layer == PP_LAYER_BATTERY;
+  const char * const *allowed;
+  char **target;
+
+  if (g_str_equal (key, "MemSleep"))
+    {
+      allowed = mem_sleep_values;
+      target = battery ? &sleep->mem_sleep_battery : &sleep->mem_sleep_low_battery;
+    }
+  else if (g_str_equal (key, "HibernateMode"))
+    {
+      allowed = hibernate_modes;
+      target = battery ? &sleep->hibernate_mode_battery : &sleep->hibernate_mode_low_battery;
+    }
+  else
+    {
+      problem_add (st->problems, st->file, line,
+                   "unknown key '%s' in [Sleep%s] (expected MemSleep or HibernateMode; the other keys belong in [Sleep]), ignoring it",
+                   key, pp_layer_suffix (st->sleep_layer));
+      return;
+    }
+  if (!str_in (value, allowed))
+    {
+      g_autofree char *expected = join_list (allowed);
+      bad_value (st, line, key, value, expected);
+      return;
+    }
+  g_free (*target);
+  *target = g_strdup (value);
+}
+
 /* *@target = @value when it is one of @allowed; else reported. */
 static void
 set_choice (ParseState *st, guint line, const char *key, const char *value,
@@ -923,43 +960,6 @@ parse_video_quirks (ParseState *st, guint line, const char *value)
   g_ptr_array_add (list, NULL);
   g_strfreev (sleep->video_quirks);
   sleep->video_quirks = (char **) g_ptr_array_free (g_steal_pointer (&list), FALSE);
-}
-
-/* [Sleep:battery] / [Sleep:low-battery]: MemSleep= and HibernateMode=
- * by power source. */
-static void
-parse_sleep_layer_key (ParseState *st, guint line, const char *key, const char *value)
-{
-  PpSleepConfig *sleep = &st->config->sleep;
-  gboolean battery = st->sleep_layer == PP_LAYER_BATTERY;
-  const char * const *allowed;
-  char **target;
-
-  if (g_str_equal (key, "MemSleep"))
-    {
-      allowed = mem_sleep_values;
-      target = battery ? &sleep->mem_sleep_battery : &sleep->mem_sleep_low_battery;
-    }
-  else if (g_str_equal (key, "HibernateMode"))
-    {
-      allowed = hibernate_modes;
-      target = battery ? &sleep->hibernate_mode_battery : &sleep->hibernate_mode_low_battery;
-    }
-  else
-    {
-      problem_add (st->problems, st->file, line,
-                   "unknown key '%s' in [Sleep%s] (expected MemSleep or HibernateMode; the other keys belong in [Sleep]), ignoring it",
-                   key, pp_layer_suffix (st->sleep_layer));
-      return;
-    }
-  if (!str_in (value, allowed))
-    {
-      g_autofree char *expected = join_list (allowed);
-      bad_value (st, line, key, value, expected);
-      return;
-    }
-  g_free (*target);
-  *target = g_strdup (value);
 }
 
 static void
