@@ -797,6 +797,21 @@ bad_value (ParseState *st, guint line, const char *key, const char *value, const
                "invalid value %s for %s (expected %s), ignoring it", quoted, key, expected);
 }
 
+/* *@target = @value when it is one of @allowed; else reported. */
+static void
+set_choice (ParseState *st, guint line, const char *key, const char *value,
+            const char * const *allowed, char **target)
+{
+  if (!str_in (value, allowed))
+    {
+      g_autofree char *expected = join_list (allowed);
+      bad_value (st, line, key, value, expected);
+      return;
+    }
+  g_free (*target);
+  *target = g_strdup (value);
+}
+
 static void
 parse_daemon_key (ParseState *st, guint line, const char *key, const char *value)
 {
@@ -905,29 +920,7 @@ parse_sleep_layer_key (ParseState *st, guint line, const char *key, const char *
                    key, pp_layer_suffix (st->sleep_layer));
       return;
     }
-  if (!str_in (value, allowed))
-    {
-      g_autofree char *expected = join_list (allowed);
-      bad_value (st, line, key, value, expected);
-      return;
-    }
-  g_free (*target);
-  *target = g_strdup (value);
-}
-
-/* *@target = @value when it is one of @allowed; else reported. */
-static void
-set_choice (ParseState *st, guint line, const char *key, const char *value,
-            const char * const *allowed, char **target)
-{
-  if (!str_in (value, allowed))
-    {
-      g_autofree char *expected = join_list (allowed);
-      bad_value (st, line, key, value, expected);
-      return;
-    }
-  g_free (*target);
-  *target = g_strdup (value);
+  set_choice (st, line, key, value, allowed, target);
 }
 
 /* [Sleep] VideoQuirks=: auto (or empty), or a comma list of names. */
