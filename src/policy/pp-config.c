@@ -494,25 +494,24 @@ key_name_is_valid (const char *key)
 static char *
 unescape_value (const char *raw)
 {
+  static const char escapes[] = "sntr\\";
+  static const char resolved[] = " \n\t\r\\";
   g_autoptr(GString) out = g_string_sized_new (strlen (raw));
 
   for (const char *p = raw; *p; p++)
     {
-      char c = *p;
+      const char *at;
 
-      if (c == '\\')
+      if (*p != '\\')
         {
-          switch (*++p)
-            {
-            case 's':  c = ' ';  break;
-            case 'n':  c = '\n'; break;
-            case 't':  c = '\t'; break;
-            case 'r':  c = '\r'; break;
-            case '\\': c = '\\'; break;
-            default:   return NULL;   /* unknown, or '\0': a backslash at the end */
-            }
+          g_string_append_c (out, *p);
+          continue;
         }
-      g_string_append_c (out, c);
+      p++;
+      at = *p != '\0' ? strchr (escapes, *p) : NULL;
+      if (at == NULL)
+        return NULL;   /* an unknown escape, or a backslash at the end */
+      g_string_append_c (out, resolved[at - escapes]);
     }
   return g_string_free (g_steal_pointer (&out), FALSE);
 }

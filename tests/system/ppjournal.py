@@ -148,3 +148,8 @@ class JournalSink:
             self._drain()
         self.server.close()
         self.datagrams.close()
+        # a daemon restarted in the same work directory binds it again
+        try:
+            os.unlink(os.path.join(self.directory, 'socket'))
+        except FileNotFoundError:
+            pass
