@@ -19,6 +19,7 @@
 #include "pp-manager.h"
 #include "pp-names.h"
 #include "pp-overrides.h"
+#include "pp-power-state.h"
 #include "pp-residency.h"
 #include "pp-restore.h"
 #include "pp-sysfs.h"
@@ -327,15 +328,23 @@ roots_for_path (const char *path)
 }
 
 /* What @path holds now; for a list of choices ("s2idle [deep]") the
- * chosen one. NULL with @error as pp_sysfs_read(). */
+ * chosen one. Without PP_MANAGER_WRITE_CHOICE only a strict list is
+ * taken for one (the pcie_aspm policy: "default [powersave] ..."), so
+ * that the value written is compared, journalled and restored as the
+ * word it is. NULL with @error as pp_sysfs_read(). */
 static char *
 read_current (const char *path, PpManagerWriteFlags flags, GError **error)
 {
   g_autofree char *text = pp_sysfs_read (path, error);
   const char *open, *close;
 
-  if (text == NULL || !(flags & PP_MANAGER_WRITE_CHOICE))
-    return g_steal_pointer (&text);
+  if (text == NULL)
+    return NULL;
+  if (!(flags & PP_MANAGER_WRITE_CHOICE))
+    {
+      char *chosen = pp_choice_selected (text);
+      return chosen != NULL ? chosen : g_steal_pointer (&text);
+    }
   open = strchr (text, '[');
   close = open ? strchr (open, ']') : NULL;
   if (close == NULL)
@@ -397,7 +406,7 @@ plan_write (PpManager  *self,
 {
   g_autofree char *path = g_build_filename (dir, relpath, NULL);
   g_autoptr(GError) error = NULL;
-  g_autofree char *current = pp_sysfs_read (path, &error);
+  g_autofree char *current = read_current (path, PP_MANAGER_WRITE_SETTING, &error);
   PlannedWrite *w;
 
   if (current == NULL)
@@ -407,6 +416,16 @@ plan_write (PpManager  *self,
           g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY))
         {
           g_debug ("%s: no attribute %s, skipping", dir, relpath);
+          return;
+        }
+      /* the kernel has power/autosuspend_delay_ms for every device with
+       * runtime PM, and refuses to read or write it (EIO) where the
+       * driver does not use autosuspend (PCI functions, input and hidraw
+       * nodes, LEDs): there is no delay to set */
+      if (g_str_equal (relpath, PP_ATTR_DELAY))
+        {
+          g_debug ("%s: %s unreadable (%s): no autosuspend for this device, skipping",
+                   dir, relpath, error->message);
           return;
         }
       /* unreadable but present: try the write, which reports */
@@ -490,6 +509,91 @@ lookup_original (gpointer user_data, const char *relpath)
   return pp_sysfs_read (path, NULL);
 }
 
+/* The NVMe controllers below an NVMe PCI function (nvme/nvme0, ...),
+ * sorted; empty when it has none (not bound yet). */
+static GPtrArray *
+nvme_controllers (PpDevice *dev)
+{
+  g_autofree char *dir = g_build_filename (dev->info->syspath, PP_NVME_DIR, NULL);
+  GPtrArray *names = pp_list_dir_sorted (dir, NULL);
+
+  return names != NULL ? names : g_ptr_array_new_with_free_func (g_free);
+}
+
+/* A PCI id attribute ("0x2646"); 0 when unreadable. */
+static guint
+read_pci_id (const char *syspath, const char *name)
+{
+  g_autofree char *text = pp_sysfs_read_opt (syspath, name);
+  guint64 id = 0;
+
+  if (text == NULL || !g_str_has_prefix (text, "0x") ||
+      !g_ascii_string_to_unsigned (text + 2, 16, 0, G_MAXUINT16, &id, NULL))
+    return 0;
+  return (guint) id;
+}
+
+/* The APST quirk of an NVMe drive, from its PCI ids and the model its
+ * controller reports; NULL for any other device. */
+static const PpNvmeApstQuirk *
+nvme_apst_quirk (PpDevice *dev)
+{
+  g_autoptr(GPtrArray) controllers = NULL;
+  g_autofree char *model = NULL;
+  guint vendor, device;
+
+  if (g_strcmp0 (dev->info->driver, "nvme") != 0 || !g_str_equal (dev->info->subsystem, "pci"))
+    return NULL;
+  vendor = read_pci_id (dev->info->syspath, "vendor");
+  device = read_pci_id (dev->info->syspath, "device");
+  controllers = nvme_controllers (dev);
+  if (controllers->len > 0)
+    {
+      g_autofree char *relpath = g_build_filename (PP_NVME_DIR,
+                                                   (char *) g_ptr_array_index (controllers, 0),
+                                                   "model", NULL);
+      model = pp_sysfs_read_opt (dev->info->syspath, relpath);
+      if (model != NULL)
+        g_strstrip (model);
+    }
+  return pp_nvme_apst_quirk_find (vendor, device, model);
+}
+
+/* A setting key with a '*' (PP_ATTR_NVME_APST) stands for the NVMe
+ * controllers the device has: one setting per controller; a device
+ * without one keeps the pattern, which names no file (nothing is
+ * written, Explain says why). */
+static void
+expand_settings (PpDevice *dev, GPtrArray *settings)
+{
+  g_autoptr(GPtrArray) controllers = NULL;
+
+  for (guint i = 0; i < settings->len; i++)
+    {
+      PpSetting *s = g_ptr_array_index (settings, i);
+
+      if (!g_str_equal (s->key, PP_ATTR_NVME_APST))
+        continue;
+      if (controllers == NULL)
+        controllers = nvme_controllers (dev);
+      if (controllers->len == 0)
+        continue;
+      for (guint c = 0; c < controllers->len; c++)
+        {
+          PpSetting *copy = pp_setting_new_at (NULL, s->value, s->file, s->line);
+
+          copy->key = g_build_filename (PP_NVME_DIR, (char *) g_ptr_array_index (controllers, c),
+                                        PP_NVME_APST_TAIL, NULL);
+          copy->source = s->source;
+          copy->origin = g_strdup (s->origin);
+          g_ptr_array_insert (settings, i + 1 + c, copy);
+        }
+      /* the pattern goes; its copies move down into its place */
+      g_ptr_array_remove_index (settings, i);
+      i += controllers->len - 1;
+    }
+}
+
 /* The one decision for a device, behind applying and Explain.
  * @power_up: PowerUp's pass, power/control=on above every layer (for
  * this pass only: the next one is the policy's again). @with_power_down:
@@ -513,9 +617,13 @@ decide_device (PpManager *self, PpDevice *dev, gboolean power_up, gboolean with_
     .reverted_by = reverted_by,
     .original = lookup_original,
     .original_data = &lookup,
+    .apst_quirk = nvme_apst_quirk (dev),
   };
+  PpDecision *decision = pp_policy_decide (self->config, &dev->props, &self->situation, &state);
 
-  return pp_policy_decide (self->config, &dev->props, &self->situation, &state);
+  expand_settings (dev, decision->settings);
+  expand_settings (dev, decision->left_alone);
+  return decision;
 }
 
 /* Returns the settings planned (NULL for an ignored device or a link). */
@@ -545,6 +653,31 @@ plan_device (PpManager *self, GPtrArray *plan, PpDevice *dev)
   g_autoptr(GPtrArray) settings = plan_device_full (self, plan, dev, FALSE);
 }
 
+#define ASPM_POLICY_KEY PP_ASPM_MODULE "/parameters/" PP_ASPM_POLICY_PARAM
+
+/* Does the OS control ASPM of some link? The kernel shows link/ on the
+ * PCI devices whose link it controls and can put in a low-power state,
+ * and none anywhere when the firmware kept ASPM (or pcie_aspm=off): then
+ * the policy cannot be written (EPERM) and would change nothing. */
+static gboolean
+aspm_os_controlled (PpManager *self)
+{
+  GPtrArray *devices = pp_manager_list_devices (self);
+
+  for (guint i = 0; i < devices->len; i++)
+    {
+      PpDevice *dev = g_ptr_array_index (devices, i);
+      g_autofree char *link = NULL;
+
+      if (!g_str_equal (dev->info->subsystem, "pci"))
+        continue;
+      link = g_build_filename (dev->info->syspath, PP_ASPM_LINK_DIR, NULL);
+      if (g_file_test (link, G_FILE_TEST_IS_DIR))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static void
 plan_modules (PpManager *self, GPtrArray *plan)
 {
@@ -553,6 +686,13 @@ plan_modules (PpManager *self, GPtrArray *plan)
   for (guint i = 0; i < settings->len; i++)
     {
       PpSetting *s = g_ptr_array_index (settings, i);
+
+      if (g_str_equal (s->key, ASPM_POLICY_KEY) && !aspm_os_controlled (self))
+        {
+          g_debug ("%s: firmware controls ASPM (no PCI device shows link/), not written", s->key);
+          g_ptr_array_remove_index (settings, i--);
+          continue;
+        }
       plan_write (self, plan, NULL, PP_SYSFS_MODULE, s->key, s->value);
     }
   plan_reverts (self, plan, NULL, PP_SYSFS_MODULE, settings);
@@ -758,7 +898,7 @@ execute_plan_writes (PpManager *self, GPtrArray *plan, GError **first_error)
         {
           /* what the kernel made of it ("1" to a bool reads back "Y"),
            * so that its own form is not taken for another program's */
-          g_autofree char *now = pp_sysfs_read (w->path, NULL);
+          g_autofree char *now = read_current (w->path, PP_MANAGER_WRITE_SETTING, NULL);
 
           pp_foreign_tracker_note_written (self->foreign, w->dir, w->relpath,
                                            now != NULL ? now : w->value);
@@ -1410,6 +1550,40 @@ pp_manager_forget_tree_devices (PpManager *self)
   g_hash_table_remove_all (self->unmanaged);
 }
 
+static gboolean
+restore_listed (char **list, const char *name)
+{
+  return list != NULL && name != NULL && g_strv_contains ((const char * const *) list, name);
+}
+
+gboolean
+pp_manager_set_before_sleep (PpManager *self, gboolean before_sleep, GError **error)
+{
+  const PpSleepConfig *sc = &self->config->sleep;
+  g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
+  GPtrArray *devices;
+
+  if (self->situation.before_sleep == before_sleep)
+    return TRUE;
+  self->situation.before_sleep = before_sleep;
+  if (!sc->restore_defaults)
+    return TRUE;
+  g_info ("%s", before_sleep ? "Before sleep: AHCI runtime PM on, PCIe ASPM policy default"
+                             : "After resume: the sleep layer ends");
+  /* only what the layer names: the rest of the policy stays as it is */
+  devices = pp_manager_list_devices (self);
+  for (guint i = 0; i < devices->len; i++)
+    {
+      PpDevice *dev = g_ptr_array_index (devices, i);
+
+      if (restore_listed (sc->restore_defaults_classes, dev->props.klass) ||
+          restore_listed (sc->restore_defaults_drivers, dev->info->driver))
+        plan_device (self, plan, dev);
+    }
+  plan_modules (self, plan);
+  return execute_plan (self, plan, error);
+}
+
 void
 pp_manager_reapply (PpManager *self)
 {
@@ -1634,22 +1808,99 @@ pp_manager_get_decided_value (PpManager *self, PpDevice *dev, const char *relpat
   return NULL;
 }
 
+/* The row of the PCIe ASPM policy (a module parameter, named by its
+ * path) in the Explain of a PCI device, when the configuration has a
+ * [Module pcie_aspm] section: the policy applies to every link. */
+static PpExplainRow *
+explain_aspm_policy (PpManager *self, PpDevice *dev)
+{
+  g_autoptr(GPtrArray) modules = NULL;
+  g_autofree char *path = g_build_filename (PP_SYSFS_MODULE, PP_ASPM_MODULE, "parameters",
+                                            PP_ASPM_POLICY_PARAM, NULL);
+  const char *key = ASPM_POLICY_KEY;
+  g_autofree char *current = NULL;
+  PpExplainRow *row;
+
+  if (!g_str_equal (dev->info->subsystem, "pci") ||
+      pp_config_get_module (self->config, PP_ASPM_MODULE) == NULL)
+    return NULL;
+  row = g_new0 (PpExplainRow, 1);
+  row->attribute = g_steal_pointer (&path);
+  current = read_current (row->attribute, PP_MANAGER_WRITE_SETTING, NULL);
+  row->current = g_utf8_make_valid (current != NULL ? current : "", -1);
+  modules = pp_policy_module_settings (self->config, &self->situation);
+  for (guint i = 0; i < modules->len; i++)
+    {
+      PpSetting *s = g_ptr_array_index (modules, i);
+
+      if (!g_str_equal (s->key, key))
+        continue;
+      row->layer = pp_setting_source_to_string (s->source);
+      if (current == NULL)
+        {
+          row->decided = g_strdup ("");
+          row->origin = g_strdup_printf ("no such parameter (a kernel without PCIe ASPM "
+                                         "support); nothing written (policy=%s by %s)", s->value,
+                                         s->origin != NULL ? s->origin : "");
+        }
+      else if (!aspm_os_controlled (self))
+        {
+          row->decided = g_strdup ("");
+          row->origin = g_strdup_printf ("firmware controls ASPM (no PCI device shows link/); "
+                                         "nothing written (policy=%s by %s)", s->value,
+                                         s->origin != NULL ? s->origin : "");
+        }
+      else
+        {
+          row->decided = g_strdup (s->value);
+          row->origin = g_strdup (s->origin != NULL ? s->origin : "");
+        }
+      {
+        char *valid = g_utf8_make_valid (row->origin, -1);
+        g_free (row->origin);
+        row->origin = valid;
+      }
+      return row;
+    }
+  row->decided = g_strdup ("");
+  row->layer = "class";
+  row->origin = g_strdup ("not set by [Module " PP_ASPM_MODULE "] in this situation: "
+                          "the kernel's policy stays");
+  return row;
+}
+
 GPtrArray *
 pp_manager_explain (PpManager *self, PpDevice *dev)
 {
   g_autoptr(PpDecision) decision = decide_device (self, dev, FALSE, TRUE);
   g_autoptr(GPtrArray) rows = pp_policy_explain (self->config, &dev->props, decision);
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_explain_row_free);
+  g_autofree char *link_dir = g_build_filename (dev->info->syspath, PP_ASPM_LINK_DIR, NULL);
+  PpExplainRow *aspm_policy;
 
   for (guint i = 0; i < rows->len; i++)
     {
       PpExplainRow *row = g_ptr_array_index (rows, i);
       g_autofree char *path = g_build_filename (dev->info->syspath, row->attribute, NULL);
       g_autofree char *current = NULL;
+      const char *absent;
 
       /* an attribute the device does not have and nothing decides: no row */
       if (!g_file_test (path, G_FILE_TEST_EXISTS) && *row->decided == '\0')
         continue;
+      /* a knob the device lacks: said why, and that nothing is written */
+      absent = !g_file_test (path, G_FILE_TEST_EXISTS)
+               ? pp_knob_absent_reason (row->attribute, g_file_test (link_dir, G_FILE_TEST_IS_DIR))
+               : NULL;
+      if (absent != NULL)
+        {
+          char *origin = g_strdup_printf ("%s (%s=%s by %s)", absent, row->attribute,
+                                          row->decided, row->origin);
+          g_free (row->origin);
+          row->origin = origin;
+          g_free (row->decided);
+          row->decided = g_strdup ("");
+        }
       current = pp_sysfs_read_opt (dev->info->syspath, row->attribute);
       /* D-Bus strings are UTF-8: an attribute may hold anything */
       row->current = g_utf8_make_valid (current ? current : "", -1);
@@ -1661,6 +1912,9 @@ pp_manager_explain (PpManager *self, PpDevice *dev)
         }
       g_ptr_array_add (out, g_steal_pointer (&rows->pdata[i]));
     }
+  aspm_policy = explain_aspm_policy (self, dev);
+  if (aspm_policy != NULL)
+    g_ptr_array_add (out, aspm_policy);
   return out;
 }
 
@@ -2068,22 +2322,15 @@ pp_manager_get_device_status (PpManager *self, PpDevice *dev)
   PpDeviceStatus *status = g_new0 (PpDeviceStatus, 1);
   const char *syspath = dev->info->syspath;
   const char *parent = pp_device_info_get_parent (dev->info);
-  gint64 delay = pp_sysfs_read_int (syspath, PP_ATTR_DELAY, -1);
+  PpPowerState state;
 
+  /* one path walk for the four attributes */
+  pp_power_state_read (syspath, PP_POWER_STATE_ALL, &state);
   status->parent = g_strdup (parent != NULL && is_managed_path (parent) ? parent : "");
-  status->runtime_status = pp_sysfs_read_opt (syspath, "power/runtime_status");
-  if (status->runtime_status == NULL || *status->runtime_status == '\0')
-    {
-      g_free (status->runtime_status);
-      status->runtime_status = g_strdup ("unsupported");
-    }
-  status->control = pp_sysfs_read_opt (syspath, PP_ATTR_CONTROL);
-  if (status->control == NULL)
-    status->control = g_strdup ("");
-  status->wakeup = pp_sysfs_read_opt (syspath, PP_ATTR_WAKEUP);
-  if (status->wakeup == NULL)
-    status->wakeup = g_strdup ("");
-  status->autosuspend_delay_ms = (delay < G_MININT32 || delay > G_MAXINT32) ? -1 : (gint32) delay;
+  status->runtime_status = g_strdup (state.runtime_status);
+  status->control = g_strdup (state.control);
+  status->wakeup = g_strdup (state.wakeup);
+  status->autosuspend_delay_ms = state.autosuspend_delay_ms;
   status->held = g_hash_table_contains (self->held, syspath);
   return status;
 }
@@ -2242,10 +2489,11 @@ pp_manager_new (const PpManagerOptions *options)
 /* ---- statistics ------------------------------------------------------- */
 
 static void
-append_stats_row (GArray *rows, PpDevice *dev, const PpResidency *r)
+append_stats_row (GArray *rows, PpDevice *dev, const PpResidency *r, const PpResidencySample *now)
 {
   PpManagerStatsRow row = { dev->info->syspath, dev->props.klass, r->suspended_share,
-                            r->active_ms, r->suspended_ms };
+                            r->active_ms, r->suspended_ms,
+                            pp_runtime_status_to_string (now->status), now->control_auto };
 
   g_array_append_val (rows, row);
 }
@@ -2258,12 +2506,13 @@ pp_manager_get_statistics (PpManager  *self,
   g_autoptr(GArray) rows = g_array_new (FALSE, TRUE, sizeof (PpManagerStatsRow));
   GPtrArray *devices;
   PpResidency r;
+  PpResidencySample now;
 
   if (device != NULL)
     {
-      if (!pp_residency_book_query (self->residency, device->info->syspath, &r, NULL, error))
+      if (!pp_residency_book_query (self->residency, device->info->syspath, &r, &now, error))
         return NULL;
-      append_stats_row (rows, device, &r);
+      append_stats_row (rows, device, &r, &now);
       return g_steal_pointer (&rows);
     }
 
@@ -2274,8 +2523,100 @@ pp_manager_get_statistics (PpManager  *self,
     {
       PpDevice *dev = g_ptr_array_index (devices, i);
 
-      if (pp_residency_book_query (self->residency, dev->info->syspath, &r, NULL, NULL))
-        append_stats_row (rows, dev, &r);
+      if (pp_residency_book_query (self->residency, dev->info->syspath, &r, &now, NULL))
+        append_stats_row (rows, dev, &r, &now);
     }
   return g_steal_pointer (&rows);
+}
+
+static void
+class_stats_clear (gpointer data)
+{
+  g_free (((PpManagerClassStats *) data)->class);
+}
+
+GArray *
+pp_manager_get_class_statistics (PpManager *self)
+{
+  GPtrArray *devices = pp_manager_list_devices (self);
+  g_autofree PpStatsRow *rows = g_new (PpStatsRow, devices->len + 1);
+  g_autoptr(GArray) totals = NULL;
+  GArray *out;
+  guint n = 0;
+
+  /* the same rows as GetStatistics(""), with their class */
+  for (guint i = 0; i < devices->len; i++)
+    {
+      PpDevice *dev = g_ptr_array_index (devices, i);
+
+      if (!pp_residency_book_query (self->residency, dev->info->syspath, &rows[n].residency,
+                                    NULL, NULL))
+        continue;
+      rows[n].path = dev->info->syspath;
+      rows[n].class = dev->props.klass;
+      n++;
+    }
+  totals = pp_stats_class_totals (rows, n);
+  out = g_array_sized_new (FALSE, TRUE, sizeof (PpManagerClassStats), totals->len);
+  g_array_set_clear_func (out, class_stats_clear);
+  for (guint i = 0; i < totals->len; i++)
+    {
+      const PpStatsClassTotal *t = &g_array_index (totals, PpStatsClassTotal, i);
+      PpManagerClassStats c = { g_strdup (t->class), t->n_devices, t->n_never_suspends,
+                                t->suspended_share, t->active_ms, t->suspended_ms };
+
+      g_array_append_val (out, c);
+    }
+  return out;
+}
+
+static void
+device_count_clear (gpointer data)
+{
+  PpManagerDeviceCount *c = data;
+
+  g_free (c->class);
+  g_free (c->runtime_status);
+}
+
+static gint
+compare_device_counts (gconstpointer a, gconstpointer b)
+{
+  const PpManagerDeviceCount *ca = a, *cb = b;
+  int c = strcmp (ca->class, cb->class);
+
+  return c != 0 ? c : strcmp (ca->runtime_status, cb->runtime_status);
+}
+
+GArray *
+pp_manager_count_devices (PpManager *self)
+{
+  GPtrArray *devices = pp_manager_list_devices (self);
+  GArray *counts = g_array_new (FALSE, TRUE, sizeof (PpManagerDeviceCount));
+  g_autoptr(GHashTable) index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  g_array_set_clear_func (counts, device_count_clear);
+  for (guint i = 0; i < devices->len; i++)
+    {
+      PpDevice *dev = g_ptr_array_index (devices, i);
+      PpPowerState state;
+      g_autofree char *key = NULL;
+      gpointer slot;
+
+      pp_power_state_read (dev->info->syspath, PP_POWER_STATE_RUNTIME_STATUS, &state);
+      key = g_strdup_printf ("%s%c%s", dev->props.klass, 0x1f, state.runtime_status);
+      if (g_hash_table_lookup_extended (index, key, NULL, &slot))
+        {
+          g_array_index (counts, PpManagerDeviceCount, GPOINTER_TO_UINT (slot)).count++;
+          continue;
+        }
+      {
+        PpManagerDeviceCount c = { g_strdup (dev->props.klass), g_strdup (state.runtime_status), 1 };
+
+        g_hash_table_insert (index, g_steal_pointer (&key), GUINT_TO_POINTER (counts->len));
+        g_array_append_val (counts, c);
+      }
+    }
+  g_array_sort (counts, compare_device_counts);
+  return counts;
 }

@@ -148,7 +148,7 @@ class JournalSink:
             self._drain()
         self.server.close()
         self.datagrams.close()
-        # a daemon restarted in the same work directory binds it again
+        # a restarted daemon in the same directory binds the socket again
         try:
             os.unlink(os.path.join(self.directory, 'socket'))
         except FileNotFoundError:
