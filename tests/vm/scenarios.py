@@ -7,6 +7,7 @@ hardware (Hardware) and calls them, a fresh powerpolicyd for each.
 
 import json
 import os
+import re
 import signal
 import time
 import urllib.parse
@@ -364,7 +365,6 @@ def ram_run(vm, argv, out, timeout=60):
 
 def dbus_send_dict(text):
     """The a{sv} of dbus-send --print-reply: scalars and string arrays."""
-    import re
     d = {}
     for m in re.finditer(r'dict entry\(\s*string "(\w+)"\s*variant\s+(\w+)\s+'
                          r'("[^"]*"|\[[^\]]*\]|\S+)', text):
@@ -423,7 +423,7 @@ def sleep_record(vm, path, success, held_ms):
     rec = parse_record_line(lines[-1])
     assert rec['result'] == 'ok', rec
     assert rec['state'] == 'mem', rec
-    selected = aspm_word(vm.read('/sys/power/mem_sleep'))
+    selected = bracketed(vm.read('/sys/power/mem_sleep'))
     assert rec['mem_sleep'] == selected, (rec['mem_sleep'], selected)
     assert held_ms <= rec['duration_ms'] < held_ms + 10000, \
         'duration_ms %s, the guest held suspended %d ms' % (rec['duration_ms'], held_ms)
@@ -535,8 +535,8 @@ def scenario_sleep(vm, hw):
         vm.wait(want_status([hw.stick], 'suspended'), 40, 'the stick suspended after resume')
         text = vm.read(log)
         assert 'resum' in text.lower(), 'the daemon did not log the resume'
-        # the record of this sleep (issue 20), from the daemon (in the
-        # tmpfs) through pmctl and dbus-send copied there
+        # the record of this sleep (issue 20): the daemon's state file (in
+        # the tmpfs), then GetSleepHistory and LastSleep through dbus-send
         record = sleep_record(vm, state + '/sleep-history', success + 1, held_ms)
         print('sleep: held suspended %d ms; record: %s' % (held_ms, json.dumps(record, sort_keys=True)))
         bus_record(vm, dbus_send, record)
@@ -676,9 +676,10 @@ def ahci_rule(vm, on):
           '&& udevadm settle --timeout=60', timeout=90)
 
 
-def aspm_word(text):
+def bracketed(text):
+    """The chosen word of a kernel list such as 'a [b] c'."""
     words = [w[1:-1] for w in text.split() if w.startswith('[') and w.endswith(']')]
-    assert len(words) == 1, 'pcie_aspm policy without one bracketed word: %r' % text
+    assert len(words) == 1, 'no single bracketed word in %r' % text
     return words[0]
 
 
@@ -723,9 +724,13 @@ def scenario_disks(vm, hw):
             assert 'no such parameter' in explain, explain
         elif links:
             deadline = time.monotonic() + 30
-            while aspm_word(vm.read(ASPM)) != 'powersave':
+            while bracketed(vm.read(ASPM)) != 'powersave':
                 assert time.monotonic() < deadline, 'pcie_aspm policy not powersave: %r' % vm.read(ASPM)
                 time.sleep(0.2)
+            # pmctl explain: the chosen word in place and decided
+            explain = vm.pmctl('explain', ahci)
+            row = [line.split('\t') for line in explain.splitlines() if line.startswith(ASPM + '\t')]
+            assert row and row[0][1:3] == ['powersave', 'powersave'], explain
         else:
             assert vm.read(ASPM) == aspm_boot, 'pcie_aspm policy written without link/: %r' % vm.read(ASPM)
             assert 'firmware controls ASPM' in explain, explain
