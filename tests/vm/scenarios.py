@@ -672,7 +672,9 @@ def ahci_rule(vm, on):
                  'ENV{POWERPOLICY_AUTOSUSPEND}="1"\n')
     else:
         vm.sh('rm -f ' + AHCI_RULE)
-    vm.sh('udevadm trigger --action=change --subsystem-match=pci --attr-match=class=0x010601 '
+    # (reload: udevd looks at its rules directories at most every few seconds)
+    vm.sh('udevadm control --reload && '
+          'udevadm trigger --action=change --subsystem-match=pci --attr-match=class=0x010601 '
           '&& udevadm settle --timeout=60', timeout=90)
 
 
