@@ -19,6 +19,7 @@
 #include "pp-manager.h"
 #include "pp-names.h"
 #include "pp-overrides.h"
+#include "pp-plan.h"
 #include "pp-residency.h"
 #include "pp-restore.h"
 #include "pp-sysfs.h"
@@ -270,27 +271,8 @@ pp_manager_list_devices (PpManager *self)
 
 /* ---- applying --------------------------------------------------------- */
 
-typedef struct {
-  PpDevice *dev;          /* the device DeviceChanged names; NULL: none */
-  char     *dir;          /* canonical directory @relpath is under (a layer's
-                           * write); NULL: check all of @path (an extra write) */
-  char     *path;
-  char     *relpath;
-  char     *value;
-  char     *current;
-  PpManagerWriteFlags flags;
-} PlannedWrite;
-
-static void
-planned_write_free (PlannedWrite *w)
-{
-  g_free (w->dir);
-  g_free (w->path);
-  g_free (w->relpath);
-  g_free (w->value);
-  g_free (w->current);
-  g_free (w);
-}
+typedef PpPlanWrite PlannedWrite;
+#define planned_write_free pp_plan_write_free
 
 static gboolean
 dry_run (PpManager *self)
@@ -382,84 +364,42 @@ check_foreign (PpManager  *self,
     }
 }
 
-/* Queue a write unless the attribute is missing or already has @value. */
-static void
-plan_write (PpManager  *self,
-            GPtrArray  *plan,
-            PpDevice   *dev,
-            const char *dir,
-            const char *relpath,
-            const char *value)
+/* The executor's view of the current values for the planner: sysfs,
+ * and the journal of originals. */
+static char *
+plan_read (const char *path, gboolean *unreadable, gpointer user_data)
 {
-  g_autofree char *path = g_build_filename (dir, relpath, NULL);
   g_autoptr(GError) error = NULL;
-  g_autofree char *current = pp_sysfs_read (path, &error);
-  PlannedWrite *w;
+  char *current = pp_sysfs_read (path, &error);
 
-  if (current == NULL)
+  if (current != NULL)
+    return current;
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
+      g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY))
     {
-      /* the device does not have it (or vanished): nothing to do */
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
-          g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY))
-        {
-          g_debug ("%s: no attribute %s, skipping", dir, relpath);
-          return;
-        }
-      /* unreadable but present: try the write, which reports */
-      g_debug ("%s: cannot read %s: %s", dir, relpath, error->message);
-      current = g_strdup ("");
+      g_debug ("no attribute %s, skipping", path);
+      return NULL;
     }
-  else if (!check_foreign (self, dev, dir, relpath, current, value))
-    {
-      return;
-    }
-  else if (g_str_equal (current, value))
-    {
-      return;
-    }
-
-  w = g_new0 (PlannedWrite, 1);
-  w->dev = dev;
-  w->dir = g_strdup (dir);
-  w->path = g_steal_pointer (&path);
-  w->relpath = g_strdup (relpath);
-  w->value = g_strdup (value);
-  w->current = g_steal_pointer (&current);
-  g_ptr_array_add (plan, w);
+  /* unreadable but present: try the write, which reports */
+  g_debug ("cannot read %s: %s", path, error->message);
+  *unreadable = TRUE;
+  return g_strdup ("");
 }
 
-/* Attributes this run changed that @settings no longer mention go back
- * to their original values: leaving a layer or clearing an override
- * returns to what the device had, not to whatever was last written. */
-static void
-plan_reverts (PpManager  *self,
-              GPtrArray  *plan,
-              PpDevice   *dev,
-              const char *dir,
-              GPtrArray  *settings)
+static const char *
+plan_original (const char *path, gpointer user_data)
 {
-  GHashTable *touched = g_hash_table_lookup (self->touched, dir);
-  g_autoptr(GPtrArray) relpaths = NULL;
+  PpManager *self = user_data;
 
-  if (touched == NULL)
-    return;
-  relpaths = pp_hash_table_sorted_keys (touched);
-  for (guint i = 0; i < relpaths->len; i++)
-    {
-      const char *relpath = g_ptr_array_index (relpaths, i);
-      g_autofree char *path = NULL;
-      const char *original;
-      gboolean in_policy = FALSE;
+  return pp_restore_lookup (self->restore, path);
+}
 
-      for (guint j = 0; j < settings->len && !in_policy; j++)
-        in_policy = g_str_equal (((PpSetting *) g_ptr_array_index (settings, j))->key, relpath);
-      if (in_policy)
-        continue;
-      path = g_build_filename (dir, relpath, NULL);
-      original = pp_restore_lookup (self->restore, path);
-      if (original != NULL)
-        plan_write (self, plan, dev, dir, relpath, original);
-    }
+static void
+plan_settings (PpManager *self, GPtrArray *plan, PpDevice *dev, const char *dir, GPtrArray *settings)
+{
+  PpPlanValues values = { plan_read, plan_original, self };
+
+  pp_plan_settings (plan, dev, dir, settings, g_hash_table_lookup (self->touched, dir), &values);
 }
 
 static char *hold_origin (PpManager *self, const char *syspath);
@@ -497,12 +437,7 @@ plan_device_full (PpManager *self, GPtrArray *plan, PpDevice *dev, gboolean powe
   /* a device whose driver the class excludes gets nothing written, and
    * what an earlier pass wrote (before that driver was bound) goes back
    * to its original: decision->settings is empty */
-  for (guint i = 0; i < decision->settings->len; i++)
-    {
-      PpSetting *s = g_ptr_array_index (decision->settings, i);
-      plan_write (self, plan, dev, dev->info->syspath, s->key, s->value);
-    }
-  plan_reverts (self, plan, dev, dev->info->syspath, decision->settings);
+  plan_settings (self, plan, dev, dev->info->syspath, decision->settings);
   return g_steal_pointer (&decision->settings);
 }
 
@@ -517,12 +452,7 @@ plan_modules (PpManager *self, GPtrArray *plan)
 {
   g_autoptr(GPtrArray) settings = pp_policy_module_settings (self->config, &self->situation);
 
-  for (guint i = 0; i < settings->len; i++)
-    {
-      PpSetting *s = g_ptr_array_index (settings, i);
-      plan_write (self, plan, NULL, PP_SYSFS_MODULE, s->key, s->value);
-    }
-  plan_reverts (self, plan, NULL, PP_SYSFS_MODULE, settings);
+  plan_settings (self, plan, NULL, PP_SYSFS_MODULE, settings);
 }
 
 static void
@@ -571,7 +501,7 @@ static gboolean is_setting (PlannedWrite *w);
 static void
 report_write_failure (PpManager *self, PlannedWrite *w, const GError *error)
 {
-  const char *device = w->dev ? w->dev->info->syspath : w->dir ? w->dir : w->path;
+  const char *device = w->dev ? ((PpDevice *) w->dev)->info->syspath : w->dir ? w->dir : w->path;
   gpointer old;
 
   self->n_write_failures++;
@@ -585,7 +515,7 @@ report_write_failure (PpManager *self, PlannedWrite *w, const GError *error)
   g_hash_table_replace (self->failed_writes, g_strdup (w->path), GINT_TO_POINTER (error->code));
   pp_log_write_failed (device, w->relpath, w->value,
                        is_setting (w) ? w->current : NULL,
-                       w->dev ? w->dev->props.klass : NULL, error);
+                       w->dev ? ((PpDevice *) w->dev)->props.klass : NULL, error);
 }
 
 /* Keep the journal to what can still be restored, in a bounded number of
@@ -634,6 +564,27 @@ write_planned (PlannedWrite *w, GError **error)
   return pp_sysfs_write (w->path, w->value, roots, error);
 }
 
+/* The executor's first step: what the plan would write again that
+ * another program changed since the daemon wrote it is reported (and
+ * after the third time left alone); what is in place goes. */
+static void
+filter_plan (PpManager *self, GPtrArray *plan)
+{
+  for (guint i = 0; i < plan->len;)
+    {
+      PlannedWrite *w = g_ptr_array_index (plan, i);
+      gboolean keep = TRUE;
+
+      if (w->dir != NULL && !w->unreadable)
+        keep = check_foreign (self, w->dev, w->dir, w->relpath, w->current, w->value) &&
+               !w->in_place;
+      if (keep)
+        i++;
+      else
+        g_ptr_array_remove_index (plan, i);
+    }
+}
+
 /* The one place that writes: under dry-run, log each write and do none;
  * else record the originals of the settings in @plan (an action such as
  * /sys/power/state has none), then write them. FALSE when a write
@@ -646,6 +597,7 @@ execute_plan_writes (PpManager *self, GPtrArray *plan, GError **first_error)
   g_autoptr(GHashTable) done = NULL;
   g_autoptr(GError) error = NULL;
 
+  filter_plan (self, plan);
   if (plan->len == 0)
     return TRUE;
 
@@ -705,9 +657,9 @@ execute_plan_writes (PpManager *self, GPtrArray *plan, GError **first_error)
         {
           /* a device that went away mid-apply is not an error */
           if (w->dev != NULL && is_gone (werror) &&
-              !g_file_test (w->dev->info->syspath, G_FILE_TEST_IS_DIR))
+              !g_file_test (((PpDevice *) w->dev)->info->syspath, G_FILE_TEST_IS_DIR))
             {
-              g_debug ("%s vanished while applying", w->dev->info->syspath);
+              g_debug ("%s vanished while applying", ((PpDevice *) w->dev)->info->syspath);
               continue;
             }
           report_write_failure (self, w, werror);
