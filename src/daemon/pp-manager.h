@@ -111,13 +111,14 @@ typedef PpPlanFlags PpManagerWriteFlags;
 #define PP_MANAGER_WRITE_ACTION  PP_PLAN_ACTION
 #define PP_MANAGER_WRITE_CHOICE  PP_PLAN_CHOICE
 
-/* Write one attribute outside the policy layers (a port's disable
- * switch, bl_power, acpi_video_flags, /sys/power/...) through the same
- * plan/execute as the layers: dry-run gate, journal, checked writer.
- * Only device and module attributes and the sleep settings the daemon
- * knows are accepted (else Refused). @device: named in DeviceChanged,
- * or NULL. */
-gboolean       pp_manager_write_attribute     (PpManager           *self,
+/* A layer outside the policy's decision asks for one attribute (a port's
+ * disable switch, bl_power, acpi_video_flags, /sys/power/...): planned
+ * by pp_plan_request() and carried out by the same executor as the
+ * policy's layers: dry-run gate, journal, checked writer. Only device
+ * and module attributes and the sleep settings the daemon knows are
+ * accepted (else Refused). @device: named in DeviceChanged, or NULL. */
+gboolean       pp_manager_request_layer       (PpManager           *self,
+                                               PpPlanLayer          layer,
                                                PpDevice            *device,
                                                const char          *path,
                                                const char          *value,

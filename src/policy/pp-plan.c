@@ -3,8 +3,30 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "pp-plan.h"
 #include "pp-util.h"
+
+const char *
+pp_plan_layer_to_string (PpPlanLayer layer)
+{
+  switch (layer)
+    {
+    case PP_PLAN_LAYER_POLICY:
+      return "policy";
+    case PP_PLAN_LAYER_SLEEP:
+      return "sleep";
+    case PP_PLAN_LAYER_LID:
+      return "lid";
+    case PP_PLAN_LAYER_POWER_OFF:
+      return "power-off";
+    case PP_PLAN_LAYER_RESTORE:
+      return "restore";
+    default:
+      return "unknown";
+    }
+}
 
 void
 pp_plan_write_free (PpPlanWrite *w)
@@ -113,6 +135,40 @@ pp_plan_write_new (gpointer    dev,
   w->current = g_strdup (current);
   w->flags = flags;
   return w;
+}
+
+gboolean
+pp_plan_request (GPtrArray   *plan,
+                 PpPlanLayer  layer,
+                 gpointer     dev,
+                 const char  *dev_syspath,
+                 const char  *path,
+                 const char  *value,
+                 const char  *current,
+                 PpPlanFlags  flags)
+{
+  PpPlanWrite *w;
+  gsize n = dev_syspath != NULL ? strlen (dev_syspath) : 0;
+
+  /* a setting already in place needs no write; an action always does */
+  if (!(flags & PP_PLAN_ACTION) && g_str_equal (current, value))
+    return FALSE;
+  if (dev != NULL && n > 0 && strncmp (path, dev_syspath, n) == 0 && path[n] == '/')
+    w = pp_plan_write_new (dev, path, path + n + 1, value, current, flags);
+  else
+    w = pp_plan_write_new (NULL, path, path, value, current, flags);
+  w->layer = layer;
+  g_ptr_array_add (plan, w);
+  return TRUE;
+}
+
+void
+pp_plan_restore (GPtrArray *plan, const char *path, const char *value)
+{
+  PpPlanWrite *w = pp_plan_write_new (NULL, path, path, value, "", PP_PLAN_SETTING);
+
+  w->layer = PP_PLAN_LAYER_RESTORE;
+  g_ptr_array_add (plan, w);
 }
 
 guint

@@ -24,7 +24,22 @@ typedef enum {
   PP_PLAN_CHOICE  = 1 << 1,
 } PpPlanFlags;
 
+/* Who asked for a write. The policy's layers (classes, situations,
+ * overrides, holds, PowerDown(auto)) are planned from the decision
+ * (pp_plan_settings()); the others ask for one attribute at a time
+ * (pp_plan_request()). */
+typedef enum {
+  PP_PLAN_LAYER_POLICY = 0,
+  PP_PLAN_LAYER_SLEEP,       /* sleep preparation: /sys/power, acpi_video_flags */
+  PP_PLAN_LAYER_LID,         /* the lid's panel power (bl_power) */
+  PP_PLAN_LAYER_POWER_OFF,   /* PowerDown(off) and PowerUp: a port's switch */
+  PP_PLAN_LAYER_RESTORE,     /* the journal written back */
+} PpPlanLayer;
+
+const char  *pp_plan_layer_to_string (PpPlanLayer layer);
+
 typedef struct {
+  PpPlanLayer  layer;
   gpointer     dev;       /* the device DeviceChanged names (opaque); NULL: none */
   char        *dir;       /* directory @relpath is under (a layer's write);
                            * NULL: check all of @path (an extra write) */
@@ -75,6 +90,27 @@ PpPlanWrite *pp_plan_write_new  (gpointer            dev,
                                  const char         *value,
                                  const char         *current,
                                  PpPlanFlags         flags);
+
+/* A request of @layer: @path to @value. @current is what @path holds
+ * now (for PP_PLAN_CHOICE the chosen one). A setting in place needs no
+ * entry (FALSE); an action always has one. @dev (opaque) and its
+ * @dev_syspath: the entry names the device only for its own attributes
+ * (a port switch lies under the hub, not under the device behind it),
+ * with the relative path; else @relpath is the whole path. */
+gboolean     pp_plan_request    (GPtrArray          *plan,
+                                 PpPlanLayer         layer,
+                                 gpointer            dev,
+                                 const char         *dev_syspath,
+                                 const char         *path,
+                                 const char         *value,
+                                 const char         *current,
+                                 PpPlanFlags         flags);
+
+/* Restore: @path back to its journalled @value (the whole path is
+ * checked by the executor: no directory, no current value, a setting). */
+void         pp_plan_restore    (GPtrArray          *plan,
+                                 const char         *path,
+                                 const char         *value);
 
 /* The number of entries of @plan that write (not in place). */
 guint        pp_plan_count_writes (GPtrArray *plan);

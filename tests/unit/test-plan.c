@@ -188,6 +188,53 @@ test_extra_write (void **state)
   assert_int_equal (pp_plan_count_writes (plan), 1);
 }
 
+/* A layer's request: a setting in place needs nothing, an action is
+ * always planned; the device is named for its own attributes only. */
+static void
+test_requests (void **state)
+{
+  g_autoptr(GPtrArray) plan = pp_plan_new ();
+  int dev_tag;
+
+  assert_false (pp_plan_request (plan, PP_PLAN_LAYER_SLEEP, NULL, NULL, "/sys/power/mem_sleep",
+                                 "deep", "deep", PP_PLAN_CHOICE));
+  assert_int_equal (plan->len, 0);
+  assert_true (pp_plan_request (plan, PP_PLAN_LAYER_SLEEP, NULL, NULL, "/sys/power/state",
+                                "mem", "mem", PP_PLAN_ACTION));
+  assert_true (pp_plan_request (plan, PP_PLAN_LAYER_POWER_OFF, &dev_tag, DEV, DEV "/power/control",
+                                "auto", "on", PP_PLAN_SETTING));
+  /* the hub's port switch: not the device's own attribute */
+  assert_true (pp_plan_request (plan, PP_PLAN_LAYER_POWER_OFF, &dev_tag, DEV,
+                                DEV "-port1/disable", "1", "0", PP_PLAN_SETTING));
+  assert_int_equal (plan->len, 3);
+  assert_int_equal (entry (plan, 0)->layer, PP_PLAN_LAYER_SLEEP);
+  assert_int_equal (entry (plan, 0)->flags, PP_PLAN_ACTION);
+  assert_null (entry (plan, 0)->dir);
+  assert_ptr_equal (entry (plan, 1)->dev, &dev_tag);
+  assert_string_equal (entry (plan, 1)->relpath, "power/control");
+  assert_string_equal (entry (plan, 1)->current, "on");
+  assert_null (entry (plan, 2)->dev);
+  assert_string_equal (entry (plan, 2)->relpath, DEV "-port1/disable");
+  assert_string_equal (pp_plan_layer_to_string (entry (plan, 2)->layer), "power-off");
+}
+
+/* Restoring is a plan: each original back as a whole-path setting. */
+static void
+test_restore (void **state)
+{
+  g_autoptr(GPtrArray) plan = pp_plan_new ();
+
+  pp_plan_restore (plan, DEV "/power/control", "on");
+  pp_plan_restore (plan, "/sys/power/mem_sleep", "s2idle");
+  assert_int_equal (plan->len, 2);
+  assert_string_equal (entry (plan, 0)->path, DEV "/power/control");
+  assert_string_equal (entry (plan, 0)->value, "on");
+  assert_null (entry (plan, 0)->dir);
+  assert_int_equal (entry (plan, 0)->flags, PP_PLAN_SETTING);
+  assert_int_equal (entry (plan, 1)->layer, PP_PLAN_LAYER_RESTORE);
+  assert_int_equal (pp_plan_count_writes (plan), 2);
+}
+
 int
 main (void)
 {
@@ -196,6 +243,8 @@ main (void)
     cmocka_unit_test (test_unreadable_is_written),
     cmocka_unit_test (test_reverts_to_originals),
     cmocka_unit_test (test_extra_write),
+    cmocka_unit_test (test_requests),
+    cmocka_unit_test (test_restore),
   };
 
   return cmocka_run_group_tests (tests, NULL, NULL);
