@@ -21,6 +21,29 @@
 #include "pp-sysfs.h"
 #include "pp-util.h"
 
+static char *revert_origin (PpManager *self, const char *syspath);
+
+typedef struct {
+  PpManager  *self;
+  const char *syspath;
+} OriginalLookup;
+
+/* The original of an attribute of a reverted device: what the journal
+ * recorded before the daemon first wrote it (ListChanges' original); an
+ * attribute the daemon never wrote this run has its original still, its
+ * current value (under dry-run, every attribute). */
+static char *
+lookup_original (gpointer user_data, const char *relpath)
+{
+  OriginalLookup *lookup = user_data;
+  g_autofree char *path = g_build_filename (lookup->syspath, relpath, NULL);
+  const char *recorded = pp_restore_lookup (lookup->self->restore, path);
+
+  if (recorded != NULL)
+    return g_strdup (recorded);
+  return pp_sysfs_read (path, NULL);
+}
+
 /* The one decision for a device, behind applying and Explain.
  * @power_up: PowerUp's pass, power/control=on above every layer (for
  * this pass only: the next one is the policy's again). @with_power_down:
@@ -31,12 +54,19 @@ decide_device (PpManager *self, PpDevice *dev, gboolean power_up, gboolean with_
   const char *syspath = dev->info->syspath;
   gboolean held = g_hash_table_contains (self->held, syspath);
   g_autofree char *held_by = held ? pp_manager_hold_origin (self, syspath) : NULL;
+  gboolean reverted = g_hash_table_contains (self->reverted, syspath);
+  g_autofree char *reverted_by = reverted ? revert_origin (self, syspath) : NULL;
+  OriginalLookup lookup = { self, syspath };
   PpDeviceState state = {
     .override = pp_overrides_lookup (self->overrides, syspath),
     .powered_down = with_power_down && g_hash_table_contains (self->powered_down, syspath),
     .held = held || power_up,
     .held_by = held ? held_by : power_up ? "PowerUp over D-Bus" : NULL,
     .driver = dev->info->driver,
+    .reverted = reverted,
+    .reverted_by = reverted_by,
+    .original = lookup_original,
+    .original_data = &lookup,
   };
 
   return pp_policy_decide (self->config, &dev->props, &self->situation, &state);
@@ -101,6 +131,43 @@ pp_manager_set_held (PpManager   *self,
         pp_manager_plan_device (self, plan, dev);
     }
   return pp_manager_execute_plan (self, plan, error);
+}
+
+gboolean
+pp_manager_set_reverted (PpManager   *self,
+                         GPtrArray   *syspaths,
+                         gboolean     reverted,
+                         GError     **error)
+{
+  g_autoptr(GPtrArray) plan = pp_plan_new ();
+
+  pp_manager_retry_unjournalled (self);
+  for (guint i = 0; i < syspaths->len; i++)
+    {
+      const char *path = g_ptr_array_index (syspaths, i);
+      guint count = GPOINTER_TO_UINT (g_hash_table_lookup (self->reverted, path));
+
+      if (reverted)
+        g_hash_table_replace (self->reverted, g_strdup (path), GUINT_TO_POINTER (count + 1));
+      else if (count <= 1)
+        g_hash_table_remove (self->reverted, path);
+      else
+        g_hash_table_replace (self->reverted, g_strdup (path), GUINT_TO_POINTER (count - 1));
+    }
+  /* a device that left meanwhile has nothing to write */
+  for (guint i = 0; i < syspaths->len; i++)
+    {
+      PpDevice *dev = g_hash_table_lookup (self->devices, g_ptr_array_index (syspaths, i));
+      if (dev != NULL)
+        pp_manager_plan_device (self, plan, dev);
+    }
+  return pp_manager_execute_plan (self, plan, error);
+}
+
+gboolean
+pp_manager_is_reverted (PpManager *self, const char *syspath)
+{
+  return g_hash_table_contains (self->reverted, syspath);
 }
 
 gboolean
@@ -222,6 +289,26 @@ pp_manager_set_hold_hook (PpManager         *self,
 {
   self->hold_hook = hook;
   self->hold_hook_data = user_data;
+}
+
+void
+pp_manager_set_revert_hook (PpManager         *self,
+                            PpManagerHoldHook  hook,
+                            gpointer           user_data)
+{
+  self->revert_hook = hook;
+  self->revert_hook_data = user_data;
+}
+
+/* "reverted by WHO (WHY), pid N" of each Revert of @syspath. */
+static char *
+revert_origin (PpManager *self, const char *syspath)
+{
+  char *origin = NULL;
+
+  if (self->revert_hook != NULL)
+    origin = self->revert_hook (self, syspath, self->revert_hook_data);
+  return origin != NULL ? origin : g_strdup ("reverted");
 }
 
 /* "held by WHO (WHY), pid N" of each hold on @syspath, from the hook. */

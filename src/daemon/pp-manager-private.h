@@ -45,6 +45,10 @@ struct _PpManager {
   PpManagerHoldHook hold_hook;      /* who holds a device, for Explain */
   gpointer          hold_hook_data;
 
+  GHashTable       *reverted;       /* syspath -> number of Reverts putting it back */
+  PpManagerHoldHook revert_hook;    /* who reverts a device, for Explain */
+  gpointer          revert_hook_data;
+
   GHashTable       *failed_writes;  /* path -> errno, to log each failure once */
   guint64           n_write_failures;
   guint64           notified_write_failures;  /* the value "write-failures" last announced */

@@ -633,6 +633,7 @@ pp_manager_finalize (GObject *object)
   g_hash_table_unref (self->devices);
   g_hash_table_unref (self->failed_writes);
   g_hash_table_unref (self->held);
+  g_hash_table_unref (self->reverted);
   g_hash_table_unref (self->powered_down);
   g_clear_pointer (&self->restore, pp_restore_free);
   g_clear_pointer (&self->overrides, pp_overrides_free);
@@ -716,6 +717,7 @@ pp_manager_init (PpManager *self)
                                             (GDestroyNotify) g_ptr_array_unref);
   self->failed_writes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->held = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->reverted = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->powered_down = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->touched = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                          (GDestroyNotify) g_hash_table_unref);

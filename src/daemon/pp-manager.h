@@ -70,6 +70,17 @@ gboolean       pp_manager_set_held            (PpManager   *self,
                                                GPtrArray   *syspaths,
                                                gboolean     held,
                                                GError     **error);
+/* Add (@reverted TRUE) or drop one Revert of each device in @syspaths
+ * (managed devices): every attribute the layers decide for a reverted
+ * device goes back to its original (the journal's, ListChanges'), above
+ * the overrides and below PowerDown and holds; applied at once, never
+ * persisted. FALSE if a write failed. */
+gboolean       pp_manager_set_reverted        (PpManager   *self,
+                                               GPtrArray   *syspaths,
+                                               gboolean     reverted,
+                                               GError     **error);
+gboolean       pp_manager_is_reverted         (PpManager   *self,
+                                               const char  *syspath);
 /* The value the layers (overrides and holds included, PowerDown not)
  * decide for @relpath of @device now, or NULL when none sets it. */
 char          *pp_manager_get_decided_value   (PpManager   *self,
@@ -228,6 +239,14 @@ typedef char *(*PpManagerHoldHook) (PpManager  *manager,
                                     const char *syspath,
                                     gpointer    user_data);
 void           pp_manager_set_hold_hook       (PpManager         *self,
+                                               PpManagerHoldHook  hook,
+                                               gpointer           user_data);
+
+/* Who reverts @syspath, as Explain's origin of the revert layer:
+ * "reverted by WHO (WHY), pid N" per Revert, g_malloc'ed, or NULL. Set by
+ * the component that keeps the Reverts (pp-revert); NULL hook:
+ * "reverted". */
+void           pp_manager_set_revert_hook     (PpManager         *self,
                                                PpManagerHoldHook  hook,
                                                gpointer           user_data);
 

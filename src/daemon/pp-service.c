@@ -12,6 +12,7 @@
 #include "pp-names.h"
 #include "pp-overrides.h"
 #include "pp-power-ops.h"
+#include "pp-revert.h"
 #include "pp-service.h"
 #include "pp-sleep.h"
 #include "pp-sleep-check.h"
@@ -25,6 +26,7 @@ struct _PpService {
   PpPowerOps      *power_ops;     /* PowerDown, PowerUp, Hold; the tree */
   PpActivity      *activity;      /* Inhibit; idle, lid and dock state (or NULL) */
   PpSleep         *sleep;         /* Suspend, Hibernate, video quirks, lid actions */
+  PpReverts       *reverts;       /* Revert (pmctl bisect) */
   GDBusConnection *bus;
   PpDbusManager   *skeleton;      /* generated from the XML; every call arrives here */
   GPtrArray       *bindings;      /* GBinding*: GObject properties -> D-Bus properties */
@@ -559,6 +561,40 @@ handle_inhibit (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, GUni
   return run_authorized (self, invocation, PP_POLKIT_ACTION_INHIBIT, FALSE, do_inhibit);
 }
 
+static void
+revert_with_caller (PpService *self, GDBusMethodInvocation *invocation,
+                    guint32 uid, guint32 pid, const GError *caller_error)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree const char **devices = NULL;
+  const char *who, *why;
+  int fd = -1;
+
+  if (caller_error != NULL)
+    g_debug ("Cannot get the pid of the caller of Revert: %s", caller_error->message);
+  g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(^a&s&s&s)",
+                 &devices, &who, &why);
+  if (!pp_reverts_add (self->reverts, devices,
+                       &(PpTokenRequest) { who_or_sender (invocation, who), why, uid, pid },
+                       &fd, &error))
+    return_error (invocation, error);
+  else
+    return_fd (invocation, fd, pp_dbus_manager_complete_revert, self->skeleton);
+}
+
+static void
+do_revert (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+{
+  with_caller (self, invocation, revert_with_caller);
+}
+
+static gboolean
+handle_revert (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, GUnixFDList *fd_list,
+               const char * const *devices, const char *who, const char *why, PpService *self)
+{
+  return run_authorized (self, invocation, PP_POLKIT_ACTION_MANAGE, FALSE, do_revert);
+}
+
 static gboolean
 handle_list_inhibitors (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
 {
@@ -726,13 +762,15 @@ on_authorize_method (GDBusInterfaceSkeleton *skeleton,
                      PpService              *self)
 {
   GVariant *parameters = g_dbus_method_invocation_get_parameters (invocation);
+  const char *method = g_dbus_method_invocation_get_method_name (invocation);
+  /* Revert names many devices; its errors quote one of them at most */
+  gsize max = g_strcmp0 (method, "Revert") == 0 ? PP_REVERT_ARGS_MAX : PP_DBUS_ARGS_MAX;
 
-  if (parameters != NULL && g_variant_get_size (parameters) > PP_DBUS_ARGS_MAX)
+  if (parameters != NULL && g_variant_get_size (parameters) > max)
     {
       g_dbus_method_invocation_return_error (invocation, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
-                                             "the arguments of %s are larger than %d bytes",
-                                             g_dbus_method_invocation_get_method_name (invocation),
-                                             PP_DBUS_ARGS_MAX);
+                                             "the arguments of %s are larger than %" G_GSIZE_FORMAT " bytes",
+                                             method, max);
       return FALSE;
     }
   return TRUE;
@@ -865,6 +903,7 @@ connect_handlers (PpService *self)
   g_signal_connect (skeleton, "handle-power-up", G_CALLBACK (handle_power_up), self);
   g_signal_connect (skeleton, "handle-hold", G_CALLBACK (handle_hold), self);
   g_signal_connect (skeleton, "handle-inhibit", G_CALLBACK (handle_inhibit), self);
+  g_signal_connect (skeleton, "handle-revert", G_CALLBACK (handle_revert), self);
 }
 
 static void
@@ -964,6 +1003,7 @@ pp_service_finalize (GObject *object)
   g_ptr_array_unref (self->bindings);
   g_clear_object (&self->skeleton);
   g_clear_object (&self->bus);
+  g_clear_pointer (&self->reverts, pp_reverts_free);
   g_clear_object (&self->power_ops);
   g_clear_object (&self->activity);
   g_clear_object (&self->sleep);
@@ -999,5 +1039,6 @@ pp_service_new (PpManager *manager)
 
   self->manager = g_object_ref (manager);
   self->power_ops = pp_power_ops_new (manager);
+  self->reverts = pp_reverts_new (manager);
   return self;
 }

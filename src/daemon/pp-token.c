@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -147,6 +148,17 @@ pp_token_free (PpToken *token)
   close (token->fd);
   count_token (token->uid, -1);
   g_free (token);
+}
+
+gboolean
+pp_token_is_released (PpToken *token)
+{
+  struct pollfd pfd = { .fd = token->fd, .events = POLLIN };
+
+  if (poll (&pfd, 1, 0) <= 0)
+    return FALSE;
+  /* data the holder wrote means nothing; the end of its side does */
+  return (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)) != 0;
 }
 
 gboolean

@@ -58,6 +58,11 @@ PpToken  *pp_token_new        (guint32           uid,
                                GError          **error);
 /* Stop watching and close our end, without calling @released. */
 void      pp_token_free       (PpToken          *token);
+/* TRUE when the holder has closed every copy of its end already, whether
+ * or not the main loop has dispatched the release yet: for a caller that
+ * must not count a token its holder has just given up (a client that
+ * closes one fd and at once asks for the next). Does not call @released. */
+gboolean  pp_token_is_released (PpToken         *token);
 
 /* Check who/why against PP_TOKEN_TEXT_MAX and that they are UTF-8; FALSE
  * and PP_ERROR_INVALID_ARGUMENT otherwise. */

@@ -73,6 +73,7 @@ static const PmctlCommand * const commands[] = {
   &pmctl_command_monitor,
   &pmctl_command_stats,
   &pmctl_command_metrics,
+  &pmctl_command_bisect,
   &command_help,
 };
 

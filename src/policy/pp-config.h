@@ -57,6 +57,7 @@ typedef enum {
   PP_SOURCE_EXCLUDED,      /* ExcludeDrivers= of the class: nothing written */
   PP_SOURCE_IGNORED,       /* POWERPOLICY_IGNORE=1: nothing written */
   PP_SOURCE_LOW_BATTERY,   /* [Class NAME:low-battery] */
+  PP_SOURCE_REVERT,        /* a Revert over D-Bus: the original value, until its fd closes */
 } PpSettingSource;
 
 /* @file/@line: the configuration line that set it (for drop-ins the

@@ -317,6 +317,7 @@ pp_setting_source_to_string (PpSettingSource source)
     case PP_SOURCE_HOLD:       return "hold";
     case PP_SOURCE_EXCLUDED:   return "excluded";
     case PP_SOURCE_IGNORED:    return "ignored";
+    case PP_SOURCE_REVERT:     return "revert";
     case PP_SOURCE_NONE:
     default:                   return "";
     }
@@ -381,6 +382,23 @@ decide_layers (const PpConfig      *config,
         map_set_int (&map, PP_ATTR_DELAY, override->delay_ms, PP_SOURCE_OVERRIDE, ORIGIN_OVERRIDE);
       if (override->wakeup != NULL)
         map_set (&map, PP_ATTR_WAKEUP, override->wakeup, PP_SOURCE_OVERRIDE, ORIGIN_OVERRIDE);
+    }
+
+  /* a Revert: every attribute the layers below decide goes back to the
+   * value it had before the daemon changed it; PowerDown and holds, the
+   * callers' explicit words about power, stay above it */
+  if (state->reverted && state->original != NULL)
+    {
+      const char *origin = state->reverted_by != NULL ? state->reverted_by : "reverted";
+
+      for (guint i = 0; i < map.settings->len; i++)
+        {
+          PpSetting *s = g_ptr_array_index (map.settings, i);
+          g_autofree char *original = state->original (state->original_data, s->key);
+
+          if (original != NULL)
+            map_set (&map, s->key, original, PP_SOURCE_REVERT, origin);
+        }
     }
 
   /* PowerDown(auto) is the caller's latest word, above their overrides */

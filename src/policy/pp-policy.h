@@ -64,6 +64,15 @@ typedef struct {
   const char       *held_by;       /* the hold's origin ("held by WHO (WHY), pid N");
                                     * NULL: "held" */
   const char       *driver;        /* the bound driver, for ExcludeDrivers= */
+  /* a Revert (SPEC §5 addition) puts the device back to its original
+   * values: above the overrides, below PowerDown and holds. @original
+   * gives the original of an attribute (relpath), g_malloc'ed, or NULL
+   * when it has none (the setting then stays as the layers below say) */
+  gboolean          reverted;
+  const char       *reverted_by;   /* the revert's origin; NULL: "reverted" */
+  char           *(*original)      (gpointer    user_data,
+                                    const char *relpath);
+  gpointer          original_data;
 } PpDeviceState;
 
 /* The policy's decision for one device: the one computation behind both
@@ -89,8 +98,9 @@ typedef struct {
 
 /* Layer order (SPEC §4), lowest first: class base, :battery (on
  * battery), :low-battery (on battery at or below LowBatteryPercent),
- * :idle (user idle), udev properties, overrides, PowerDown (control=auto,
- * delay 0), holds (control=on). The class cascade runs inside each of the
+ * :idle (user idle), udev properties, overrides, a Revert (the
+ * originals, while its fd is open), PowerDown (control=auto, delay 0),
+ * holds (control=on). The class cascade runs inside each of the
  * four configuration layers: [Class SUBSYSTEM:LAYER] first, then
  * [Class CLASS:LAYER] (one section when the class is the subsystem), so
  * a higher layer of the subsystem beats a lower layer of the class. An
@@ -113,7 +123,8 @@ GPtrArray  *pp_policy_device_settings (const PpConfig      *config,
                                        gboolean             held);
 
 /* "class", "battery", "low-battery", "idle", "udev", "override",
- * "power-down", "hold", "excluded", "ignored"; "" for PP_SOURCE_NONE. */
+ * "power-down", "hold", "excluded", "ignored", "revert"; "" for
+ * PP_SOURCE_NONE. */
 const char *pp_setting_source_to_string (PpSettingSource source);
 
 /* One row of Explain (SPEC §5): an attribute the policy touches on a

@@ -19,6 +19,7 @@
 #include "pp-error.h"
 #include "pp-manager.h"
 #include "pp-power-ops.h"
+#include "pp-revert.h"
 #include "pp-sleep.h"
 #include "pp-token.h"
 
@@ -330,6 +331,145 @@ test_hold_until_fd_closed (void **state)
   assert_int_equal (pp_token_count_for_uid (1000), 0);
 }
 
+/* ---- reverts ------------------------------------------------------------- */
+
+static const char *
+explain_layer (State *st, const char *syspath, const char *attribute, const char **origin)
+{
+  g_autoptr(GPtrArray) rows = pp_manager_explain (st->manager, pp_manager_get_device (st->manager, syspath));
+  static char layer[32];
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      PpExplainRow *row = g_ptr_array_index (rows, i);
+
+      if (g_str_equal (row->attribute, attribute))
+        {
+          static char origin_text[256];
+          g_strlcpy (layer, row->layer, sizeof layer);
+          g_strlcpy (origin_text, row->origin, sizeof origin_text);
+          if (origin != NULL)
+            *origin = origin_text;
+          return layer;
+        }
+    }
+  fail_msg ("no row for %s of %s", attribute, syspath);
+  return NULL;
+}
+
+/* An override makes the daemon change the storage device (original "on"),
+ * a revert puts it back until its fd closes; a closed revert is released
+ * by the next call at once, without the main loop. */
+static void
+test_revert_until_fd_closed (void **state)
+{
+  State *st = *state;
+  g_autoptr(PpReverts) reverts = pp_reverts_new (st->manager);
+  g_autoptr(GError) error = NULL;
+  const char *devices[] = { "1-2", STORAGE, NULL };
+  const char *hub[] = { HUB, NULL };
+  const char *origin = NULL;
+  int fd = -1, fd2 = -1;
+
+  assert_true (pp_manager_set_override (st->manager, pp_manager_get_device (st->manager, STORAGE),
+                                        "Control", "auto", &error));
+  assert_attr (st, STORAGE, "power/control", "auto");
+
+  assert_true (pp_reverts_add (reverts, devices, &(PpTokenRequest) { "bisect", "round 1", 1000, 77 },
+                               &fd, &error));
+  assert_null (error);
+  /* one device named twice counts once */
+  assert_int_equal (pp_reverts_n_entries (reverts), 1);
+  assert_true (pp_manager_is_reverted (st->manager, STORAGE));
+  assert_attr (st, STORAGE, "power/control", "on");
+  assert_string_equal (explain_layer (st, STORAGE, "power/control", &origin), "revert");
+  assert_string_equal (origin, "reverted by bisect (round 1), pid 77");
+  assert_int_equal (pp_token_count_for_uid (1000), 1);
+
+  /* closed: released by the next call before it applies, no loop needed */
+  close (fd);
+  assert_true (pp_reverts_add (reverts, hub, &(PpTokenRequest) { "bisect", "round 2", 1000, 77 },
+                               &fd2, &error));
+  assert_int_equal (pp_reverts_count (reverts), 1);
+  assert_false (pp_manager_is_reverted (st->manager, STORAGE));
+  assert_attr (st, STORAGE, "power/control", "auto");
+  assert_string_equal (explain_layer (st, STORAGE, "power/control", NULL), "override");
+  assert_true (pp_manager_is_reverted (st->manager, HUB));
+
+  /* the last one ends from the main loop */
+  close (fd2);
+  if (!wait_for (no_tokens, NULL))
+    fail_msg ("the revert did not end within %d ms of closing its fd", WAIT_TIMEOUT_MS);
+  assert_int_equal (pp_reverts_count (reverts), 0);
+  assert_int_equal (pp_reverts_n_entries (reverts), 0);
+  assert_false (pp_manager_is_reverted (st->manager, HUB));
+}
+
+static void
+test_revert_refused (void **state)
+{
+  State *st = *state;
+  g_autoptr(PpReverts) reverts = pp_reverts_new (st->manager);
+  g_autoptr(GError) error = NULL;
+  const char *none[] = { NULL };
+  const char *unknown[] = { STORAGE, "9-9", NULL };
+  const char *storage[] = { STORAGE, NULL };
+  g_autofree char *control = g_build_filename (st->root, STORAGE, "power/control", NULL);
+  int fd = -1;
+
+  assert_true (pp_manager_set_override (st->manager, pp_manager_get_device (st->manager, STORAGE),
+                                        "Control", "auto", &error));
+
+  assert_false (pp_reverts_add (reverts, none, &(PpTokenRequest) { "a", "b", 1000, 1 }, &fd, &error));
+  assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT));
+  g_clear_error (&error);
+  assert_false (pp_reverts_add (reverts, unknown, &(PpTokenRequest) { "a", "b", 1000, 1 }, &fd, &error));
+  assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE));
+  g_clear_error (&error);
+  /* a revert is a token: the limits hold */
+  pp_token_set_limits (0, 0);
+  assert_false (pp_reverts_add (reverts, storage, &(PpTokenRequest) { "a", "b", 1000, 1 }, &fd, &error));
+  assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_REFUSED));
+  g_clear_error (&error);
+  pp_token_set_limits (PP_TOKEN_DEFAULT_PER_USER, PP_TOKEN_DEFAULT_TOTAL);
+  assert_attr (st, STORAGE, "power/control", "auto");
+
+  /* a write that fails: Failed, and nothing stays reverted */
+  if (st->dry_run)
+    return;
+  assert_int_equal (g_unlink (control), 0);
+  assert_int_equal (symlink ("/dev/full", control), 0);
+  assert_false (pp_reverts_add (reverts, storage, &(PpTokenRequest) { "a", "b", 1000, 1 }, &fd, &error));
+  assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_FAILED));
+  assert_int_equal (fd, -1);
+  assert_int_equal (pp_reverts_count (reverts), 0);
+  assert_int_equal (pp_token_count (), 0);
+  assert_false (pp_manager_is_reverted (st->manager, STORAGE));
+}
+
+/* Under dry-run nothing is written; the layer is in force all the same. */
+static void
+test_revert_dry_run (void **state)
+{
+  State *st = *state;
+  g_autoptr(PpReverts) reverts = pp_reverts_new (st->manager);
+  g_autoptr(GError) error = NULL;
+  const char *storage[] = { STORAGE, NULL };
+  int fd = -1;
+
+  assert_true (pp_manager_set_override (st->manager, pp_manager_get_device (st->manager, STORAGE),
+                                        "Control", "auto", &error));
+  /* dry-run: the override was not written either */
+  assert_attr (st, STORAGE, "power/control", "on");
+  assert_true (pp_reverts_add (reverts, storage, &(PpTokenRequest) { "a", "b", 1000, 1 }, &fd, &error));
+  assert_attr (st, STORAGE, "power/control", "on");
+  assert_string_equal (explain_layer (st, STORAGE, "power/control", NULL), "revert");
+  close (fd);
+  if (!wait_for (no_tokens, NULL))
+    fail_msg ("the revert did not end within %d ms of closing its fd", WAIT_TIMEOUT_MS);
+  assert_string_equal (explain_layer (st, STORAGE, "power/control", NULL), "override");
+}
+
 static void
 test_hold_refused (void **state)
 {
@@ -495,6 +635,9 @@ main (void)
     cmocka_unit_test_setup_teardown (test_power_down_errors, setup, teardown),
     cmocka_unit_test_setup_teardown (test_hold_until_fd_closed, setup, teardown),
     cmocka_unit_test_setup_teardown (test_hold_refused, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_revert_until_fd_closed, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_revert_refused, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_revert_dry_run, setup_dry_run, teardown),
     cmocka_unit_test_setup_teardown (test_idle_inhibitor, setup, teardown),
     cmocka_unit_test_setup_teardown (test_lid_inhibitor_and_bad_what, setup, teardown),
     cmocka_unit_test_setup_teardown (test_sleep_state_missing, setup, teardown),
