@@ -468,20 +468,36 @@ pp_manager_execute_plan (PpManager *self, GPtrArray *plan, GError **first_error)
   return ok;
 }
 
+/* The plan that puts @originals (PpOriginal*) back; @read_current: with
+ * the current values (of a list of choices, /sys/power/mem_sleep, the
+ * chosen one), for ListChanges. */
+GPtrArray *
+pp_manager_plan_restore (PpManager *self, GPtrArray *originals, gboolean read_current)
+{
+  GPtrArray *plan = pp_plan_new ();
+
+  for (guint i = 0; originals != NULL && i < originals->len; i++)
+    {
+      PpOriginal *o = g_ptr_array_index (originals, i);
+      PpManagerWriteFlags flags = pp_sysfs_path_is_under (o->path, PP_SYSFS_POWER)
+                                  ? PP_MANAGER_WRITE_CHOICE : PP_MANAGER_WRITE_SETTING;
+      g_autofree char *current = read_current ? pp_manager_read_current (o->path, flags, NULL)
+                                              : NULL;
+
+      pp_plan_restore (plan, o->path, o->value, current);
+    }
+  return plan;
+}
+
 /* Restoring is a plan too (pp_plan_restore()): each original written
  * back through the checked writer, no journal (it is the journal), no
  * foreign check; a device that is gone is no failure. */
 void
 pp_manager_restore_originals (PpManager *self, GPtrArray *originals, const char *why)
 {
-  g_autoptr(GPtrArray) plan = pp_plan_new ();
+  g_autoptr(GPtrArray) plan = pp_manager_plan_restore (self, originals, FALSE);
   guint ok = 0, failed = 0;
 
-  for (guint i = 0; i < originals->len; i++)
-    {
-      PpOriginal *o = g_ptr_array_index (originals, i);
-      pp_plan_restore (plan, o->path, o->value);
-    }
   for (guint i = 0; i < plan->len; i++)
     {
       PlannedWrite *w = g_ptr_array_index (plan, i);

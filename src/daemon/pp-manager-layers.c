@@ -245,17 +245,24 @@ pp_manager_explain (PpManager *self, PpDevice *dev)
   g_autoptr(PpDecision) decision = decide_device (self, dev, FALSE, TRUE);
   g_autoptr(GPtrArray) rows = pp_policy_explain (self->config, &dev->props, decision);
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_explain_row_free);
+  /* the plan a pass would make now: its current values are the rows' */
+  g_autoptr(GPtrArray) plan = pp_plan_new ();
+
+  pp_manager_plan_settings (self, plan, dev, dev->info->syspath, decision->settings);
 
   for (guint i = 0; i < rows->len; i++)
     {
       PpExplainRow *row = g_ptr_array_index (rows, i);
       g_autofree char *path = g_build_filename (dev->info->syspath, row->attribute, NULL);
       g_autofree char *current = NULL;
+      PlannedWrite *w;
 
       /* an attribute the device does not have and nothing decides: no row */
       if (!g_file_test (path, G_FILE_TEST_EXISTS) && *row->decided == '\0')
         continue;
-      current = pp_sysfs_read_opt (dev->info->syspath, row->attribute);
+      w = pp_plan_lookup (plan, row->attribute);
+      current = w != NULL ? g_strdup (w->current)
+                          : pp_sysfs_read_opt (dev->info->syspath, row->attribute);
       /* D-Bus strings are UTF-8: an attribute may hold anything */
       row->current = g_utf8_make_valid (current ? current : "", -1);
       if (!g_utf8_validate (row->origin, -1, NULL))
@@ -385,26 +392,24 @@ GPtrArray *
 pp_manager_list_changes (PpManager *self)
 {
   GPtrArray *changes = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_manager_change_free);
-  GPtrArray *recorded = pp_restore_get_recorded (self->restore);
+  /* what restoring would write: the same plan as on exit */
+  g_autoptr(GPtrArray) plan = pp_manager_plan_restore (self, pp_restore_get_recorded (self->restore),
+                                                       TRUE);
 
-  for (guint i = 0; recorded != NULL && i < recorded->len; i++)
+  for (guint i = 0; i < plan->len; i++)
     {
-      PpOriginal *o = g_ptr_array_index (recorded, i);
-      /* of a list of choices (/sys/power/mem_sleep) the chosen one */
-      PpManagerWriteFlags flags = pp_sysfs_path_is_under (o->path, PP_SYSFS_POWER)
-                                  ? PP_MANAGER_WRITE_CHOICE : PP_MANAGER_WRITE_SETTING;
-      g_autofree char *current = pp_manager_read_current (o->path, flags, NULL);
+      PlannedWrite *w = g_ptr_array_index (plan, i);
       PpManagerChange *change;
 
       /* gone, or back to its original (a layer left, PowerUp): nothing
        * to restore */
-      if (current == NULL || g_str_equal (current, o->value))
+      if (w->current == NULL || w->in_place)
         continue;
       change = g_new0 (PpManagerChange, 1);
-      split_attribute_path (self, o->path, &change->path, &change->attribute);
+      split_attribute_path (self, w->path, &change->path, &change->attribute);
       /* D-Bus strings are UTF-8, whatever an attribute held */
-      change->original = g_utf8_make_valid (o->value, -1);
-      change->current = g_utf8_make_valid (current, -1);
+      change->original = g_utf8_make_valid (w->value, -1);
+      change->current = g_utf8_make_valid (w->current, -1);
       g_ptr_array_add (changes, change);
     }
   g_ptr_array_sort (changes, compare_changes);

@@ -143,4 +143,7 @@ pp_manager_plan_modules (PpManager *self, GPtrArray *plan);
 char *
 pp_manager_hold_origin (PpManager *self, const char *syspath);
 
+GPtrArray *
+pp_manager_plan_restore (PpManager *self, GPtrArray *originals, gboolean read_current);
+
 G_END_DECLS

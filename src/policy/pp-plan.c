@@ -163,12 +163,25 @@ pp_plan_request (GPtrArray   *plan,
 }
 
 void
-pp_plan_restore (GPtrArray *plan, const char *path, const char *value)
+pp_plan_restore (GPtrArray *plan, const char *path, const char *value, const char *current)
 {
-  PpPlanWrite *w = pp_plan_write_new (NULL, path, path, value, "", PP_PLAN_SETTING);
+  PpPlanWrite *w = pp_plan_write_new (NULL, path, path, value, current, PP_PLAN_SETTING);
 
   w->layer = PP_PLAN_LAYER_RESTORE;
+  w->in_place = current != NULL && g_str_equal (current, value);
   g_ptr_array_add (plan, w);
+}
+
+PpPlanWrite *
+pp_plan_lookup (GPtrArray *plan, const char *relpath)
+{
+  for (guint i = 0; i < plan->len; i++)
+    {
+      PpPlanWrite *w = g_ptr_array_index (plan, i);
+      if (g_str_equal (w->relpath, relpath))
+        return w;
+    }
+  return NULL;
 }
 
 guint

@@ -46,7 +46,8 @@ typedef struct {
   char        *path;
   char        *relpath;
   char        *value;
-  char        *current;   /* "" when present but unreadable */
+  char        *current;   /* "" when present but unreadable; NULL only in
+                           * a restore entry whose value was not read */
   PpPlanFlags  flags;
   gboolean     unreadable;  /* @current could not be read: write and see */
   gboolean     in_place;    /* @current is @value: nothing to write (kept so
@@ -107,10 +108,18 @@ gboolean     pp_plan_request    (GPtrArray          *plan,
                                  PpPlanFlags         flags);
 
 /* Restore: @path back to its journalled @value (the whole path is
- * checked by the executor: no directory, no current value, a setting). */
+ * checked by the executor: no directory, a setting). @current: what
+ * @path holds now, or NULL when not read or gone; the entry is in place
+ * when it is @value. Restoring writes every entry; ListChanges (pmctl
+ * diff) shows the entries that are read and not in place. */
 void         pp_plan_restore    (GPtrArray          *plan,
                                  const char         *path,
-                                 const char         *value);
+                                 const char         *value,
+                                 const char         *current);
+
+/* The entry of @plan for @relpath, or NULL. */
+PpPlanWrite *pp_plan_lookup     (GPtrArray          *plan,
+                                 const char         *relpath);
 
 /* The number of entries of @plan that write (not in place). */
 guint        pp_plan_count_writes (GPtrArray *plan);

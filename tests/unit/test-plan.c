@@ -224,9 +224,17 @@ test_restore (void **state)
 {
   g_autoptr(GPtrArray) plan = pp_plan_new ();
 
-  pp_plan_restore (plan, DEV "/power/control", "on");
-  pp_plan_restore (plan, "/sys/power/mem_sleep", "s2idle");
-  assert_int_equal (plan->len, 2);
+  pp_plan_restore (plan, DEV "/power/control", "on", "auto");
+  pp_plan_restore (plan, "/sys/power/mem_sleep", "s2idle", NULL);
+  pp_plan_restore (plan, DEV "/power/wakeup", "enabled", "enabled");
+  assert_int_equal (plan->len, 3);
+  assert_string_equal (entry (plan, 0)->current, "auto");
+  assert_false (entry (plan, 0)->in_place);
+  assert_null (entry (plan, 1)->current);
+  assert_false (entry (plan, 1)->in_place);
+  assert_true (entry (plan, 2)->in_place);
+  assert_ptr_equal (pp_plan_lookup (plan, DEV "/power/wakeup"), entry (plan, 2));
+  assert_null (pp_plan_lookup (plan, "power/wakeup"));
   assert_string_equal (entry (plan, 0)->path, DEV "/power/control");
   assert_string_equal (entry (plan, 0)->value, "on");
   assert_null (entry (plan, 0)->dir);
