@@ -116,6 +116,7 @@ class Machine:
         self.watched = {}        # absolute file in the testbed -> original
         self.usb_hotplug_parents = []
         self.serial = 0
+        self.tagged = set()      # syspaths udev's rules tag (what the daemon manages)
 
     # -- low level
 
@@ -128,6 +129,8 @@ class Machine:
         if path is None:
             raise RuntimeError('umockdev could not add %s under %s' % (name, parent))
         pptags.index_device(self.root, path, subsystem, dict(props))
+        if ('TAGS', ':%s:' % pptags.TAG) in props:
+            self.tagged.add(path)
         if driver is not None:
             self.tb.set_attribute_link(path, 'driver',
                                        '../../../bus/%s/drivers/%s' % (subsystem, driver))

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The syscall floor for applying bench.conf: walk /sys/devices once, and
- * for every device whose subsystem the policy names, read each policy
- * attribute and write it only when it differs; then the module parameter.
- * No udev database, no allocation per device, no path checks: the least a
- * program has to do to reach the same end state through the same absolute
- * paths (run it under the umockdev preload, as the daemon is).
+ * The syscall floor for applying bench.conf: the devices udev tagged
+ * (the tag index the daemon enumerates too), and for every one whose
+ * subsystem the policy names, read each policy attribute and write it only
+ * when it differs; then the module parameter. No udev database, no
+ * allocation per device, no path checks: the least a program has to do to
+ * reach the same end state as the daemon (run it under the umockdev
+ * preload and with the testbed's /run/udev, as the daemon is).
  *
  * The table below mirrors bench/bench.conf and POLICY in bench/benchlib.py;
  * bench/run compares the number of attributes each changed.
@@ -20,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 struct attr {
@@ -120,59 +120,50 @@ apply_device (char *path, size_t plen)
     }
 }
 
-/* @path holds the directory and has room up to PATH_MAX. */
+/* The devices udev's rules tagged, as the daemon enumerates them: the
+ * tag index, one entry per device ("+subsystem:sysname", "cMAJOR:MINOR",
+ * "bMAJOR:MINOR"; udev's device ids), each reached through the link the
+ * kernel keeps for it. */
 static void
-walk (char *path, size_t plen)
+walk_tagged (const char *index)
 {
-  DIR *dir = opendir (path);
+  DIR *dir = opendir (index);
   struct dirent *de;
-  int is_device = 0;
 
   if (dir == NULL)
-    return;
+    {
+      fprintf (stderr, "floor-walker: %s: %s\n", index, strerror (errno));
+      return;
+    }
   while ((de = readdir (dir)) != NULL)
     {
-      const char *name = de->d_name;
-      size_t nlen;
-      unsigned char type = de->d_type;
+      static char path[PATH_MAX];
+      const char *id = de->d_name;
+      const char *colon;
+      int n = -1;
 
-      if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))
-        continue;
-      if (strcmp (name, "uevent") == 0)
+      if (id[0] == '+' && (colon = strchr (id, ':')) != NULL)
         {
-          is_device = 1;
-          continue;
+          n = snprintf (path, sizeof path, "/sys/bus/%.*s/devices/%s",
+                        (int) (colon - id - 1), id + 1, colon + 1);
+          if (n > 0 && n < (int) sizeof path && access (path, F_OK) != 0)
+            n = snprintf (path, sizeof path, "/sys/class/%.*s/%s",
+                          (int) (colon - id - 1), id + 1, colon + 1);
         }
-      /* power/ never holds devices; symlinks (subsystem, driver, device)
-       * lead out of the tree */
-      if (strcmp (name, "power") == 0)
+      else if (id[0] == 'c' || id[0] == 'b')
+        n = snprintf (path, sizeof path, "/sys/dev/%s/%s",
+                      id[0] == 'c' ? "char" : "block", id + 1);
+      if (n <= 0 || n >= (int) sizeof path)
         continue;
-      nlen = strlen (name);
-      if (plen + 1 + nlen + 1 > PATH_MAX)
-        continue;
-      path[plen] = '/';
-      memcpy (path + plen + 1, name, nlen + 1);
-      if (type == DT_UNKNOWN)
-        {
-          struct stat st;
-          if (lstat (path, &st) == 0 && S_ISDIR (st.st_mode))
-            type = DT_DIR;
-        }
-      if (type == DT_DIR)
-        walk (path, plen + 1 + nlen);
-      path[plen] = '\0';
+      apply_device (path, (size_t) n);
     }
   closedir (dir);
-  if (is_device)
-    apply_device (path, plen);
 }
 
 int
 main (void)
 {
-  static char path[PATH_MAX] = "/sys/devices";
-
-  walk (path, strlen (path));
+  walk_tagged ("/run/udev/tags/powerpolicy");
   for (const struct attr *a = module_attrs; a->relpath; a++)
     apply_attr (a->relpath, a->value);
   printf ("devices %lu changed %lu failed %lu\n", n_devices, n_changed, n_failed);

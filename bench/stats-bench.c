@@ -2,10 +2,15 @@
 /* Times the statistics building blocks of issue 13 over a device list:
  * counter reading (pp-residency), GetStatistics' a(sdtt) answer, class
  * totals (pp-stats), the Prometheus text (pp-metrics) and the Graphviz
- * tree (pp-dot). Compiled and run by bench/stats; prints JSON.
+ * tree (pp-dot); and the floors the running daemon is measured against
+ * (issue 22): reading the counters of the managed (tagged) devices only,
+ * and building ListDevices' aa{sv} for them from rows in memory.
+ * Compiled and run by bench/stats; prints JSON.
  *
  *   stats-bench LISTFILE RUNS
- * LISTFILE: one "syspath<TAB>class<TAB>parent-or-empty" per line. */
+ * LISTFILE: one "syspath<TAB>class<TAB>parent-or-empty<TAB>tagged" per
+ * line (tagged: 1 when udev's rules tag the device, i.e. the daemon
+ * manages it). */
 #include "config.h"
 
 #include <math.h>
@@ -15,6 +20,7 @@
 
 #include <gio/gio.h>
 
+#include "pp-device-row.h"
 #include "pp-dot.h"
 #include "pp-metrics.h"
 #include "pp-residency.h"
@@ -24,6 +30,9 @@ typedef struct {
   GPtrArray *paths;
   GPtrArray *classes;
   GPtrArray *parents;
+  GPtrArray *managed;     /* the tagged devices' paths (borrowed) */
+  GPtrArray *managed_classes;
+  GPtrArray *managed_parents;
 } DeviceList;
 
 static double
@@ -91,6 +100,7 @@ main (int argc, char **argv)
   g_auto(GStrv) lines = NULL;
   DeviceList list = {
     g_ptr_array_new (), g_ptr_array_new (), g_ptr_array_new (),
+    g_ptr_array_new (), g_ptr_array_new (), g_ptr_array_new (),
   };
   guint runs;
   guint n;
@@ -121,13 +131,19 @@ main (int argc, char **argv)
   lines = g_strsplit (contents, "\n", -1);
   for (guint i = 0; lines[i] != NULL; i++)
     {
-      g_auto(GStrv) f = g_strsplit (lines[i], "\t", 3);
+      g_auto(GStrv) f = g_strsplit (lines[i], "\t", 4);
 
-      if (g_strv_length (f) != 3)
+      if (g_strv_length (f) != 4)
         continue;
       g_ptr_array_add (list.paths, g_strdup (f[0]));
       g_ptr_array_add (list.classes, g_strdup (f[1]));
       g_ptr_array_add (list.parents, g_strdup (f[2]));
+      if (g_str_equal (f[3], "1"))
+        {
+          g_ptr_array_add (list.managed, list.paths->pdata[list.paths->len - 1]);
+          g_ptr_array_add (list.managed_classes, list.classes->pdata[list.classes->len - 1]);
+          g_ptr_array_add (list.managed_parents, list.parents->pdata[list.parents->len - 1]);
+        }
     }
   n = list.paths->len;
 
@@ -143,6 +159,7 @@ main (int argc, char **argv)
       cpu_times[r] = cpu_s () - c0;
     }
   printf ("  \"with_counters\": %u,\n", pp_residency_book_get_n_bases (book));
+  printf ("  \"managed\": %u,\n", list.managed->len);
   print_result ("set_base_all", t, runs, 0, n, FALSE);
 
   /* 2. GetStatistics(""): read again, compute, build a(sdtt) */
@@ -235,6 +252,69 @@ main (int argc, char **argv)
       cpu_times[r] = cpu_s () - c0;
     }
   print_result ("dot_format", t, runs, bytes, n_edges, FALSE);
+
+  /* 6. the floor of GetStatistics(""), GetClassStatistics and CountDevices:
+   * read the counters (and runtime_status, control) of the devices the
+   * daemon manages, nothing else */
+  for (guint r = 0; r < runs; r++)
+    {
+      double t0 = now_s (), c0 = cpu_s ();
+
+      n_rows = 0;
+      for (guint i = 0; i < list.managed->len; i++)
+        {
+          PpResidencySample sample;
+
+          if (pp_residency_read (list.managed->pdata[i], &sample, NULL))
+            n_rows++;
+        }
+      t[r] = now_s () - t0;
+      cpu_times[r] = cpu_s () - c0;
+    }
+  print_result ("managed_counters", t, runs, 0, n_rows, FALSE);
+
+  /* 7. the floor of ListDevices: the same aa{sv} from rows in memory
+   * (what a daemon that kept every field ready would still do), built
+   * with the daemon's own pp_device_row_to_variant() and serialised */
+  {
+    guint m = list.managed->len;
+    PpDeviceRow *mrows = g_new0 (PpDeviceRow, m);
+
+    for (guint i = 0; i < m; i++)
+      {
+        const char *klass = list.managed_classes->pdata[i];
+        gboolean usb = g_str_equal (klass, "usb");
+
+        mrows[i].path = list.managed->pdata[i];
+        mrows[i].subsystem = klass;
+        mrows[i].class = klass;
+        mrows[i].driver = usb ? "usb" : "pcieport";
+        mrows[i].parent = list.managed_parents->pdata[i];
+        mrows[i].runtime_status = "active";
+        mrows[i].control = "auto";
+        mrows[i].autosuspend_delay_ms = usb ? 1000 : -1;
+        mrows[i].wakeup = usb ? "disabled" : "";
+        mrows[i].blocker = "";
+        mrows[i].excluded = "";
+      }
+    for (guint r = 0; r < runs; r++)
+      {
+        double t0 = now_s (), c0 = cpu_s ();
+        GVariantBuilder b;
+        g_autoptr(GVariant) v = NULL;
+
+        g_variant_builder_init (&b, G_VARIANT_TYPE ("aa{sv}"));
+        for (guint i = 0; i < m; i++)
+          g_variant_builder_add_value (&b, pp_device_row_to_variant (&mrows[i]));
+        v = g_variant_ref_sink (g_variant_builder_end (&b));
+        g_variant_get_data (v);
+        bytes = g_variant_get_size (v);
+        t[r] = now_s () - t0;
+        cpu_times[r] = cpu_s () - c0;
+      }
+    print_result ("list_devices_floor", t, runs, bytes, m, FALSE);
+    g_free (mrows);
+  }
 
   /* VmHWM, not ru_maxrss: the latter keeps the peak of the forking
    * parent (Python, with the testbed) across exec */

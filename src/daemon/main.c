@@ -3,6 +3,8 @@
 
 #include "config.h"
 
+#include <malloc.h>
+
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +147,10 @@ main (int argc, char **argv)
   };
 
   setlocale (LC_ALL, "");
+  /* a fixed threshold: a big reply (ListDevices at 10,000 devices is
+   * megabytes) is mapped and unmapped on its own, instead of raising
+   * glibc's dynamic threshold and staying in the heap afterwards */
+  mallopt (M_MMAP_THRESHOLD, 256 * 1024);
 
   context = g_option_context_new ("- the powerpolicy system power-policy daemon");
   g_option_context_add_main_entries (context, entries, NULL);

@@ -14,6 +14,7 @@
 #include "pp-error.h"
 #include "pp-manager-private.h"
 #include "pp-names.h"
+#include "pp-power-state.h"
 #include "pp-residency.h"
 #include "pp-sysfs.h"
 #include "pp-util.h"
@@ -360,31 +361,25 @@ pp_manager_get_device_status (PpManager *self, PpDevice *dev)
   PpDeviceStatus *status = g_new0 (PpDeviceStatus, 1);
   const char *syspath = dev->info->syspath;
   const char *parent = pp_device_info_get_parent (dev->info);
-  gint64 delay = pp_sysfs_read_int (syspath, PP_ATTR_DELAY, -1);
+  PpPowerState state;
 
+  /* one path walk for the four attributes */
+  pp_power_state_read (syspath, PP_POWER_STATE_ALL, &state);
   status->parent = g_strdup (parent != NULL && pp_manager_is_managed_path (parent) ? parent : "");
-  status->runtime_status = pp_sysfs_read_opt (syspath, "power/runtime_status");
-  if (status->runtime_status == NULL || *status->runtime_status == '\0')
-    {
-      g_free (status->runtime_status);
-      status->runtime_status = g_strdup ("unsupported");
-    }
-  status->control = pp_sysfs_read_opt (syspath, PP_ATTR_CONTROL);
-  if (status->control == NULL)
-    status->control = g_strdup ("");
-  status->wakeup = pp_sysfs_read_opt (syspath, PP_ATTR_WAKEUP);
-  if (status->wakeup == NULL)
-    status->wakeup = g_strdup ("");
-  status->autosuspend_delay_ms = (delay < G_MININT32 || delay > G_MAXINT32) ? -1 : (gint32) delay;
+  status->runtime_status = g_strdup (state.runtime_status);
+  status->control = g_strdup (state.control);
+  status->wakeup = g_strdup (state.wakeup);
+  status->autosuspend_delay_ms = state.autosuspend_delay_ms;
   status->held = g_hash_table_contains (self->held, syspath);
   return status;
 }
 
 static void
-append_stats_row (GArray *rows, PpDevice *dev, const PpResidency *r)
+append_stats_row (GArray *rows, PpDevice *dev, const PpResidency *r, const PpResidencySample *now)
 {
   PpManagerStatsRow row = { dev->info->syspath, dev->props.klass, r->suspended_share,
-                            r->active_ms, r->suspended_ms };
+                            r->active_ms, r->suspended_ms,
+                            pp_runtime_status_to_string (now->status), now->control_auto };
 
   g_array_append_val (rows, row);
 }
@@ -397,12 +392,13 @@ pp_manager_get_statistics (PpManager  *self,
   g_autoptr(GArray) rows = g_array_new (FALSE, TRUE, sizeof (PpManagerStatsRow));
   GPtrArray *devices;
   PpResidency r;
+  PpResidencySample now;
 
   if (device != NULL)
     {
-      if (!pp_residency_book_query (self->residency, device->info->syspath, &r, NULL, error))
+      if (!pp_residency_book_query (self->residency, device->info->syspath, &r, &now, error))
         return NULL;
-      append_stats_row (rows, device, &r);
+      append_stats_row (rows, device, &r, &now);
       return g_steal_pointer (&rows);
     }
 
@@ -413,8 +409,100 @@ pp_manager_get_statistics (PpManager  *self,
     {
       PpDevice *dev = g_ptr_array_index (devices, i);
 
-      if (pp_residency_book_query (self->residency, dev->info->syspath, &r, NULL, NULL))
-        append_stats_row (rows, dev, &r);
+      if (pp_residency_book_query (self->residency, dev->info->syspath, &r, &now, NULL))
+        append_stats_row (rows, dev, &r, &now);
     }
   return g_steal_pointer (&rows);
+}
+
+static void
+class_stats_clear (gpointer data)
+{
+  g_free (((PpManagerClassStats *) data)->class);
+}
+
+GArray *
+pp_manager_get_class_statistics (PpManager *self)
+{
+  GPtrArray *devices = pp_manager_list_devices (self);
+  g_autofree PpStatsRow *rows = g_new (PpStatsRow, devices->len + 1);
+  g_autoptr(GArray) totals = NULL;
+  GArray *out;
+  guint n = 0;
+
+  /* the same rows as GetStatistics(""), with their class */
+  for (guint i = 0; i < devices->len; i++)
+    {
+      PpDevice *dev = g_ptr_array_index (devices, i);
+
+      if (!pp_residency_book_query (self->residency, dev->info->syspath, &rows[n].residency,
+                                    NULL, NULL))
+        continue;
+      rows[n].path = dev->info->syspath;
+      rows[n].class = dev->props.klass;
+      n++;
+    }
+  totals = pp_stats_class_totals (rows, n);
+  out = g_array_sized_new (FALSE, TRUE, sizeof (PpManagerClassStats), totals->len);
+  g_array_set_clear_func (out, class_stats_clear);
+  for (guint i = 0; i < totals->len; i++)
+    {
+      const PpStatsClassTotal *t = &g_array_index (totals, PpStatsClassTotal, i);
+      PpManagerClassStats c = { g_strdup (t->class), t->n_devices, t->n_never_suspends,
+                                t->suspended_share, t->active_ms, t->suspended_ms };
+
+      g_array_append_val (out, c);
+    }
+  return out;
+}
+
+static void
+device_count_clear (gpointer data)
+{
+  PpManagerDeviceCount *c = data;
+
+  g_free (c->class);
+  g_free (c->runtime_status);
+}
+
+static gint
+compare_device_counts (gconstpointer a, gconstpointer b)
+{
+  const PpManagerDeviceCount *ca = a, *cb = b;
+  int c = strcmp (ca->class, cb->class);
+
+  return c != 0 ? c : strcmp (ca->runtime_status, cb->runtime_status);
+}
+
+GArray *
+pp_manager_count_devices (PpManager *self)
+{
+  GPtrArray *devices = pp_manager_list_devices (self);
+  GArray *counts = g_array_new (FALSE, TRUE, sizeof (PpManagerDeviceCount));
+  g_autoptr(GHashTable) index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  g_array_set_clear_func (counts, device_count_clear);
+  for (guint i = 0; i < devices->len; i++)
+    {
+      PpDevice *dev = g_ptr_array_index (devices, i);
+      PpPowerState state;
+      g_autofree char *key = NULL;
+      gpointer slot;
+
+      pp_power_state_read (dev->info->syspath, PP_POWER_STATE_RUNTIME_STATUS, &state);
+      key = g_strdup_printf ("%s%c%s", dev->props.klass, 0x1f, state.runtime_status);
+      if (g_hash_table_lookup_extended (index, key, NULL, &slot))
+        {
+          g_array_index (counts, PpManagerDeviceCount, GPOINTER_TO_UINT (slot)).count++;
+          continue;
+        }
+      {
+        PpManagerDeviceCount c = { g_strdup (dev->props.klass), g_strdup (state.runtime_status), 1 };
+
+        g_hash_table_insert (index, g_steal_pointer (&key), GUINT_TO_POINTER (counts->len));
+        g_array_append_val (counts, c);
+      }
+    }
+  g_array_sort (counts, compare_device_counts);
+  return counts;
 }

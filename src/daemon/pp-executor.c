@@ -53,15 +53,23 @@ roots_for_path (const char *path)
 }
 
 /* What @path holds now; for a list of choices ("s2idle [deep]") the
- * chosen one. NULL with @error as pp_sysfs_read(). */
+ * chosen one. Without PP_MANAGER_WRITE_CHOICE only a strict list is
+ * taken for one (the pcie_aspm policy: "default [powersave] ..."), so
+ * that the value written is compared, journalled and restored as the
+ * word it is. NULL with @error as pp_sysfs_read(). */
 char *
 pp_manager_read_current (const char *path, PpManagerWriteFlags flags, GError **error)
 {
   g_autofree char *text = pp_sysfs_read (path, error);
   const char *open, *close;
 
-  if (text == NULL || !(flags & PP_MANAGER_WRITE_CHOICE))
-    return g_steal_pointer (&text);
+  if (text == NULL)
+    return NULL;
+  if (!(flags & PP_MANAGER_WRITE_CHOICE))
+    {
+      char *chosen = pp_choice_selected (text);
+      return chosen != NULL ? chosen : g_steal_pointer (&text);
+    }
   open = strchr (text, '[');
   close = open ? strchr (open, ']') : NULL;
   if (close == NULL)
@@ -118,7 +126,7 @@ static char *
 plan_read (const char *path, gboolean *unreadable, gpointer user_data)
 {
   g_autoptr(GError) error = NULL;
-  char *current = pp_sysfs_read (path, &error);
+  char *current = pp_manager_read_current (path, PP_MANAGER_WRITE_SETTING, &error);
 
   if (current != NULL)
     return current;
@@ -126,6 +134,16 @@ plan_read (const char *path, gboolean *unreadable, gpointer user_data)
       g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY))
     {
       g_debug ("no attribute %s, skipping", path);
+      return NULL;
+    }
+  /* the kernel has power/autosuspend_delay_ms for every device with
+   * runtime PM, and refuses to read or write it (EIO) where the
+   * driver does not use autosuspend (PCI functions, input and hidraw
+   * nodes, LEDs): there is no delay to set */
+  if (g_str_has_suffix (path, "/" PP_ATTR_DELAY))
+    {
+      g_debug ("%s unreadable (%s): no autosuspend for this device, skipping",
+               path, error->message);
       return NULL;
     }
   /* unreadable but present: try the write, which reports */
@@ -345,7 +363,7 @@ note_written (PpManager *self, PlannedWrite *w, GHashTable *done)
     {
       /* what the kernel made of it ("1" to a bool reads back "Y"),
        * so that its own form is not taken for another program's */
-      g_autofree char *now = pp_sysfs_read (w->path, NULL);
+      g_autofree char *now = pp_manager_read_current (w->path, PP_MANAGER_WRITE_SETTING, NULL);
 
       pp_foreign_tracker_note_written (self->foreign, w->dir, w->relpath,
                                        now != NULL ? now : w->value);

@@ -44,6 +44,91 @@ lookup_original (gpointer user_data, const char *relpath)
   return pp_sysfs_read (path, NULL);
 }
 
+/* The NVMe controllers below an NVMe PCI function (nvme/nvme0, ...),
+ * sorted; empty when it has none (not bound yet). */
+static GPtrArray *
+nvme_controllers (PpDevice *dev)
+{
+  g_autofree char *dir = g_build_filename (dev->info->syspath, PP_NVME_DIR, NULL);
+  GPtrArray *names = pp_list_dir_sorted (dir, NULL);
+
+  return names != NULL ? names : g_ptr_array_new_with_free_func (g_free);
+}
+
+/* A PCI id attribute ("0x2646"); 0 when unreadable. */
+static guint
+read_pci_id (const char *syspath, const char *name)
+{
+  g_autofree char *text = pp_sysfs_read_opt (syspath, name);
+  guint64 id = 0;
+
+  if (text == NULL || !g_str_has_prefix (text, "0x") ||
+      !g_ascii_string_to_unsigned (text + 2, 16, 0, G_MAXUINT16, &id, NULL))
+    return 0;
+  return (guint) id;
+}
+
+/* The APST quirk of an NVMe drive, from its PCI ids and the model its
+ * controller reports; NULL for any other device. */
+static const PpNvmeApstQuirk *
+nvme_apst_quirk (PpDevice *dev)
+{
+  g_autoptr(GPtrArray) controllers = NULL;
+  g_autofree char *model = NULL;
+  guint vendor, device;
+
+  if (g_strcmp0 (dev->info->driver, "nvme") != 0 || !g_str_equal (dev->info->subsystem, "pci"))
+    return NULL;
+  vendor = read_pci_id (dev->info->syspath, "vendor");
+  device = read_pci_id (dev->info->syspath, "device");
+  controllers = nvme_controllers (dev);
+  if (controllers->len > 0)
+    {
+      g_autofree char *relpath = g_build_filename (PP_NVME_DIR,
+                                                   (char *) g_ptr_array_index (controllers, 0),
+                                                   "model", NULL);
+      model = pp_sysfs_read_opt (dev->info->syspath, relpath);
+      if (model != NULL)
+        g_strstrip (model);
+    }
+  return pp_nvme_apst_quirk_find (vendor, device, model);
+}
+
+/* A setting key with a '*' (PP_ATTR_NVME_APST) stands for the NVMe
+ * controllers the device has: one setting per controller; a device
+ * without one keeps the pattern, which names no file (nothing is
+ * written, Explain says why). */
+static void
+expand_settings (PpDevice *dev, GPtrArray *settings)
+{
+  g_autoptr(GPtrArray) controllers = NULL;
+
+  for (guint i = 0; i < settings->len; i++)
+    {
+      PpSetting *s = g_ptr_array_index (settings, i);
+
+      if (!g_str_equal (s->key, PP_ATTR_NVME_APST))
+        continue;
+      if (controllers == NULL)
+        controllers = nvme_controllers (dev);
+      if (controllers->len == 0)
+        continue;
+      for (guint c = 0; c < controllers->len; c++)
+        {
+          PpSetting *copy = pp_setting_new_at (NULL, s->value, s->file, s->line);
+
+          copy->key = g_build_filename (PP_NVME_DIR, (char *) g_ptr_array_index (controllers, c),
+                                        PP_NVME_APST_TAIL, NULL);
+          copy->source = s->source;
+          copy->origin = g_strdup (s->origin);
+          g_ptr_array_insert (settings, i + 1 + c, copy);
+        }
+      /* the pattern goes; its copies move down into its place */
+      g_ptr_array_remove_index (settings, i);
+      i += controllers->len - 1;
+    }
+}
+
 /* The one decision for a device, behind applying and Explain.
  * @power_up: PowerUp's pass, power/control=on above every layer (for
  * this pass only: the next one is the policy's again). @with_power_down:
@@ -67,9 +152,13 @@ decide_device (PpManager *self, PpDevice *dev, gboolean power_up, gboolean with_
     .reverted_by = reverted_by,
     .original = lookup_original,
     .original_data = &lookup,
+    .apst_quirk = nvme_apst_quirk (dev),
   };
+  PpDecision *decision = pp_policy_decide (self->config, &dev->props, &self->situation, &state);
 
-  return pp_policy_decide (self->config, &dev->props, &self->situation, &state);
+  expand_settings (dev, decision->settings);
+  expand_settings (dev, decision->left_alone);
+  return decision;
 }
 
 /* Returns the settings planned (NULL for an ignored device or a link). */
@@ -94,11 +183,46 @@ pp_manager_plan_device (PpManager *self, GPtrArray *plan, PpDevice *dev)
   g_autoptr(GPtrArray) settings = plan_device_full (self, plan, dev, FALSE);
 }
 
+#define ASPM_POLICY_KEY PP_ASPM_MODULE "/parameters/" PP_ASPM_POLICY_PARAM
+
+/* Does the OS control ASPM of some link? The kernel shows link/ on the
+ * PCI devices whose link it controls and can put in a low-power state,
+ * and none anywhere when the firmware kept ASPM (or pcie_aspm=off): then
+ * the policy cannot be written (EPERM) and would change nothing. */
+static gboolean
+aspm_os_controlled (PpManager *self)
+{
+  GPtrArray *devices = pp_manager_list_devices (self);
+
+  for (guint i = 0; i < devices->len; i++)
+    {
+      PpDevice *dev = g_ptr_array_index (devices, i);
+      g_autofree char *link = NULL;
+
+      if (!g_str_equal (dev->info->subsystem, "pci"))
+        continue;
+      link = g_build_filename (dev->info->syspath, PP_ASPM_LINK_DIR, NULL);
+      if (g_file_test (link, G_FILE_TEST_IS_DIR))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 void
 pp_manager_plan_modules (PpManager *self, GPtrArray *plan)
 {
   g_autoptr(GPtrArray) settings = pp_policy_module_settings (self->config, &self->situation);
 
+  for (guint i = 0; i < settings->len; i++)
+    {
+      PpSetting *s = g_ptr_array_index (settings, i);
+
+      if (g_str_equal (s->key, ASPM_POLICY_KEY) && !aspm_os_controlled (self))
+        {
+          g_debug ("%s: firmware controls ASPM (no PCI device shows link/), not written", s->key);
+          g_ptr_array_remove_index (settings, i--);
+        }
+    }
   pp_manager_plan_settings (self, plan, NULL, PP_SYSFS_MODULE, settings);
 }
 
@@ -170,6 +294,40 @@ pp_manager_is_reverted (PpManager *self, const char *syspath)
   return g_hash_table_contains (self->reverted, syspath);
 }
 
+static gboolean
+restore_listed (char **list, const char *name)
+{
+  return list != NULL && name != NULL && g_strv_contains ((const char * const *) list, name);
+}
+
+gboolean
+pp_manager_set_before_sleep (PpManager *self, gboolean before_sleep, GError **error)
+{
+  const PpSleepConfig *sc = &self->config->sleep;
+  g_autoptr(GPtrArray) plan = pp_plan_new ();
+  GPtrArray *devices;
+
+  if (self->situation.before_sleep == before_sleep)
+    return TRUE;
+  self->situation.before_sleep = before_sleep;
+  if (!sc->restore_defaults)
+    return TRUE;
+  g_info ("%s", before_sleep ? "Before sleep: AHCI runtime PM on, PCIe ASPM policy default"
+                             : "After resume: the sleep layer ends");
+  /* only what the layer names: the rest of the policy stays as it is */
+  devices = pp_manager_list_devices (self);
+  for (guint i = 0; i < devices->len; i++)
+    {
+      PpDevice *dev = g_ptr_array_index (devices, i);
+
+      if (restore_listed (sc->restore_defaults_classes, dev->props.klass) ||
+          restore_listed (sc->restore_defaults_drivers, dev->info->driver))
+        pp_manager_plan_device (self, plan, dev);
+    }
+  pp_manager_plan_modules (self, plan);
+  return pp_manager_execute_plan (self, plan, error);
+}
+
 gboolean
 pp_manager_set_powered_down (PpManager  *self,
                              PpDevice   *dev,
@@ -239,6 +397,67 @@ pp_manager_get_decided_value (PpManager *self, PpDevice *dev, const char *relpat
   return NULL;
 }
 
+/* The row of the PCIe ASPM policy (a module parameter, named by its
+ * path) in the Explain of a PCI device, when the configuration has a
+ * [Module pcie_aspm] section: the policy applies to every link. */
+static PpExplainRow *
+explain_aspm_policy (PpManager *self, PpDevice *dev)
+{
+  g_autoptr(GPtrArray) modules = NULL;
+  g_autofree char *path = g_build_filename (PP_SYSFS_MODULE, PP_ASPM_MODULE, "parameters",
+                                            PP_ASPM_POLICY_PARAM, NULL);
+  const char *key = ASPM_POLICY_KEY;
+  g_autofree char *current = NULL;
+  PpExplainRow *row;
+
+  if (!g_str_equal (dev->info->subsystem, "pci") ||
+      pp_config_get_module (self->config, PP_ASPM_MODULE) == NULL)
+    return NULL;
+  row = g_new0 (PpExplainRow, 1);
+  row->attribute = g_steal_pointer (&path);
+  current = pp_manager_read_current (row->attribute, PP_MANAGER_WRITE_SETTING, NULL);
+  row->current = g_utf8_make_valid (current != NULL ? current : "", -1);
+  modules = pp_policy_module_settings (self->config, &self->situation);
+  for (guint i = 0; i < modules->len; i++)
+    {
+      PpSetting *s = g_ptr_array_index (modules, i);
+
+      if (!g_str_equal (s->key, key))
+        continue;
+      row->layer = pp_setting_source_to_string (s->source);
+      if (current == NULL)
+        {
+          row->decided = g_strdup ("");
+          row->origin = g_strdup_printf ("no such parameter (a kernel without PCIe ASPM "
+                                         "support); nothing written (policy=%s by %s)", s->value,
+                                         s->origin != NULL ? s->origin : "");
+        }
+      else if (!aspm_os_controlled (self))
+        {
+          row->decided = g_strdup ("");
+          row->origin = g_strdup_printf ("firmware controls ASPM (no PCI device shows link/); "
+                                         "nothing written (policy=%s by %s)", s->value,
+                                         s->origin != NULL ? s->origin : "");
+        }
+      else
+        {
+          row->decided = g_strdup (s->value);
+          row->origin = g_strdup (s->origin != NULL ? s->origin : "");
+        }
+      {
+        char *valid = g_utf8_make_valid (row->origin, -1);
+        g_free (row->origin);
+        row->origin = valid;
+      }
+      return row;
+    }
+  row->decided = g_strdup ("");
+  row->layer = "class";
+  row->origin = g_strdup ("not set by [Module " PP_ASPM_MODULE "] in this situation: "
+                          "the kernel's policy stays");
+  return row;
+}
+
 GPtrArray *
 pp_manager_explain (PpManager *self, PpDevice *dev)
 {
@@ -247,6 +466,8 @@ pp_manager_explain (PpManager *self, PpDevice *dev)
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_explain_row_free);
   /* the plan a pass would make now: its current values are the rows' */
   g_autoptr(GPtrArray) plan = pp_plan_new ();
+  g_autofree char *link_dir = g_build_filename (dev->info->syspath, PP_ASPM_LINK_DIR, NULL);
+  PpExplainRow *aspm_policy;
 
   pp_manager_plan_settings (self, plan, dev, dev->info->syspath, decision->settings);
 
@@ -256,10 +477,24 @@ pp_manager_explain (PpManager *self, PpDevice *dev)
       g_autofree char *path = g_build_filename (dev->info->syspath, row->attribute, NULL);
       g_autofree char *current = NULL;
       PlannedWrite *w;
+      const char *absent;
 
       /* an attribute the device does not have and nothing decides: no row */
       if (!g_file_test (path, G_FILE_TEST_EXISTS) && *row->decided == '\0')
         continue;
+      /* a knob the device lacks: said why, and that nothing is written */
+      absent = !g_file_test (path, G_FILE_TEST_EXISTS)
+               ? pp_knob_absent_reason (row->attribute, g_file_test (link_dir, G_FILE_TEST_IS_DIR))
+               : NULL;
+      if (absent != NULL)
+        {
+          char *origin = g_strdup_printf ("%s (%s=%s by %s)", absent, row->attribute,
+                                          row->decided, row->origin);
+          g_free (row->origin);
+          row->origin = origin;
+          g_free (row->decided);
+          row->decided = g_strdup ("");
+        }
       w = pp_plan_lookup (plan, row->attribute);
       current = w != NULL ? g_strdup (w->current)
                           : pp_sysfs_read_opt (dev->info->syspath, row->attribute);
@@ -273,6 +508,9 @@ pp_manager_explain (PpManager *self, PpDevice *dev)
         }
       g_ptr_array_add (out, g_steal_pointer (&rows->pdata[i]));
     }
+  aspm_policy = explain_aspm_policy (self, dev);
+  if (aspm_policy != NULL)
+    g_ptr_array_add (out, aspm_policy);
   return out;
 }
 

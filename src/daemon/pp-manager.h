@@ -59,6 +59,15 @@ void           pp_manager_forget_tree_devices (PpManager   *self);
 /* Re-apply the whole policy (after resume, when firmware may have reset
  * attributes). */
 void           pp_manager_reapply             (PpManager   *self);
+/* The sleep layer ([Sleep] RestoreDefaultsBeforeSleep=, SPEC §4): TRUE
+ * before system sleep puts power/control=on on the devices of
+ * RestoreDefaultsClasses=/RestoreDefaultsDrivers= and the pcie_aspm
+ * policy the configuration sets to "default", at once, through the one
+ * write path; FALSE after resume takes them back to the policy. Nothing
+ * with RestoreDefaultsBeforeSleep=false. FALSE when a write failed. */
+gboolean       pp_manager_set_before_sleep    (PpManager   *self,
+                                               gboolean     before_sleep,
+                                               GError     **error);
 /* Enter/leave the :idle layers (idle and no idle inhibitor). */
 void           pp_manager_set_user_idle       (PpManager   *self,
                                                gboolean     user_idle);
@@ -257,6 +266,8 @@ typedef struct {
   double      suspended_share;  /* 0..1; 0 for an empty window */
   guint64     active_ms;
   guint64     suspended_ms;
+  const char *runtime_status;   /* read with the counters (static string) */
+  gboolean    control_auto;     /* power/control is "auto", read with them */
 } PpManagerStatsRow;
 
 /* Residency (SPEC §5 GetStatistics) from the kernel's runtime-PM
@@ -269,5 +280,29 @@ typedef struct {
 GArray        *pp_manager_get_statistics      (PpManager   *self,
                                                PpDevice    *device,
                                                GError     **error);
+
+/* GetClassStatistics (SPEC §5): the statistics of the managed devices
+ * with counters added up by class (pp_stats_class_totals()); array of
+ * PpManagerClassStats sorted by class, the class strings the row's own. */
+typedef struct {
+  char    *class;
+  guint    n_devices;
+  guint    n_never_suspends;
+  double   suspended_share;
+  guint64  active_ms;
+  guint64  suspended_ms;
+} PpManagerClassStats;
+
+GArray        *pp_manager_get_class_statistics (PpManager  *self);
+
+/* CountDevices: one per class and runtime status of the managed
+ * devices, sorted; strings the row's own. */
+typedef struct {
+  char  *class;
+  char  *runtime_status;
+  guint  count;
+} PpManagerDeviceCount;
+
+GArray        *pp_manager_count_devices       (PpManager   *self);
 
 G_END_DECLS

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -19,6 +20,7 @@
 #include "pp-names.h"
 #include "pp-policy.h"
 #include "pp-power-ops.h"
+#include "pp-power-state.h"
 #include "pp-token.h"
 #include "pp-sysfs.h"
 #include "pp-util.h"
@@ -112,9 +114,14 @@ on_walked_device (const char *syspath, const char *parent, gboolean has_links, g
 static void
 drop_tree (PpPowerOps *self)
 {
+  gboolean had_tree = self->tree != NULL;
+
   g_clear_handle_id (&self->tree_timeout, g_source_remove);
   g_clear_pointer (&self->tree, pp_tree_free);
   pp_manager_forget_tree_devices (self->manager);
+  /* a tree of every device under /sys/devices: its pages go back too */
+  if (had_tree)
+    malloc_trim (0);
 }
 
 static gboolean
@@ -455,7 +462,10 @@ power_down_auto (PpPowerOps *self, Results *r, PpDevice *dev)
 {
   const char *syspath = dev->info->syspath;
   g_autoptr(GError) error = NULL;
-  gboolean has_delay = has_attr (syspath, PP_ATTR_DELAY);
+  /* readable: a real kernel refuses the delay of a device that does not
+   * use autosuspend, and nothing is written to it then */
+  g_autofree char *delay = pp_sysfs_read_opt (syspath, PP_ATTR_DELAY);
+  gboolean has_delay = delay != NULL;
 
   if (!has_attr (syspath, PP_ATTR_CONTROL))
     {
@@ -932,49 +942,81 @@ describe_holds (PpManager *manager, const char *syspath, gpointer user_data)
 
 typedef struct {
   PpPowerOps *self;
+  GHashTable *memo;          /* path -> BLOCKING_YES/NO, or NULL */
 } BlockerCtx;
+
+enum { BLOCKING_NO = 1, BLOCKING_YES = 2 };
+
+GHashTable *
+pp_power_ops_blocking_memo_new (void)
+{
+  return g_hash_table_new (g_str_hash, g_str_equal);
+}
+
+static gboolean
+state_blocks (const char *runtime_status, const char *control, gboolean held)
+{
+  return g_strcmp0 (runtime_status, "active") == 0 && (held || g_strcmp0 (control, "on") == 0);
+}
+
+void
+pp_power_ops_blocking_memo_add (GHashTable *memo,
+                                const char *syspath,
+                                const char *runtime_status,
+                                const char *control,
+                                gboolean    held)
+{
+  g_hash_table_insert (memo, (gpointer) syspath,
+                       GINT_TO_POINTER (state_blocks (runtime_status, control, held) ?
+                                        BLOCKING_YES : BLOCKING_NO));
+}
 
 /* Active and not allowed to suspend. */
 static gboolean
 is_blocking (const char *path, gpointer user_data)
 {
   BlockerCtx *ctx = user_data;
-  g_autofree char *control = NULL;
-  g_autofree char *status = pp_sysfs_read_opt (path, "power/runtime_status");
+  char control[PP_POWER_STATE_MAX], status[PP_POWER_STATE_MAX];
+  gboolean blocking;
+  gpointer known;
 
-  if (g_strcmp0 (status, "active") != 0)
-    return FALSE;
-  if (pp_manager_is_held (ctx->self->manager, path))
-    return TRUE;
-  control = pp_sysfs_read_opt (path, PP_ATTR_CONTROL);
-  return g_strcmp0 (control, "on") == 0;
+  if (ctx->memo != NULL && (known = g_hash_table_lookup (ctx->memo, path)) != NULL)
+    return GPOINTER_TO_INT (known) == BLOCKING_YES;
+  /* control first: most devices the policy does not manage (USB
+   * interfaces, SCSI targets, block devices) have none, and then one
+   * read answers */
+  if (pp_manager_is_held (ctx->self->manager, path) ||
+      (pp_power_state_read_one (path, "control", control) && g_str_equal (control, "on")))
+    blocking = pp_power_state_read_one (path, "runtime_status", status) &&
+               g_str_equal (status, "active");
+  else
+    blocking = FALSE;
+  /* @path is the tree's: it lives as long as the tree, longer than @memo */
+  if (ctx->memo != NULL)
+    g_hash_table_insert (ctx->memo, (gpointer) path,
+                         GINT_TO_POINTER (blocking ? BLOCKING_YES : BLOCKING_NO));
+  return blocking;
 }
 
 void
-pp_power_ops_get_tree_fields (PpPowerOps  *self,
-                              const char  *syspath,
-                              GPtrArray   *suppliers,
-                              GPtrArray   *consumers,
-                              char       **blocker)
+pp_power_ops_get_tree_fields (PpPowerOps   *self,
+                              const char   *syspath,
+                              const char   *control,
+                              const char   *runtime_status,
+                              GHashTable   *memo,
+                              GPtrArray   **suppliers,
+                              GPtrArray   **consumers,
+                              const char  **blocker)
 {
-  g_autoptr(GPtrArray) s = pp_tree_get_suppliers (get_tree (self), syspath);
-  g_autoptr(GPtrArray) c = pp_tree_get_consumers (get_tree (self), syspath);
-  g_autofree char *control = NULL;
-  g_autofree char *status = NULL;
+  PpTree *tree = get_tree (self);
 
-  for (guint i = 0; i < s->len; i++)
-    g_ptr_array_add (suppliers, g_strdup (g_ptr_array_index (s, i)));
-  for (guint i = 0; i < c->len; i++)
-    g_ptr_array_add (consumers, g_strdup (g_ptr_array_index (c, i)));
-
-  control = pp_sysfs_read_opt (syspath, PP_ATTR_CONTROL);
-  status = pp_sysfs_read_opt (syspath, "power/runtime_status");
-  if (g_strcmp0 (control, "auto") == 0 && g_strcmp0 (status, "active") == 0)
+  *suppliers = pp_tree_get_suppliers (tree, syspath);
+  *consumers = pp_tree_get_consumers (tree, syspath);
+  *blocker = NULL;
+  if (g_strcmp0 (control, "auto") == 0 && g_strcmp0 (runtime_status, "active") == 0)
     {
-      BlockerCtx ctx = { self };
-      const char *found = pp_tree_find_blocker (get_tree (self), syspath, is_blocking, &ctx);
-      if (found != NULL)
-        *blocker = g_strdup (found);
+      BlockerCtx ctx = { self, memo };
+      *blocker = pp_tree_find_blocker (tree, syspath, is_blocking, &ctx);
     }
 }
 

@@ -58,13 +58,27 @@ gboolean    pp_power_ops_hold           (PpPowerOps           *self,
 /* The holds, as PpTokenInfo ("hold", who, why, device, pid). */
 GPtrArray  *pp_power_ops_list_holds     (PpPowerOps  *self);
 
-/* The power-dependency fields of a device: add g_strdup'ed paths to
- * @suppliers/@consumers, set *@blocker (g_malloc'ed) to the device that
- * keeps an active, suspendable device up, or leave it NULL. */
-void        pp_power_ops_get_tree_fields (PpPowerOps  *self,
-                                          const char  *syspath,
-                                          GPtrArray   *suppliers,
-                                          GPtrArray   *consumers,
-                                          char       **blocker);
+/* The power-dependency fields of a device whose power/control and
+ * power/runtime_status were just read (@control, @runtime_status):
+ * @suppliers/@consumers (sorted; the tree's strings) and *@blocker, the
+ * device that keeps an active, suspendable device up (the tree's string),
+ * or NULL. @memo: NULL, or a table from pp_power_ops_blocking_memo_new()
+ * kept across the devices of one answer, so that each device's state is
+ * read once. The strings are valid until the main loop runs again. */
+GHashTable *pp_power_ops_blocking_memo_new (void);
+/* What the caller read of @syspath (kept as long as @memo). */
+void        pp_power_ops_blocking_memo_add (GHashTable   *memo,
+                                            const char   *syspath,
+                                            const char   *runtime_status,
+                                            const char   *control,
+                                            gboolean      held);
+void        pp_power_ops_get_tree_fields (PpPowerOps   *self,
+                                          const char   *syspath,
+                                          const char   *control,
+                                          const char   *runtime_status,
+                                          GHashTable   *memo,
+                                          GPtrArray   **suppliers,
+                                          GPtrArray   **consumers,
+                                          const char  **blocker);
 
 G_END_DECLS

@@ -3,15 +3,19 @@
 
 #include "config.h"
 
+#include <malloc.h>
+
 #include <gio/gunixfdlist.h>
 
 #include "pp-auth.h"
 #include "pp-dbus.h"
+#include "pp-device-row.h"
 #include "pp-error.h"
 #include "pp-foreign.h"
 #include "pp-names.h"
 #include "pp-overrides.h"
 #include "pp-power-ops.h"
+#include "pp-power-state.h"
 #include "pp-revert.h"
 #include "pp-service.h"
 #include "pp-sleep.h"
@@ -45,6 +49,15 @@ G_DEFINE_TYPE (PpService, pp_service, G_TYPE_OBJECT)
 
 /* ---- replies ----------------------------------------------------------- */
 
+/* After a reply of many rows: the small blocks it was built from are
+ * free again, but spread over the heap; hand their pages back, so that
+ * asking leaves the daemon as small as it was. */
+static void
+give_back_memory (void)
+{
+  malloc_trim (0);
+}
+
 static void
 return_error (GDBusMethodInvocation *invocation, const GError *error)
 {
@@ -53,40 +66,47 @@ return_error (GDBusMethodInvocation *invocation, const GError *error)
   g_dbus_method_invocation_return_gerror (invocation, bus_error);
 }
 
-/* The device dictionary of SPEC §5: what the manager knows of @dev and
- * its power-dependency fields from the tree. */
+/* The device dictionary of SPEC §5: what the manager knows of @dev, its
+ * runtime-PM state read now, and its power-dependency fields from the
+ * tree. @status: read just now. @memo: see
+ * pp_power_ops_get_tree_fields(). */
+static GVariant *
+device_status_to_variant (PpService *self, PpDevice *dev, PpDeviceStatus *status, GHashTable *memo)
+{
+  g_autoptr(GPtrArray) suppliers = NULL;
+  g_autoptr(GPtrArray) consumers = NULL;
+  const char *blocker = NULL;
+  g_autofree char *excluded = pp_manager_get_exclusion (self->manager, dev);
+  PpDeviceRow row = { 0 };
+
+  pp_power_ops_get_tree_fields (self->power_ops, dev->info->syspath, status->control,
+                                status->runtime_status, memo, &suppliers, &consumers, &blocker);
+  row.path = dev->info->syspath;
+  row.subsystem = dev->info->subsystem;
+  row.class = dev->props.klass;
+  row.driver = dev->info->driver ? dev->info->driver : "";
+  row.parent = status->parent;
+  row.suppliers = (const char * const *) suppliers->pdata;
+  row.n_suppliers = suppliers->len;
+  row.consumers = (const char * const *) consumers->pdata;
+  row.n_consumers = consumers->len;
+  row.runtime_status = status->runtime_status;
+  row.control = status->control;
+  row.autosuspend_delay_ms = status->autosuspend_delay_ms;
+  row.wakeup = status->wakeup;
+  row.held = status->held;
+  row.blocker = blocker ? blocker : "";
+  row.ignored = dev->props.ignore;
+  row.excluded = excluded ? excluded : "";
+  return pp_device_row_to_variant (&row);
+}
+
 static GVariant *
 device_to_variant (PpService *self, PpDevice *dev)
 {
-  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
   g_autoptr(PpDeviceStatus) status = pp_manager_get_device_status (self->manager, dev);
-  g_autoptr(GPtrArray) suppliers = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GPtrArray) consumers = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *blocker = NULL;
-  g_autofree char *excluded = pp_manager_get_exclusion (self->manager, dev);
-  const char *syspath = dev->info->syspath;
 
-  pp_power_ops_get_tree_fields (self->power_ops, syspath, suppliers, consumers, &blocker);
-  g_variant_builder_add (&b, "{sv}", "path", g_variant_new_string (syspath));
-  g_variant_builder_add (&b, "{sv}", "subsystem", g_variant_new_string (dev->info->subsystem));
-  g_variant_builder_add (&b, "{sv}", "class", g_variant_new_string (dev->props.klass));
-  g_variant_builder_add (&b, "{sv}", "driver",
-                         g_variant_new_string (dev->info->driver ? dev->info->driver : ""));
-  g_variant_builder_add (&b, "{sv}", "parent", g_variant_new_string (status->parent));
-  g_variant_builder_add (&b, "{sv}", "suppliers",
-                         g_variant_new_strv ((const char * const *) suppliers->pdata, suppliers->len));
-  g_variant_builder_add (&b, "{sv}", "consumers",
-                         g_variant_new_strv ((const char * const *) consumers->pdata, consumers->len));
-  g_variant_builder_add (&b, "{sv}", "runtime_status", g_variant_new_string (status->runtime_status));
-  g_variant_builder_add (&b, "{sv}", "control", g_variant_new_string (status->control));
-  g_variant_builder_add (&b, "{sv}", "autosuspend_delay_ms",
-                         g_variant_new_int32 (status->autosuspend_delay_ms));
-  g_variant_builder_add (&b, "{sv}", "wakeup", g_variant_new_string (status->wakeup));
-  g_variant_builder_add (&b, "{sv}", "held", g_variant_new_boolean (status->held));
-  g_variant_builder_add (&b, "{sv}", "blocker", g_variant_new_string (blocker ? blocker : ""));
-  g_variant_builder_add (&b, "{sv}", "ignored", g_variant_new_boolean (dev->props.ignore));
-  g_variant_builder_add (&b, "{sv}", "excluded", g_variant_new_string (excluded ? excluded : ""));
-  return g_variant_builder_end (&b);
+  return device_status_to_variant (self, dev, status, NULL);
 }
 
 /* a(sss) of PowerDown/PowerUp */
@@ -253,15 +273,33 @@ who_or_sender (GDBusMethodInvocation *invocation, const char *who)
 
 /* ---- methods ---------------------------------------------------------- */
 
+/* Every managed device's state is read once (the blocker search meets
+ * the managed devices again: it finds them in @memo), then the rows. */
 static gboolean
 handle_list_devices (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
 {
   GPtrArray *devices = pp_manager_list_devices (self->manager);
   g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("aa{sv}"));
+  g_autoptr(GHashTable) memo = pp_power_ops_blocking_memo_new ();
+  g_autoptr(GPtrArray) statuses =
+    g_ptr_array_new_full (devices->len, (GDestroyNotify) pp_device_status_free);
 
   for (guint i = 0; i < devices->len; i++)
-    g_variant_builder_add_value (&b, device_to_variant (self, g_ptr_array_index (devices, i)));
+    {
+      PpDevice *dev = g_ptr_array_index (devices, i);
+      PpDeviceStatus *status = pp_manager_get_device_status (self->manager, dev);
+
+      pp_power_ops_blocking_memo_add (memo, dev->info->syspath, status->runtime_status,
+                                      status->control, status->held);
+      g_ptr_array_add (statuses, status);
+    }
+  for (guint i = 0; i < devices->len; i++)
+    g_variant_builder_add_value (&b, device_status_to_variant (self, g_ptr_array_index (devices, i),
+                                                               g_ptr_array_index (statuses, i), memo));
   pp_dbus_manager_complete_list_devices (skeleton, invocation, g_variant_builder_end (&b));
+  g_clear_pointer (&statuses, g_ptr_array_unref);
+  g_clear_pointer (&memo, g_hash_table_unref);
+  give_back_memory ();
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
@@ -668,6 +706,72 @@ handle_get_statistics (PpDbusManager         *skeleton,
                              r->active_ms, r->suspended_ms);
     }
   pp_dbus_manager_complete_get_statistics (skeleton, invocation, g_variant_builder_end (&b));
+  if (dev == NULL)
+    {
+      g_clear_pointer (&rows, g_array_unref);
+      give_back_memory ();
+    }
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+/* GetDeviceStatistics: GetStatistics("") with what pmctl stats prints of
+ * each device; open to everyone. */
+static gboolean
+handle_get_device_statistics (PpDbusManager         *skeleton,
+                              GDBusMethodInvocation *invocation,
+                              PpService             *self)
+{
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sssbdtt)"));
+  g_autoptr(GArray) rows = pp_manager_get_statistics (self->manager, NULL, NULL);
+
+  for (guint i = 0; rows != NULL && i < rows->len; i++)
+    {
+      const PpManagerStatsRow *r = &g_array_index (rows, PpManagerStatsRow, i);
+
+      g_variant_builder_add (&b, "(sssbdtt)", r->path, r->class, r->runtime_status,
+                             r->control_auto, r->suspended_share, r->active_ms, r->suspended_ms);
+    }
+  pp_dbus_manager_complete_get_device_statistics (skeleton, invocation,
+                                                  g_variant_builder_end (&b));
+  g_clear_pointer (&rows, g_array_unref);
+  give_back_memory ();
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+/* GetClassStatistics (SPEC §5): open to everyone. */
+static gboolean
+handle_get_class_statistics (PpDbusManager         *skeleton,
+                             GDBusMethodInvocation *invocation,
+                             PpService             *self)
+{
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(suudtt)"));
+  g_autoptr(GArray) totals = pp_manager_get_class_statistics (self->manager);
+
+  for (guint i = 0; i < totals->len; i++)
+    {
+      const PpManagerClassStats *t = &g_array_index (totals, PpManagerClassStats, i);
+
+      g_variant_builder_add (&b, "(suudtt)", t->class, t->n_devices, t->n_never_suspends,
+                             t->suspended_share, t->active_ms, t->suspended_ms);
+    }
+  pp_dbus_manager_complete_get_class_statistics (skeleton, invocation, g_variant_builder_end (&b));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+/* CountDevices: open to everyone. */
+static gboolean
+handle_count_devices (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
+{
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(ssu)"));
+  g_autoptr(GArray) counts = pp_manager_count_devices (self->manager);
+
+  for (guint i = 0; i < counts->len; i++)
+    {
+      const PpManagerDeviceCount *c = &g_array_index (counts, PpManagerDeviceCount, i);
+
+      g_variant_builder_add (&b, "(ssu)", c->class, c->runtime_status, c->count);
+    }
+  pp_dbus_manager_complete_count_devices (skeleton, invocation, g_variant_builder_end (&b));
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
@@ -710,12 +814,15 @@ static char *
 sleep_blocker_of (const char *syspath, gpointer user_data)
 {
   PpService *self = user_data;
-  g_autoptr(GPtrArray) suppliers = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GPtrArray) consumers = g_ptr_array_new_with_free_func (g_free);
-  char *blocker = NULL;
+  g_autoptr(GPtrArray) suppliers = NULL;
+  g_autoptr(GPtrArray) consumers = NULL;
+  const char *blocker = NULL;
+  PpPowerState state;
 
-  pp_power_ops_get_tree_fields (self->power_ops, syspath, suppliers, consumers, &blocker);
-  return blocker;
+  pp_power_state_read (syspath, PP_POWER_STATE_RUNTIME_STATUS | PP_POWER_STATE_CONTROL, &state);
+  pp_power_ops_get_tree_fields (self->power_ops, syspath, state.control, state.runtime_status,
+                                NULL, &suppliers, &consumers, &blocker);
+  return g_strdup (blocker);
 }
 
 /* ListChanges and ListOverrides: open to everyone, like ListDevices. */
@@ -888,6 +995,11 @@ connect_handlers (PpService *self)
   g_signal_connect (skeleton, "handle-get-device", G_CALLBACK (handle_get_device), self);
   g_signal_connect (skeleton, "handle-explain", G_CALLBACK (handle_explain), self);
   g_signal_connect (skeleton, "handle-get-statistics", G_CALLBACK (handle_get_statistics), self);
+  g_signal_connect (skeleton, "handle-get-class-statistics",
+                    G_CALLBACK (handle_get_class_statistics), self);
+  g_signal_connect (skeleton, "handle-count-devices", G_CALLBACK (handle_count_devices), self);
+  g_signal_connect (skeleton, "handle-get-device-statistics",
+                    G_CALLBACK (handle_get_device_statistics), self);
   g_signal_connect (skeleton, "handle-list-inhibitors", G_CALLBACK (handle_list_inhibitors), self);
   g_signal_connect (skeleton, "handle-list-changes", G_CALLBACK (handle_list_changes), self);
   g_signal_connect (skeleton, "handle-list-overrides", G_CALLBACK (handle_list_overrides), self);

@@ -102,23 +102,42 @@ config (PpSleep *self)
 
 /* ---- quirks ----------------------------------------------------------- */
 
+#define VENDOR_QUIRKS_DIR PP_DATADIR "/" PP_CONFIG_DIR_NAME "/video-quirks"
+
 static void
 load_database (PpSleep *self, GPtrArray *problem_strings)
 {
   g_autoptr(GPtrArray) problems = pp_config_problems_new ();
+  guint n_vendor = 0;
 
   g_clear_pointer (&self->db, pp_quirkdb_free);
   self->db = pp_config_files_load_quirkdb (problems);
   g_debug ("Video quirk database: %u files", pp_quirkdb_get_n_files (self->db));
   for (guint i = 0; i < problems->len; i++)
     {
-      char *s = pp_config_problem_to_string (g_ptr_array_index (problems, i));
-      g_warning ("%s", s);
+      const PpConfigProblem *p = g_ptr_array_index (problems, i);
+      char *s = pp_config_problem_to_string (p);
+
+      /* The shipped files are pm-utils' database as pm-utils shipped it,
+       * with its broken regular expressions and stray 'endmatch' (read
+       * as pm-utils read them): known, and the same on every machine,
+       * so not a warning at every start (systemctl status would never be
+       * clean). A problem in an administrator's file is. */
+      if (p->file != NULL && g_str_has_prefix (p->file, VENDOR_QUIRKS_DIR "/"))
+        {
+          g_debug ("%s", s);
+          n_vendor++;
+        }
+      else
+        g_warning ("%s", s);
       if (problem_strings)
         g_ptr_array_add (problem_strings, s);
       else
         g_free (s);
     }
+  if (n_vendor > 0)
+    g_info ("Video quirk database: %u entries of the shipped files (as pm-utils shipped them) "
+            "never match or match as pm-utils did (--verbose shows them)", n_vendor);
 }
 
 static char *
@@ -386,11 +405,18 @@ pre_done_logind (PpSleep *self, gpointer data)
     }
 }
 
-/* Everything before sleep: kernel flags and the helper's save phase. */
+/* Everything before sleep: the sleep layer (AHCI runtime PM on, PCIe
+ * ASPM policy default, TLP 1.6's fix for resume freezes), kernel flags
+ * and the helper's save phase; the delay inhibitor goes (or the kernel
+ * path writes /sys/power/state) only after all of them. */
 static void
 pre_sleep (PpSleep *self, StepDone done, gpointer data)
 {
+  g_autoptr(GError) error = NULL;
+
   self->sleeping = TRUE;
+  if (!pp_manager_set_before_sleep (self->manager, TRUE, &error))
+    g_warning ("Before sleep: %s", error->message);
   select_quirks (self);
   /* what this sleep uses, for last-known-working */
   self->used_source = self->selection->source;
@@ -403,7 +429,11 @@ pre_sleep (PpSleep *self, StepDone done, gpointer data)
 static void
 post_resume_done (PpSleep *self, gpointer data)
 {
+  g_autoptr(GError) error = NULL;
+
   pp_log_sleep (TRUE, self->sleep_state);
+  if (!pp_manager_set_before_sleep (self->manager, FALSE, &error))
+    g_warning ("After resume: %s", error->message);
   pp_manager_reapply (self->manager);
   save_last_known_working (self);
   self->sleeping = FALSE;

@@ -79,8 +79,9 @@ const PmctlCommand pmctl_command_explain = {
   "Print one line per attribute the policy touches on DEVICE: the attribute,\n"
   "its current value, the value the daemon decided (- when it leaves the\n"
   "attribute alone), the layer that decided (class, battery, idle, udev,\n"
-  "override, power-down, hold, excluded, ignored) and its origin: the\n"
-  "FILE:LINE of the configuration line, the udev property, the override,\n"
-  "the hold (who, why, pid), the excluded driver.",
+  "override, power-down, hold, excluded, ignored, quirk, sleep) and its\n"
+  "origin: the FILE:LINE of the configuration line, the udev property, the\n"
+  "override, the hold (who, why, pid), the excluded driver, the NVMe APST\n"
+  "quirk; for a knob the device lacks, why (\"firmware controls ASPM\").",
   NULL, 1, 1, FALSE, run_explain,
 };

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmctl stats and pmctl metrics (issue 13): the share of time each device
- * spent suspended (GetStatistics, with ListDevices' class, status and
- * control), and the daemon's state in the Prometheus text format. The
+ * spent suspended (GetDeviceStatistics: GetStatistics' rows with each
+ * device's class, status and control), and the daemon's state in the
+ * Prometheus text format (CountDevices, GetClassStatistics). The
  * arithmetic is pp-stats.c's, the formatting pp-metrics.c's; the
  * never-suspends flag and --interval windows are computed here, from two
  * answers of the daemon, which keeps no timer for them. */
@@ -81,12 +82,59 @@ stats_answer_clear (StatsAnswer *a)
   g_clear_pointer (&a->facts, g_hash_table_unref);
 }
 
+/* GetDeviceStatistics: the rows with their class, status and control. */
+static gboolean
+stats_ask_rows (Pmctl *ctl, StatsAnswer *out, GError **error)
+{
+  g_autoptr(GVariant) rows = NULL;
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sdtt)"));
+  GVariantIter iter;
+  const char *path, *class, *status;
+  gboolean control_auto;
+  double share;
+  guint64 active, suspended;
+
+  if (!pp_dbus_manager_call_get_device_statistics_sync (ctl->manager, &rows, NULL, error))
+    return FALSE;
+  out->facts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                      (GDestroyNotify) device_facts_free);
+  g_variant_iter_init (&iter, rows);
+  while (g_variant_iter_next (&iter, "(&s&s&sbdtt)", &path, &class, &status, &control_auto,
+                              &share, &active, &suspended))
+    {
+      DeviceFacts *f;
+
+      if (g_hash_table_contains (out->facts, path))
+        continue;
+      f = g_new0 (DeviceFacts, 1);
+      f->class = g_strdup (class);
+      f->runtime_status = g_strdup (status);
+      f->control_auto = control_auto;
+      g_hash_table_insert (out->facts, g_strdup (path), f);
+      g_variant_builder_add (&b, "(sdtt)", path, share, active, suspended);
+    }
+  out->rows = g_variant_ref_sink (g_variant_builder_end (&b));
+  return TRUE;
+}
+
 static gboolean
 stats_ask (Pmctl *ctl, StatsAnswer *out)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GVariant) devices = NULL;
 
+  if (stats_ask_rows (ctl, out, &error))
+    {
+      out->when_us = g_get_monotonic_time ();
+      return TRUE;
+    }
+  if (!g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD))
+    {
+      pmctl_report_error (error, "get the statistics", NULL);
+      return FALSE;
+    }
+  /* an older daemon: its device list and GetStatistics */
+  g_clear_error (&error);
   if (!pp_dbus_manager_call_list_devices_sync (ctl->manager, &devices, NULL, &error))
     {
       pmctl_report_error (error, "list the devices", NULL);
@@ -583,64 +631,73 @@ metrics_print_json (Pmctl *ctl, const PpMetrics *m)
   pmctl_json_print_builder (ctl, b);
 }
 
-static int
-run_metrics (Pmctl *ctl, char **args, char **command_argv)
+/* Devices by class and status, and the classes' residency, from
+ * CountDevices and GetClassStatistics: what the families print, without
+ * the device rows. FALSE with the error of the call that failed. */
+static gboolean
+metrics_ask_classes (Pmctl *ctl, GArray *counts, GArray *classes, GPtrArray *keep,
+                     GError **error)
+{
+  GVariant *device_counts = NULL;
+  GVariant *class_stats = NULL;
+  GVariantIter iter;
+  const char *class, *status;
+  guint32 n, n_devices, n_never;
+  double share;
+  guint64 active, suspended;
+
+  if (!pp_dbus_manager_call_count_devices_sync (ctl->manager, &device_counts, NULL, error))
+    return FALSE;
+  g_ptr_array_add (keep, device_counts);   /* the strings are borrowed from it */
+  if (!pp_dbus_manager_call_get_class_statistics_sync (ctl->manager, &class_stats, NULL, error))
+    return FALSE;
+  g_ptr_array_add (keep, class_stats);
+
+  g_variant_iter_init (&iter, device_counts);
+  while (g_variant_iter_next (&iter, "(&s&su)", &class, &status, &n))
+    {
+      PpMetricsDeviceCount c = { class, *status != '\0' ? status : NULL, n };
+
+      g_array_append_val (counts, c);
+    }
+  g_variant_iter_init (&iter, class_stats);
+  while (g_variant_iter_next (&iter, "(&suudtt)", &class, &n_devices, &n_never, &share,
+                              &active, &suspended))
+    {
+      PpMetricsClass c = { class, share, n_never };
+
+      if (active == 0 && suspended == 0)
+        c.suspended_ratio = NAN;
+      g_array_append_val (classes, c);
+    }
+  return TRUE;
+}
+
+/* The same from ListDevices and GetStatistics, for a daemon without
+ * CountDevices or GetClassStatistics. */
+static gboolean
+metrics_ask_devices (Pmctl *ctl, GArray *counts, GArray *classes, GPtrArray *keep,
+                     GArray **out_totals, StatsAnswer *answer)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) devices = NULL;
-  g_autoptr(GVariant) stats = NULL;
-  g_autoptr(GVariant) inhibitors = NULL;
-  g_autoptr(GVariant) overrides = NULL;
-  g_autoptr(GVariant) conflicts = NULL;
-  g_autoptr(GVariant) on_battery = NULL;
-  g_autoptr(GVariant) user_idle = NULL;
-  g_autoptr(GVariant) write_failures = NULL;
-  g_autoptr(GVariant) last_pass = NULL;
-  g_autoptr(GArray) counts = g_array_new (FALSE, TRUE, sizeof (PpMetricsDeviceCount));
-  g_autoptr(GPtrArray) dicts = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
-  g_autoptr(GArray) classes = g_array_new (FALSE, TRUE, sizeof (PpMetricsClass));
+  GVariant *devices = NULL;
+  GVariant *stats = NULL;
   g_autoptr(GArray) lines = NULL;
-  g_autoptr(GArray) totals = NULL;
-  g_autofree char *text = NULL;
-  PpMetrics m = { 0 };
-  StatsAnswer answer = { 0 };
   GVariantIter iter;
   GVariant *dict;
-  const char *what, *who, *why, *device;
-  guint32 pid;
 
-  if (!pmctl_connect (ctl, G_DBUS_PROXY_FLAGS_NONE))
-    return PMCTL_EXIT_FAILURE;
   if (!pp_dbus_manager_call_list_devices_sync (ctl->manager, &devices, NULL, &error))
     {
       pmctl_report_error (error, "list the devices", NULL);
-      return PMCTL_EXIT_FAILURE;
+      return FALSE;
     }
+  g_ptr_array_add (keep, devices);
   if (!pp_dbus_manager_call_get_statistics_sync (ctl->manager, "", &stats, NULL, &error))
     {
       pmctl_report_error (error, "get the statistics", NULL);
-      return PMCTL_EXIT_FAILURE;
+      return FALSE;
     }
-  if (!pp_dbus_manager_call_list_inhibitors_sync (ctl->manager, &inhibitors, NULL, &error))
-    {
-      pmctl_report_error (error, "list the inhibitors", NULL);
-      return PMCTL_EXIT_FAILURE;
-    }
-  /* a daemon without ListOverrides (unknown, or declared and not served
-   * yet): the family has no sample */
-  if (!pp_dbus_manager_call_list_overrides_sync (ctl->manager, &overrides, NULL, &error))
-    {
-      if (!g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD) &&
-          !g_error_matches (error, PP_ERROR, PP_ERROR_NOT_SUPPORTED))
-        {
-          pmctl_report_error (error, "list the overrides", NULL);
-          return PMCTL_EXIT_FAILURE;
-        }
-      g_clear_error (&error);
-      m.unknown |= PP_METRICS_UNKNOWN_OVERRIDES;
-    }
-  else
-    m.n_overrides = g_variant_n_children (overrides);
+  g_ptr_array_add (keep, stats);
 
   /* devices by class and runtime status */
   g_variant_iter_init (&iter, devices);
@@ -653,27 +710,93 @@ run_metrics (Pmctl *ctl, char **args, char **command_argv)
       if (*c.runtime_status == '\0')
         c.runtime_status = NULL;
       g_array_append_val (counts, c);
-      g_ptr_array_add (dicts, dict);   /* the strings are borrowed from it */
+      g_ptr_array_add (keep, dict);   /* the strings are borrowed from it */
     }
-  m.devices = (const PpMetricsDeviceCount *) (gpointer) counts->data;
-  m.n_devices = counts->len;
 
   /* suspended share per class, since the daemon's bases */
-  answer.rows = g_variant_ref (stats);
-  answer.facts = device_facts_new (devices);
-  lines = stats_lines (&answer, NULL, NULL, PP_STATS_MIN_WINDOW_MS_DEFAULT);
-  totals = lines_class_totals (lines);
-  for (guint i = 0; i < totals->len; i++)
+  answer->rows = g_variant_ref (stats);
+  answer->facts = device_facts_new (devices);
+  lines = stats_lines (answer, NULL, NULL, PP_STATS_MIN_WINDOW_MS_DEFAULT);
+  *out_totals = lines_class_totals (lines);
+  for (guint i = 0; i < (*out_totals)->len; i++)
     {
-      PpStatsClassTotal *ct = &g_array_index (totals, PpStatsClassTotal, i);
+      PpStatsClassTotal *ct = &g_array_index (*out_totals, PpStatsClassTotal, i);
       PpMetricsClass c = { ct->class, ct->suspended_share, ct->n_never_suspends };
 
       if (ct->active_ms + ct->suspended_ms == 0)
         c.suspended_ratio = NAN;
       g_array_append_val (classes, c);
     }
+  return TRUE;
+}
+
+static int
+run_metrics (Pmctl *ctl, char **args, char **command_argv)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) inhibitors = NULL;
+  g_autoptr(GVariant) overrides = NULL;
+  g_autoptr(GVariant) conflicts = NULL;
+  g_autoptr(GVariant) on_battery = NULL;
+  g_autoptr(GVariant) user_idle = NULL;
+  g_autoptr(GVariant) write_failures = NULL;
+  g_autoptr(GVariant) last_pass = NULL;
+  g_autoptr(GArray) counts = g_array_new (FALSE, TRUE, sizeof (PpMetricsDeviceCount));
+  g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
+  g_autoptr(GArray) classes = g_array_new (FALSE, TRUE, sizeof (PpMetricsClass));
+  g_autoptr(GArray) totals = NULL;
+  g_autofree char *text = NULL;
+  PpMetrics m = { 0 };
+  StatsAnswer answer = { 0 };
+  GVariantIter iter;
+  const char *what, *who, *why, *device;
+  guint32 pid;
+
+  if (!pmctl_connect (ctl, G_DBUS_PROXY_FLAGS_NONE))
+    return PMCTL_EXIT_FAILURE;
+  if (!metrics_ask_classes (ctl, counts, classes, keep, &error))
+    {
+      /* an older daemon: the device rows, added up here */
+      if (!g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD))
+        {
+          pmctl_report_error (error, "count the devices", NULL);
+          return PMCTL_EXIT_FAILURE;
+        }
+      g_array_set_size (counts, 0);
+      g_array_set_size (classes, 0);
+      if (!metrics_ask_devices (ctl, counts, classes, keep, &totals, &answer))
+        {
+          stats_answer_clear (&answer);
+          return PMCTL_EXIT_FAILURE;
+        }
+    }
+  m.devices = (const PpMetricsDeviceCount *) (gpointer) counts->data;
+  m.n_devices = counts->len;
   m.classes = (const PpMetricsClass *) (gpointer) classes->data;
   m.n_classes = classes->len;
+
+  if (!pp_dbus_manager_call_list_inhibitors_sync (ctl->manager, &inhibitors, NULL, &error))
+    {
+      pmctl_report_error (error, "list the inhibitors", NULL);
+      stats_answer_clear (&answer);
+      return PMCTL_EXIT_FAILURE;
+    }
+  /* a daemon without ListOverrides (unknown, or declared and not served
+   * yet): the family has no sample */
+  if (!pp_dbus_manager_call_list_overrides_sync (ctl->manager, &overrides, NULL, &error))
+    {
+      if (!g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD) &&
+          !g_error_matches (error, PP_ERROR, PP_ERROR_NOT_SUPPORTED))
+        {
+          pmctl_report_error (error, "list the overrides", NULL);
+          stats_answer_clear (&answer);
+          return PMCTL_EXIT_FAILURE;
+        }
+      g_clear_error (&error);
+      m.unknown |= PP_METRICS_UNKNOWN_OVERRIDES;
+    }
+  else
+    m.n_overrides = g_variant_n_children (overrides);
 
   g_variant_iter_init (&iter, inhibitors);
   while (g_variant_iter_next (&iter, "(&s&s&s&su)", &what, &who, &why, &device, &pid))

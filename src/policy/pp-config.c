@@ -6,12 +6,18 @@
 #include <string.h>
 
 #include "pp-config.h"
+#include "pp-knobs.h"
 #include "pp-util.h"
 
 
 #define PP_DEFAULT_IDLE_TIMEOUT_SEC   300
 #define PP_DEFAULT_HOLDOFF_SEC        30
 #define PP_DEFAULT_QUIRK_TIMEOUT_SEC  5
+/* [Sleep] RestoreDefaultsClasses=/Drivers= when not set: the SATA hosts,
+ * ports and disks (ata-port and sata-disk as the disk rules name them)
+ * and the AHCI controllers (TLP 1.6's AHCI runtime PM around sleep) */
+#define PP_DEFAULT_RESTORE_CLASSES    "sata-host ata-port sata-disk"
+#define PP_DEFAULT_RESTORE_DRIVERS    "ahci"
 
 static const char * const lid_action_names[] = {
   [PP_LID_ACTION_SUSPEND]                = "suspend",
@@ -86,6 +92,7 @@ pp_layered_settings_new (void)
 
   for (guint i = 0; i < PP_N_LAYERS; i++)
     ls->layers[i] = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_setting_free);
+  ls->apst_quirks = -1;
   return ls;
 }
 
@@ -96,6 +103,7 @@ pp_layered_settings_free (PpLayeredSettings *ls)
     g_ptr_array_unref (ls->layers[i]);
   g_strfreev (ls->exclude_drivers);
   g_free (ls->exclude_drivers_file);
+  g_free (ls->apst_quirks_file);
   g_free (ls);
 }
 
@@ -144,6 +152,9 @@ pp_config_new (void)
   config->sleep.video_quirks = NULL;
   config->sleep.quirk_helper = NULL;
   config->sleep.quirk_timeout_sec = PP_DEFAULT_QUIRK_TIMEOUT_SEC;
+  config->sleep.restore_defaults = TRUE;
+  config->sleep.restore_defaults_classes = g_strsplit (PP_DEFAULT_RESTORE_CLASSES, " ", -1);
+  config->sleep.restore_defaults_drivers = g_strsplit (PP_DEFAULT_RESTORE_DRIVERS, " ", -1);
   return config;
 }
 
@@ -162,6 +173,9 @@ pp_config_free (PpConfig *config)
   g_free (config->sleep.hibernate_mode_low_battery);
   g_strfreev (config->sleep.video_quirks);
   g_free (config->sleep.quirk_helper);
+  g_strfreev (config->sleep.restore_defaults_classes);
+  g_strfreev (config->sleep.restore_defaults_drivers);
+  g_free (config->sleep.restore_defaults_file);
   g_free (config);
 }
 
@@ -808,6 +822,37 @@ parse_lid_key (ParseState *st, guint line, const char *key, const char *value)
     }
 }
 
+/* A space-separated list of names (classes, drivers) into *@target:
+ * empty means none; invalid names are reported and left out, and when
+ * every name was invalid *@target stays. FALSE when nothing was set. */
+static gboolean
+parse_name_list (ParseState *st, guint line, const char *key, const char *value, char ***target)
+{
+  g_auto(GStrv) parts = g_strsplit_set (value, " \t", -1);
+  g_autoptr(GPtrArray) list = g_ptr_array_new_with_free_func (g_free);
+  gboolean bad = FALSE;
+
+  for (guint i = 0; parts[i]; i++)
+    {
+      if (*parts[i] == '\0')
+        continue;
+      if (!name_is_valid (parts[i]))
+        {
+          bad_value (st, line, key, parts[i], "space-separated names");
+          bad = TRUE;
+          continue;
+        }
+      if (!g_ptr_array_find_with_equal_func (list, parts[i], g_str_equal, NULL))
+        g_ptr_array_add (list, g_strdup (parts[i]));
+    }
+  if (bad && list->len == 0)
+    return FALSE;
+  g_ptr_array_add (list, NULL);
+  g_strfreev (*target);
+  *target = (char **) g_ptr_array_free (g_steal_pointer (&list), FALSE);
+  return TRUE;
+}
+
 /* [Sleep:battery] / [Sleep:low-battery]: MemSleep= and HibernateMode=
  * by power source. */
 static void
@@ -855,7 +900,26 @@ parse_sleep_key (ParseState *st, guint line, const char *key, const char *value)
       parse_sleep_layer_key (st, line, key, value);
       return;
     }
-  if (g_str_equal (key, "MemSleep"))
+  if (g_str_equal (key, "RestoreDefaultsBeforeSleep"))
+    {
+      if (!parse_bool (value, &sleep->restore_defaults))
+        {
+          bad_value (st, line, key, value, "true|false");
+          return;
+        }
+      g_free (sleep->restore_defaults_file);
+      sleep->restore_defaults_file = g_strdup (st->file);
+      sleep->restore_defaults_line = line;
+    }
+  else if (g_str_equal (key, "RestoreDefaultsClasses"))
+    {
+      parse_name_list (st, line, key, value, &sleep->restore_defaults_classes);
+    }
+  else if (g_str_equal (key, "RestoreDefaultsDrivers"))
+    {
+      parse_name_list (st, line, key, value, &sleep->restore_defaults_drivers);
+    }
+  else if (g_str_equal (key, "MemSleep"))
     {
       g_autofree char *expected = join_list (mem_sleep_values);
       if (str_in (value, mem_sleep_values))
@@ -972,6 +1036,82 @@ parse_exclude_drivers (ParseState *st, guint line, const char *value)
   ls->exclude_drivers_line = line;
 }
 
+/* The per-link ASPM keys and the files they write. */
+static const struct {
+  const char *key;
+  const char *relpath;
+} aspm_keys[] = {
+  { "AspmL0s", PP_ATTR_ASPM_L0S },
+  { "AspmL1", PP_ATTR_ASPM_L1 },
+  { "AspmL1_1", PP_ATTR_ASPM_L1_1 },
+  { "AspmL1_2", PP_ATTR_ASPM_L1_2 },
+  { "AspmClockPm", PP_ATTR_ASPM_CLKPM },
+};
+
+/* The hardware knobs of issue 19 (ASPM link states, NVMe APST, panel
+ * power savings). FALSE: not one of their keys. */
+static gboolean
+parse_knob_key (ParseState *st, guint line, const char *key, const char *value)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (aspm_keys); i++)
+    {
+      gboolean on = FALSE;
+
+      if (!g_str_equal (key, aspm_keys[i].key))
+        continue;
+      /* the kernel reads the files back as 1 and 0 */
+      if (!parse_bool (value, &on))
+        bad_value (st, line, key, value, "true|false (1|0, yes|no)");
+      else
+        layer_set (st->layer, aspm_keys[i].relpath, on ? "1" : "0", st->file, line);
+      return TRUE;
+    }
+  if (g_str_equal (key, "ApstLatencyToleranceUs"))
+    {
+      guint us = 0;
+
+      if (g_str_equal (value, "auto") || g_str_equal (value, "any"))
+        layer_set (st->layer, PP_ATTR_NVME_APST, value, st->file, line);
+      else if ((g_str_equal (value, "0") || (g_ascii_isdigit (*value) && *value != '0')) &&
+               parse_uint (value, G_MAXINT32, &us))
+        layer_set (st->layer, PP_ATTR_NVME_APST, value, st->file, line);
+      else
+        bad_value (st, line, key, value,
+                   "microseconds from 0 (APST off) to 2147483647 without leading zeros, auto or any");
+      return TRUE;
+    }
+  if (g_str_equal (key, "ApstQuirks"))
+    {
+      gboolean on = FALSE;
+
+      if (st->layer_index != PP_LAYER_BASE)
+        problem_add (st->problems, st->file, line,
+                     "ApstQuirks= applies to a whole class: put it in the base section [Class NAME], not in a %s section; ignoring it",
+                     pp_layer_suffix (st->layer_index));
+      else if (!parse_bool (value, &on))
+        bad_value (st, line, key, value, "true|false");
+      else
+        {
+          st->ls->apst_quirks = on;
+          g_free (st->ls->apst_quirks_file);
+          st->ls->apst_quirks_file = g_strdup (st->file);
+          st->ls->apst_quirks_line = line;
+        }
+      return TRUE;
+    }
+  if (g_str_equal (key, "PanelPowerSavings"))
+    {
+      guint level = 0;
+
+      if (strlen (value) == 1 && parse_uint (value, PP_PANEL_POWER_MAX, &level))
+        layer_set (st->layer, PP_ATTR_PANEL_POWER, value, st->file, line);
+      else
+        bad_value (st, line, key, value, "0 (off) to 4 (most saving)");
+      return TRUE;
+    }
+  return FALSE;
+}
+
 /* The attribute a class key writes, for an empty assignment; NULL for
  * keys that are not attributes. */
 static const char *
@@ -985,6 +1125,13 @@ class_key_attribute (const char *key)
     return PP_ATTR_WAKEUP;
   if (g_str_equal (key, "LinkPowerPolicy"))
     return PP_ATTR_LINK_POLICY;
+  for (guint i = 0; i < G_N_ELEMENTS (aspm_keys); i++)
+    if (g_str_equal (key, aspm_keys[i].key))
+      return aspm_keys[i].relpath;
+  if (g_str_equal (key, "ApstLatencyToleranceUs"))
+    return PP_ATTR_NVME_APST;
+  if (g_str_equal (key, "PanelPowerSavings"))
+    return PP_ATTR_PANEL_POWER;
   return NULL;
 }
 
@@ -1001,6 +1148,8 @@ parse_class_key (ParseState *st, guint line, const char *key, const char *value)
       layer_set (st->layer, attribute, "", st->file, line);
       return;
     }
+  if (parse_knob_key (st, line, key, value))
+    return;
   if (g_str_equal (key, "Control"))
     {
       if (!pp_config_parse_control (value, &error))
@@ -1055,7 +1204,7 @@ parse_class_key (ParseState *st, guint line, const char *key, const char *value)
   else
     {
       problem_add (st->problems, st->file, line,
-                   "unknown key '%s' in a [Class] section (expected Control, AutosuspendDelayMs, Wakeup, LinkPowerPolicy, ExcludeDrivers or Attr.<path>), ignoring it",
+                   "unknown key '%s' in a [Class] section (expected Control, AutosuspendDelayMs, Wakeup, LinkPowerPolicy, ExcludeDrivers, AspmL0s, AspmL1, AspmL1_1, AspmL1_2, AspmClockPm, ApstLatencyToleranceUs, ApstQuirks, PanelPowerSavings or Attr.<path>), ignoring it",
                    key);
     }
 }

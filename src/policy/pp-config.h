@@ -58,6 +58,8 @@ typedef enum {
   PP_SOURCE_IGNORED,       /* POWERPOLICY_IGNORE=1: nothing written */
   PP_SOURCE_LOW_BATTERY,   /* [Class NAME:low-battery] */
   PP_SOURCE_REVERT,        /* a Revert over D-Bus: the original value, until its fd closes */
+  PP_SOURCE_QUIRK,         /* a shipped quirk (NVMe APST known broken) */
+  PP_SOURCE_SLEEP,         /* [Sleep] RestoreDefaultsBeforeSleep=, until resume */
 } PpSettingSource;
 
 /* @file/@line: the configuration line that set it (for drop-ins the
@@ -90,6 +92,11 @@ typedef struct {
   gboolean   exclude_drivers_set;
   char      *exclude_drivers_file;
   guint      exclude_drivers_line;
+  /* [Class NAME] ApstQuirks= (base section only): -1 unset (quirks
+   * apply), 0 false, 1 true; @apst_quirks_file/_line its origin */
+  gint       apst_quirks;
+  char      *apst_quirks_file;
+  guint      apst_quirks_line;
 } PpLayeredSettings;
 
 typedef enum {
@@ -124,6 +131,14 @@ typedef struct {
   char  **video_quirks;       /* NULL = auto; {"none"} = none; else list */
   char   *quirk_helper;       /* NULL or "" = installed helper */
   guint   quirk_timeout_sec;
+  /* before sleep: power/control=on for the devices of these classes or
+   * bound to these drivers, the PCIe ASPM policy "default"; put back
+   * after resume (RestoreDefaultsBeforeSleep=, ...Classes=, ...Drivers=) */
+  gboolean restore_defaults;
+  char   **restore_defaults_classes;   /* NULL or empty: none */
+  char   **restore_defaults_drivers;   /* NULL or empty: none */
+  char    *restore_defaults_file;      /* the RestoreDefaultsBeforeSleep= line, or NULL */
+  guint    restore_defaults_line;
 } PpSleepConfig;
 
 typedef struct {

@@ -280,7 +280,8 @@ cascade_subsystem (const PpDeviceProps *props)
 }
 
 /* Write order: the delay before control, so a device allowed to suspend
- * does so with its final delay; control last. */
+ * does so with its final delay; control last. ASPM L1 before its
+ * substates: a substate written on turns L1 on. */
 static int
 setting_rank (const char *key)
 {
@@ -288,9 +289,11 @@ setting_rank (const char *key)
     return 0;
   if (g_str_equal (key, PP_ATTR_WAKEUP))
     return 1;
+  if (g_str_equal (key, PP_ATTR_ASPM_L1))
+    return 2;
   if (g_str_equal (key, PP_ATTR_CONTROL))
-    return 3;
-  return 2;
+    return 4;
+  return 3;
 }
 
 static int
@@ -318,6 +321,8 @@ pp_setting_source_to_string (PpSettingSource source)
     case PP_SOURCE_EXCLUDED:   return "excluded";
     case PP_SOURCE_IGNORED:    return "ignored";
     case PP_SOURCE_REVERT:     return "revert";
+    case PP_SOURCE_QUIRK:      return "quirk";
+    case PP_SOURCE_SLEEP:      return "sleep";
     case PP_SOURCE_NONE:
     default:                   return "";
     }
@@ -325,6 +330,91 @@ pp_setting_source_to_string (PpSettingSource source)
 
 #define ORIGIN_OVERRIDE   "override set over D-Bus"
 #define ORIGIN_POWER_DOWN "PowerDown (auto) over D-Bus, until PowerUp"
+
+/* A drive whose APST is known broken gets APST off (latency tolerance 0),
+ * whatever the class layers said, unless its class says
+ * ApstQuirks=false. */
+static void
+map_apply_apst_quirk (SettingMap              *map,
+                      const PpLayeredSettings *class_ls,
+                      const PpLayeredSettings *subsystem_ls,
+                      const PpNvmeApstQuirk   *quirk)
+{
+  g_autofree char *origin = NULL;
+  gint enabled = -1;
+
+  if (quirk == NULL)
+    return;
+  /* the class's ApstQuirks= when it sets one, else the subsystem's */
+  if (class_ls != NULL)
+    enabled = class_ls->apst_quirks;
+  if (enabled < 0 && subsystem_ls != NULL)
+    enabled = subsystem_ls->apst_quirks;
+  if (enabled == 0)
+    return;
+  origin = g_strdup_printf ("NVMe APST quirk %s: %s; APST off", quirk->name, quirk->reason);
+  map_set (map, PP_ATTR_NVME_APST, "0", PP_SOURCE_QUIRK, origin);
+}
+
+/* The kernel turns the L1 substates off with L1 (and writing a substate
+ * on turns L1 on again): with L1 decided off, its substates are decided
+ * off too, so that what is written is what reads back, and their
+ * originals are journalled for the restore. */
+static void
+map_follow_aspm_l1 (SettingMap *map)
+{
+  static const char * const substates[] = { PP_ATTR_ASPM_L1_1, PP_ATTR_ASPM_L1_2 };
+  PpSetting *l1 = map_find (map, PP_ATTR_ASPM_L1);
+  g_autofree char *origin = NULL;
+
+  if (l1 == NULL || !g_str_equal (l1->value, "0"))
+    return;
+  origin = g_strdup_printf ("AspmL1=0 (%s) turns the L1 substates off", l1->origin);
+  for (guint i = 0; i < G_N_ELEMENTS (substates); i++)
+    {
+      PpSetting *s = map_find (map, substates[i]);
+
+      if (s == NULL || !g_str_equal (s->value, "0"))
+        map_set (map, substates[i], "0", l1->source, origin);
+    }
+}
+
+static char *
+sleep_layer_origin (const PpSleepConfig *sc)
+{
+  if (sc->restore_defaults_file != NULL)
+    return g_strdup_printf ("RestoreDefaultsBeforeSleep=true (%s:%u), until resume",
+                            sc->restore_defaults_file, sc->restore_defaults_line);
+  return g_strdup ("RestoreDefaultsBeforeSleep=true (built-in default), until resume");
+}
+
+static gboolean
+str_listed (char **list, const char *name)
+{
+  return list != NULL && name != NULL && g_strv_contains ((const char * const *) list, name);
+}
+
+/* Before system sleep (TLP 1.6's fix for resume freezes): runtime PM
+ * off for the AHCI-related devices [Sleep] names, above every layer,
+ * until resume. */
+static void
+map_apply_sleep_layer (SettingMap          *map,
+                       const PpConfig      *config,
+                       const PpDeviceProps *props,
+                       const PpSituation   *situation,
+                       const PpDeviceState *state)
+{
+  const PpSleepConfig *sc = &config->sleep;
+  g_autofree char *origin = NULL;
+
+  if (!situation->before_sleep || !sc->restore_defaults)
+    return;
+  if (!str_listed (sc->restore_defaults_classes, props->klass) &&
+      !str_listed (sc->restore_defaults_drivers, state->driver))
+    return;
+  origin = sleep_layer_origin (sc);
+  map_set (map, PP_ATTR_CONTROL, "on", PP_SOURCE_SLEEP, origin);
+}
 
 /* Every layer, the skip rules aside. The entries empty assignments left
  * alone go to @cleared. */
@@ -355,6 +445,10 @@ decide_layers (const PpConfig      *config,
                      subsystem ? pp_config_get_class (config, subsystem) : NULL, sub_section,
                      pp_config_get_class (config, props->klass), section,
                      situation);
+  map_apply_apst_quirk (&map,
+                        pp_config_get_class (config, props->klass),
+                        subsystem ? pp_config_get_class (config, subsystem) : NULL,
+                        state->apst_quirk);
 
   /* Per-device udev properties. */
   if (props->autosuspend == PP_TRISTATE_NO)
@@ -411,6 +505,9 @@ decide_layers (const PpConfig      *config,
   if (state->held)
     map_set (&map, PP_ATTR_CONTROL, "on", PP_SOURCE_HOLD,
              state->held_by != NULL ? state->held_by : "held");
+
+  map_apply_sleep_layer (&map, config, props, situation, state);
+  map_follow_aspm_l1 (&map);
 
   map_take_cleared (&map, cleared);
   g_ptr_array_sort (map.settings, compare_settings);
@@ -626,6 +723,23 @@ pp_policy_explain (const PpConfig      *config,
   return rows;
 }
 
+/* Before sleep the PCIe ASPM policy the configuration sets goes back to
+ * the firmware's ("default"), with the AHCI runtime PM (TLP 1.6). */
+static void
+map_apply_aspm_sleep_default (SettingMap        *map,
+                              const PpConfig    *config,
+                              const PpSituation *situation)
+{
+  const PpSleepConfig *sc = &config->sleep;
+  g_autofree char *origin = NULL;
+
+  if (!situation->before_sleep || !sc->restore_defaults ||
+      map_find (map, PP_ASPM_POLICY_PARAM) == NULL)
+    return;
+  origin = sleep_layer_origin (sc);
+  map_set (map, PP_ASPM_POLICY_PARAM, "default", PP_SOURCE_SLEEP, origin);
+}
+
 GPtrArray *
 pp_policy_module_settings (const PpConfig    *config,
                            const PpSituation *situation)
@@ -641,11 +755,17 @@ pp_policy_module_settings (const PpConfig    *config,
 
       map_apply_layers (&map, pp_config_get_module (config, module), situation, section);
       map_take_cleared (&map, NULL);
+      if (g_str_equal (module, PP_ASPM_MODULE))
+        map_apply_aspm_sleep_default (&map, config, situation);
       for (guint j = 0; j < map.settings->len; j++)
         {
           PpSetting *s = g_ptr_array_index (map.settings, j);
           g_autofree char *key = g_strdup_printf ("%s/parameters/%s", module, s->key);
-          g_ptr_array_add (out, pp_setting_new (key, s->value));
+          PpSetting *copy = pp_setting_new (key, s->value);
+
+          copy->source = s->source;
+          copy->origin = g_strdup (s->origin);
+          g_ptr_array_add (out, copy);
         }
       g_ptr_array_unref (map.settings);
     }

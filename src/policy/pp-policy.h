@@ -6,6 +6,7 @@
 #include <glib.h>
 
 #include "pp-config.h"
+#include "pp-knobs.h"
 
 G_BEGIN_DECLS
 
@@ -40,6 +41,9 @@ typedef struct {
   gboolean on_battery;
   gboolean user_idle;             /* idle and no idle inhibitor */
   gboolean low_battery;           /* on battery at or below LowBatteryPercent */
+  /* between PrepareForSleep and resume, with [Sleep]
+   * RestoreDefaultsBeforeSleep=true: the sleep layer applies */
+  gboolean before_sleep;
 } PpSituation;
 
 /* Look up a udev property; returns NULL when absent. */
@@ -73,6 +77,9 @@ typedef struct {
   char           *(*original)      (gpointer    user_data,
                                     const char *relpath);
   gpointer          original_data;
+  /* an NVMe drive whose APST is known broken (pp_nvme_apst_quirk_find()),
+   * or NULL */
+  const PpNvmeApstQuirk *apst_quirk;
 } PpDeviceState;
 
 /* The policy's decision for one device: the one computation behind both
@@ -100,7 +107,11 @@ typedef struct {
  * battery), :low-battery (on battery at or below LowBatteryPercent),
  * :idle (user idle), udev properties, overrides, a Revert (the
  * originals, while its fd is open), PowerDown (control=auto, delay 0),
- * holds (control=on). The class cascade runs inside each of the
+ * holds (control=on), the sleep layer (control=on for the
+ * classes and drivers of [Sleep] RestoreDefaultsClasses=/Drivers= while
+ * situation->before_sleep). A shipped NVMe APST quirk comes right above
+ * the configuration layers. AspmL1=0 turns the L1 substates off with it
+ * (the kernel does). The class cascade runs inside each of the
  * four configuration layers: [Class SUBSYSTEM:LAYER] first, then
  * [Class CLASS:LAYER] (one section when the class is the subsystem), so
  * a higher layer of the subsystem beats a lower layer of the class. An
@@ -123,7 +134,7 @@ GPtrArray  *pp_policy_device_settings (const PpConfig      *config,
                                        gboolean             held);
 
 /* "class", "battery", "low-battery", "idle", "udev", "override",
- * "power-down", "hold", "excluded", "ignored", "revert"; "" for
+ * "power-down", "hold", "excluded", "ignored", "revert", "quirk", "sleep"; "" for
  * PP_SOURCE_NONE. */
 const char *pp_setting_source_to_string (PpSettingSource source);
 
@@ -151,7 +162,10 @@ GPtrArray  *pp_policy_explain         (const PpConfig      *config,
                                        const PpDecision    *decision);
 void        pp_explain_row_free       (PpExplainRow        *row);
 
-/* The module parameters (key = "MODULE/parameters/PARAM") to write. */
+/* The module parameters (key = "MODULE/parameters/PARAM") to write,
+ * each with its source and origin; while situation->before_sleep (and
+ * RestoreDefaultsBeforeSleep=true) a pcie_aspm policy the configuration
+ * sets is "default", source PP_SOURCE_SLEEP. */
 GPtrArray  *pp_policy_module_settings (const PpConfig      *config,
                                        const PpSituation   *situation);
 

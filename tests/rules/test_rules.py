@@ -391,6 +391,9 @@ class RulesTest(unittest.TestCase):
                             'MAJOR', '226', 'MINOR', '0'])
         cls.add('drm_connector', 'drm', 'card0-HDMI-A-1', gpu_card,
                 ['status', 'disconnected', 'enabled', 'disabled'], [])
+        cls.add('drm_edp', 'drm', 'card0-eDP-1', gpu_card,
+                ['status', 'connected', 'enabled', 'enabled', 'amdgpu/panel_power_savings', '0'],
+                [])
         for name in ('pp-hwdb-autosuspend', 'pp-classified', 'pp-admin', 'pp-plain'):
             cls.add(name, 'platform', name, None, ['power/control', 'on'], [])
 
@@ -587,6 +590,13 @@ class RulesTest(unittest.TestCase):
         # their runtime PM is allowed by the kernel: they follow the disks
         for key in ('usb_storage_disk_target', 'usb_storage_host_parent', 'scsi_host_parent'):
             self.assertClass(key, None)
+
+    # DRM: the internal panel's connector has a class (panel power savings)
+    def test_edp_panel(self):
+        self.assertClass('drm_edp', 'panel')
+        self.assertClass('drm_connector', None)
+        self.assertClass('drm_card', None)
+        self.assertTagged('drm_edp', True)
 
     # 99-powerpolicy-tag.rules: the devices powerpolicyd enumerates
     def assertTagged(self, key, expected):

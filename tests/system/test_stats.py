@@ -143,6 +143,79 @@ class TestGetStatistics(StatsTestCase):
                              'GetStatistics', (STORAGE,), '(s)')
 
 
+class TestClassStatistics(StatsTestCase):
+    """GetClassStatistics and CountDevices: the totals pmctl metrics
+    prints, computed by the daemon; expected values from GetStatistics,
+    ListDevices and the counters the test wrote."""
+
+    def class_stats(self):
+        return {row[0]: row[1:] for row in self.call('GetClassStatistics')[0]}
+
+    def test_totals_add_up_the_rows(self):
+        self.start_with_counters()
+        devs = self.devices()
+        self.assertEqual(devs[HDA]['control'], 'auto')
+        self.assertEqual(devs[XHCI]['control'], 'on')
+        # the audio function may suspend and did not for over a minute;
+        # the xHCI neither, but it may not (control=on)
+        self.set_runtime(HDA, 5000 + MIN_WINDOW_MS + 1000, 2000)
+        self.set_runtime(XHCI, 1000 + MIN_WINDOW_MS + 5000, 0)
+        self.set_usb(STORAGE, 300 + 700, 1000 + 900)
+        rows = self.stats()
+        got = self.class_stats()
+        expected = {}
+        for path, (share, active, suspended) in rows.items():
+            e = expected.setdefault(devs[path]['class'], [0, 0, 0])
+            e[0] += 1
+            e[1] += active
+            e[2] += suspended
+        self.assertEqual(set(got), set(expected))
+        for klass, (n, never, share, active, suspended) in got.items():
+            self.assertEqual((n, active, suspended), tuple(expected[klass]), klass)
+            self.assertAlmostEqual(share, suspended / (active + suspended) if active + suspended else 0.0)
+            members = [p for p in rows if devs[p]['class'] == klass]
+            self.assertEqual(never, 1 if HDA in members else 0, klass)
+        # sorted by class, as pmctl stats' totals are
+        names = [row[0] for row in self.call('GetClassStatistics')[0]]
+        self.assertEqual(names, sorted(names))
+        # the same totals as pmctl stats computes from the rows
+        rc, out, err = self.pmctl('--json', 'stats')
+        self.assertEqual((rc, err), (0, ''))
+        for c in json.loads(out)['classes']:
+            n, never, share, active, suspended = got[c['class']]
+            self.assertEqual((c['devices'], c['never_suspends'], c['active_ms'], c['suspended_ms']),
+                             (n, never, active, suspended))
+            self.assertAlmostEqual(c['suspended_share'], share)
+
+    def test_device_statistics(self):
+        """GetDeviceStatistics: GetStatistics' rows with ListDevices'
+        class, runtime status and control."""
+        self.start_with_counters()
+        self.laptop.write(STORAGE + '/power/runtime_status', 'suspended')
+        devs = self.devices()
+        stats = self.stats()
+        rows = self.call('GetDeviceStatistics')[0]
+        self.assertEqual([r[0] for r in rows], sorted(stats))
+        for path, klass, status, control_auto, share, active, suspended in rows:
+            self.assertEqual((share, active, suspended), stats[path], path)
+            self.assertEqual((klass, status, control_auto),
+                             (devs[path]['class'], devs[path]['runtime_status'],
+                              devs[path]['control'] == 'auto'), path)
+        self.assertEqual({r[0]: r[2] for r in rows}[STORAGE], 'suspended')
+
+    def test_count_devices(self):
+        self.start_with_counters()
+        self.laptop.write(STORAGE + '/power/runtime_status', 'suspended')
+        expected = {}
+        for d in self.devices().values():
+            key = (d['class'], d['runtime_status'])
+            expected[key] = expected.get(key, 0) + 1
+        rows = self.call('CountDevices')[0]
+        self.assertEqual({(c, s): n for c, s, n in rows}, expected)
+        self.assertEqual(rows, sorted(rows))
+        self.assertIn((self.devices()[STORAGE]['class'], 'suspended'), expected)
+
+
 class TestPmctlStats(StatsTestCase):
 
     def test_never_suspends_flag_and_json(self):

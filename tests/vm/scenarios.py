@@ -1,0 +1,524 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""powerpolicy VM tier: the scenarios (issue 17), each asserting the real
+kernel's state. Each is a function scenario_NAME(vm, hw); the runner
+(tests/vm/run) boots the guest, sets up udev and the bus, finds the
+hardware (Hardware) and calls them, a fresh powerpolicyd for each.
+"""
+
+import json
+import os
+import signal
+import time
+
+import vmlib
+
+# the shipped configuration plus this, for scenarios that are not about
+# the shipped delays: a stick and its disk suspend 1 s after their last
+# use, not 10 s
+FAST = """[Class usb-storage]
+AutosuspendDelayMs=1000
+[Class usb-storage-disk]
+AutosuspendDelayMs=1000
+"""
+
+DROPIN = '/etc/powerpolicy/powerpolicy.conf.d/50-ppvm.conf'
+
+
+class Hardware:
+    """Where qemu's devices landed in the guest's sysfs."""
+
+    def __init__(self, vm):
+        self.vm = vm
+        self.kbd = self.usb_by_product('QEMU USB Keyboard')
+        self.mouse = self.usb_by_product('QEMU USB Mouse')
+        self.hub = self.usb_by_product('QEMU USB Hub')
+        self.stick = self.usb_by_product('QEMU USB HARDDRIVE')
+        self.stick_roothub = os.path.dirname(self.stick)
+        self.hub_roothub = os.path.dirname(self.hub)
+        self.xhci = os.path.dirname(self.hub_roothub)
+        self.disk = self.scsi_disk(self.stick)
+        self.nvme = self.pci_by_class('0x010802')
+        self.net = self.pci_by_class('0x020000')
+        self.virtio = [p for p in self.pci_all() if vm.read(p + '/vendor') == '0x1af4']
+
+    def usb_devices(self):
+        return [self.vm.realpath(p) for p in self.vm.glob('/sys/bus/usb/devices/*')
+                if ':' not in os.path.basename(p)]
+
+    def usb_by_product(self, product, exclude=()):
+        found = [p for p in self.usb_devices()
+                 if self.vm.read(p + '/product') == product and p not in exclude]
+        assert found, 'no USB device "%s" in the guest' % product
+        return found[0]
+
+    def scsi_disk(self, usbdev):
+        found = self.vm.glob(usbdev + '/*/host*/target*/*:*:*:*')
+        assert found, 'no SCSI disk under %s' % usbdev
+        return found[0]
+
+    def pci_all(self):
+        return [self.vm.realpath(p) for p in self.vm.glob('/sys/bus/pci/devices/*')]
+
+    def pci_by_class(self, klass):
+        for p in self.pci_all():
+            if self.vm.read(p + '/class') == klass:
+                return p
+        raise AssertionError('no PCI function of class %s' % klass)
+
+
+def name(path):
+    return os.path.basename(path)
+
+
+def status(vm, *paths):
+    return {name(p): vm.read(p + '/power/runtime_status') for p in paths}
+
+
+def want_status(paths, value):
+    return {p + '/power/runtime_status': value for p in paths}
+
+
+def dropin(vm, text):
+    if text:
+        vm.write(DROPIN, text)
+    else:
+        vm.sh('rm -f ' + DROPIN)
+
+
+def start(vm, conf=FAST, args=()):
+    dropin(vm, conf)
+    return vm.start_daemon(args)
+
+
+def stop(vm):
+    rc = vm.stop_daemon()
+    assert rc == 0, 'powerpolicyd exited %s on SIGTERM' % rc
+
+
+def pmctl_json(vm, *args):
+    return json.loads(vm.pmctl('--json', *args))
+
+
+def diff(before, after):
+    keys = sorted(set(before) | set(after))
+    return ['%s: %r -> %r' % (k, before.get(k), after.get(k))
+            for k in keys if before.get(k) != after.get(k)]
+
+
+def restore_snapshot(vm, snap):
+    """Write back what a daemon without restore (--oneshot) changed."""
+    now = vm.snapshot()
+    for k in [k for k in snap if now.get(k) != snap[k]]:
+        vm.write(k, snap[k])
+
+
+# ---------------------------------------------------------------------------
+# 1. coldplug with the shipped configuration
+
+def scenario_coldplug(vm, hw):
+    start(vm, conf=None)
+    # what the daemon writes, then what the kernel does with it
+    vm.wait({hw.stick + '/power/control': 'auto',
+             hw.stick + '/power/autosuspend_delay_ms': '10000',
+             hw.kbd + '/power/control': 'on',
+             hw.mouse + '/power/control': 'on'}, 30, 'the shipped policy written')
+    # the SCSI disk of the stick must allow runtime PM too, or the stick
+    # never suspends on a real kernel (issue 17; the vm-fixes branch)
+    vm.wait({hw.disk + '/power/control': 'auto'}, 30,
+            'runtime PM of the stick\'s SCSI disk allowed (%s)' % hw.disk)
+    # the shipped delay is 10 s
+    vm.wait(want_status([hw.stick, hw.disk, hw.stick_roothub], 'suspended'), 60,
+            'stick, its disk and its root hub suspended by the kernel')
+    assert int(vm.read(hw.stick + '/power/runtime_suspended_time')) > 0
+    # keyboard and mouse are kept on by the policy: their hub cannot suspend
+    st = status(vm, hw.kbd, hw.mouse, hw.hub, hw.hub_roothub, hw.xhci, hw.nvme)
+    assert st[name(hw.kbd)] == 'active' and st[name(hw.mouse)] == 'active', st
+    assert st[name(hw.hub)] == 'active' and st[name(hw.hub_roothub)] == 'active', st
+    # what the kernel does with the PCI functions: the emulated xHCI has no
+    # PCI PM capability, nvme (and virtio) stay active
+    assert st[name(hw.xhci)] == 'active' and st[name(hw.nvme)] == 'active', st
+    tree = vm.pmctl('tree')
+    hub_line = [line for line in tree.splitlines() if ' ' + name(hw.hub) + '\t' in line]
+    assert hub_line, 'the hub is not in pmctl tree:\n' + tree
+    assert 'blocked by' in hub_line[0] and (hw.kbd in hub_line[0] or hw.mouse in hub_line[0]), \
+        'pmctl tree does not name the hub\'s blocker: %r' % hub_line[0]
+    stop(vm)
+
+
+# ---------------------------------------------------------------------------
+# 2. hotplug of a second stick, and its removal
+
+def scenario_hotplug(vm, hw):
+    start(vm)
+    vm.wait(want_status([hw.stick], 'suspended'), 40, 'the first stick suspended')
+    vm.qmp.cmd('device_add', driver='usb-storage', bus='xhci.0', port='3', drive='stick2',
+               id='stick2dev')
+    deadline = time.monotonic() + 40
+    new = None
+    while new is None:
+        devs = [p for p in hw.usb_devices()
+                if p != hw.stick and vm.read(p + '/product') == 'QEMU USB HARDDRIVE']
+        new = devs[0] if devs else None
+        assert new or time.monotonic() < deadline, 'the hotplugged stick did not appear'
+        if new is None:
+            time.sleep(0.2)
+    disk = None
+    while disk is None:
+        found = vm.glob(new + '/*/host*/target*/*:*:*:*')
+        disk = found[0] if found else None
+        assert disk or time.monotonic() < deadline, 'the hotplugged stick has no SCSI disk'
+        if disk is None:
+            time.sleep(0.2)
+    vm.wait({new + '/power/control': 'auto', new + '/power/autosuspend_delay_ms': '1000',
+             disk + '/power/control': 'auto'}, 30, 'the policy written to the new stick and its disk')
+    vm.wait(want_status([new, disk], 'suspended'), 40, 'the new stick suspended')
+    listed = [d for d in pmctl_json(vm, 'list') if d.get('path') == new or d.get('Path') == new]
+    assert listed, 'pmctl list does not show %s' % new
+    log_before = len(vm.daemon_log())
+    vm.qmp.cmd('device_del', id='stick2dev')
+    vm.qmp.wait_event('DEVICE_DELETED', 30, lambda e: e['data'].get('device') == 'stick2dev')
+    vm.wait({new + '/power/control': None}, 30, 'the stick gone from sysfs')
+
+    def forgotten():
+        return not [d for d in pmctl_json(vm, 'list') if new in (d.get('path'), d.get('Path'))]
+    deadline = time.monotonic() + 20
+    while not forgotten():
+        assert time.monotonic() < deadline, 'the removed stick is still listed'
+        time.sleep(0.2)
+    after = vm.daemon_log()[log_before:]
+    bad = [line for line in after.splitlines()
+           if any(w in line for w in ('WARNING', 'CRITICAL', 'ERROR', 'failed', 'Cannot'))]
+    assert not bad, 'the log after the removal has more than the removal:\n' + '\n'.join(bad)
+    stop(vm)
+
+
+# ---------------------------------------------------------------------------
+# 3. power-down --subtree of the hub, and power-up
+
+def scenario_powerdown(vm, hw):
+    start(vm)
+    vm.wait({hw.kbd + '/power/control': 'on'}, 30, 'the policy applied')
+    out = vm.pmctl('power-down', hw.hub, '--subtree')
+    assert 'failed' not in out, out
+    vm.wait(want_status([hw.kbd, hw.mouse, hw.hub], 'suspended'), 30,
+            'keyboard, mouse and hub suspended')
+    out = vm.pmctl('power-up', hw.hub, '--subtree')
+    assert 'failed' not in out, out
+    vm.wait({hw.kbd + '/power/control': 'on', hw.mouse + '/power/control': 'on',
+             hw.kbd + '/power/runtime_status': 'active',
+             hw.mouse + '/power/runtime_status': 'active',
+             hw.hub + '/power/runtime_status': 'active'}, 30, 'the policy back after power-up')
+    stop(vm)
+
+
+# ---------------------------------------------------------------------------
+# 4. a hold keeps the stick active; its release lets it suspend again
+
+def scenario_hold(vm, hw):
+    start(vm)
+    vm.wait(want_status([hw.stick], 'suspended'), 40, 'the stick suspended')
+    gate = '/run/ppvm-release-hold'
+    pid = vm.spawn([vm.powerpolicyd('pmctl'), 'hold', hw.stick, '--who', 'vm-test', '--',
+                    '/bin/sh', '-c', 'until [ -e %s ]; do sleep 0.1; done' % gate],
+                   log='/run/ppvm/pmctl-hold.log')
+    vm.wait({hw.stick + '/power/control': 'on', hw.stick + '/power/runtime_status': 'active'},
+            30, 'the held stick active')
+    # it stays active: well past its 1 s delay
+    t_end = time.monotonic() + 3
+    while time.monotonic() < t_end:
+        assert vm.read(hw.stick + '/power/runtime_status') == 'active', 'held stick suspended'
+        time.sleep(0.3)
+    vm.sh('touch ' + gate)
+    rc = vm.waitpid(pid, 30)
+    assert rc == 0, 'pmctl hold exited %s' % rc
+    vm.wait({hw.stick + '/power/control': 'auto', hw.stick + '/power/runtime_status': 'suspended'},
+            40, 'the released stick suspended again')
+    vm.sh('rm -f ' + gate)
+    stop(vm)
+
+
+# ---------------------------------------------------------------------------
+# 5. restore after SIGTERM, and after kill -9 and a restart
+
+def scenario_restore(vm, hw):
+    boot = vm.snapshot()
+    start(vm, conf=None)
+    vm.wait({hw.stick + '/power/autosuspend_delay_ms': '10000'}, 30, 'the policy applied')
+    changed = vm.snapshot()
+    assert hw.stick + '/power/autosuspend_delay_ms' in [k for k in changed if changed[k] != boot.get(k)]
+    stop(vm)
+    d = diff(boot, vm.snapshot())
+    assert not d, 'after SIGTERM not every value is back:\n' + '\n'.join(d)
+    # kill -9: nothing restored; a restart restores from the journal and
+    # applies again, a SIGTERM then leaves the boot values
+    start(vm, conf=None)
+    vm.wait({hw.stick + '/power/autosuspend_delay_ms': '10000'}, 30, 'the policy applied')
+    pid, vm.daemon = vm.daemon, None
+    vm.kill(pid, signal.SIGKILL)
+    assert vm.waitpid(pid, 10) is not None
+    assert vm.read(hw.stick + '/power/autosuspend_delay_ms') == '10000'
+    start(vm, conf=None)
+    vm.wait({hw.stick + '/power/autosuspend_delay_ms': '10000'}, 30, 'the policy applied again')
+    stop(vm)
+    d = diff(boot, vm.snapshot())
+    assert not d, 'after kill -9, a restart and SIGTERM not every value is back:\n' + '\n'.join(d)
+
+
+# ---------------------------------------------------------------------------
+# 6. user idle: the idle layer applies; a key through QMP takes it away
+
+def key(vm, qcode='shift'):
+    for down in (True, False):
+        # (no device=: without a display the keyboard is bound to no
+        # console, and qemu routes the event to the first keyboard)
+        vm.qmp.cmd('input-send-event', events=[
+            {'type': 'key', 'data': {'down': down, 'key': {'type': 'qcode', 'data': qcode}}}])
+
+
+def scenario_idle(vm, hw):
+    start(vm, conf='[Daemon]\nIdleTimeoutSec=2\n')
+    # the shipped :idle layer of usb-storage: 2000 ms instead of 10000
+    vm.wait({hw.stick + '/power/autosuspend_delay_ms': '2000'}, 30, 'the idle layer applied')
+    assert pmctl_json(vm, 'status').get('UserIdle') is True
+    key(vm)
+    vm.wait({hw.stick + '/power/autosuspend_delay_ms': '10000'}, 10,
+            'the idle layer gone after a key press through QMP')
+    stop(vm)
+
+
+# ---------------------------------------------------------------------------
+# 7. DryRun=true: no power attribute changes, whatever happens
+
+def scenario_dryrun(vm, hw):
+    boot = vm.snapshot()
+    start(vm, conf='[Daemon]\nDryRun=true\nIdleTimeoutSec=2\n')
+    vm.sh('for i in $(seq 300); do %s --json status | grep -q \'"UserIdle" *: *true\' && exit 0; '
+          'sleep 0.1; done; exit 1' % vm.powerpolicyd('pmctl'), timeout=60)
+    vm.pmctl('power-down', hw.hub, '--subtree', check=False)
+    d = diff(boot, vm.snapshot())
+    assert not d, 'a dry run changed:\n' + '\n'.join(d)
+    stop(vm)
+    d = diff(boot, vm.snapshot())
+    assert not d, 'a dry run changed (after stop):\n' + '\n'.join(d)
+    assert 'would' in vm.daemon_log().lower() or 'dry' in vm.daemon_log().lower()
+
+
+# ---------------------------------------------------------------------------
+# 8. system sleep through the kernel (no logind), woken through QMP
+#
+# S3 (qemu's ICH9 with disable_s3=0): QMP system_wakeup wakes only a guest
+# that qemu sees in its "suspended" run state, which ACPI S3 enters and
+# s2idle does not (the vCPU idles in the guest's own loop; qemu answers
+# system_wakeup with an error), so s2idle cannot be woken this way.
+# Any system sleep resets every virtio device on resume (virtio_pci's
+# restore), and 9pnet_virtio cannot restore its queues: the host root
+# over 9p is gone after the wake. So before the sleep everything the rest
+# of the scenario needs is read into the guest's page cache, the daemon's
+# quirk helper is a static one in a tmpfs, the daemon and pmctl run from
+# copies in a tmpfs (with their libraries and the loader: a process with a
+# file of the dead 9p mapped hangs in its exit), the daemon logs to a
+# tmpfs, and after the wake only sysfs and /run are read. The
+# scenario is therefore the last of its boot.
+
+def preload_page_cache(vm, pids):
+    vm.sh("set -e; pids='%s'; "
+          "for p in $pids; do awk '$6 ~ /^\\// {print $6}' /proc/$p/maps; done | sort -u > /run/ppvm-maps; "
+          "xargs cat < /run/ppvm-maps > /dev/null; "
+          # GLib stats /etc/localtime, a symlink, for every log line: 9p
+          # answers readlink only from the host
+          "cp --remove-destination \"$(readlink -f /etc/localtime)\" /etc/localtime" % (
+              ' '.join(str(p) for p in pids)))
+
+
+RAM = '/run/ppvm-ram'
+
+
+def in_ram(vm, program):
+    """argv prefix running @program from a tmpfs copy, with its libraries
+    and the dynamic loader copied too: a process that has a file of the
+    dead 9p mapped hangs in its exit (closing the file asks the host)."""
+    vm.sh("set -e; mkdir -p %s/lib; cp %s %s/; "
+          "ldd %s | awk '/=>/ {print $3} /ld-linux/ {print $1}' | xargs -I{} cp -L {} %s/lib/" % (
+              RAM, program, RAM, program, RAM))
+    loader = vm.sh("ls %s/lib/ld-linux-*" % RAM).split()[0]
+    return [loader, '--library-path', RAM + '/lib', os.path.join(RAM, os.path.basename(program))]
+
+
+def scenario_sleep(vm, hw):
+    states = vm.read('/sys/power/mem_sleep')
+    assert 'deep' in states, 'this guest offers no S3 (mem_sleep: %s)' % states
+    log = '/run/ppvm-daemon-sleep.log'
+    # the daemon runs its quirk helper around every sleep, after the wake
+    # too: a static one in the tmpfs (busybox's "true")
+    vm.sh('mkdir -p %s && cp /bin/busybox %s/true' % (RAM, RAM))
+    dropin(vm, FAST + '[Sleep]\nMemSleep=deep\nVideoQuirks=none\nQuirkHelper=%s/true\n' % RAM)
+    # the daemon and pmctl from the tmpfs, in the C locale (no locale
+    # files mapped), so that they can exit after the wake
+    keys = [hw.stick + '/power/control', hw.stick + '/power/autosuspend_delay_ms',
+            hw.kbd + '/power/control', hw.disk + '/power/control']
+    boot = vm.read(*keys)
+    pmctl = in_ram(vm, vm.powerpolicyd('pmctl'))
+    daemon = in_ram(vm, vm.powerpolicyd('powerpolicyd'))
+    vm.start_daemon(['--no-logind'], log=log, argv0=daemon, env={'LANG': 'C', 'LC_ALL': 'C'})
+    try:
+        vm.wait({hw.stick + '/power/control': 'auto', hw.stick + '/power/autosuspend_delay_ms': '1000',
+                 hw.kbd + '/power/control': 'on'}, 30, 'the policy applied')
+        vm.wait(want_status([hw.stick], 'suspended'), 40, 'the stick suspended')
+        pids = vm.sh('echo 1 %d $(pidof dbus-daemon) $(pidof systemd-udevd)' % vm.daemon).split()
+        preload_page_cache(vm, pids)
+        success = int(vm.read('/sys/power/suspend_stats/success'))
+        # what qemu says to system_wakeup while the guest runs
+        try:
+            vm.qmp.cmd('system_wakeup')
+            print('sleep: system_wakeup on a running guest was accepted')
+        except Exception as e:
+            print('sleep: system_wakeup on a running guest: %s' % e)
+        pid = vm.spawn(pmctl + ['suspend'], log='/run/ppvm-pmctl-suspend.log',
+                       env={'LANG': 'C', 'LC_ALL': 'C'})
+        vm.poisoned = 'the host root over 9p does not survive a system sleep'
+        vm.qmp.wait_event('SUSPEND', 60)
+        vm.qmp.cmd('system_wakeup')
+        vm.qmp.wait_event('WAKEUP', 30)
+        try:
+            rc = vm.waitpid(pid, 90)
+        except vmlib.VMError as e:
+            rc = 'unknown (%s)' % e
+        if rc != 0:
+            for p in (pid, vm.daemon):
+                print('kernel stack of %d: %s' % (p, vm.read('/proc/%d/stack' % p)))
+        assert rc == 0, 'pmctl suspend exited %s: %s' % (rc, vm.read('/run/ppvm-pmctl-suspend.log'))
+        assert int(vm.read('/sys/power/suspend_stats/success')) == success + 1, \
+            'suspend_stats/success did not count the sleep'
+        assert vm.read('/sys/power/suspend_stats/fail') == '0'
+        assert vm.read('/sys/power/mem_sleep') == 's2idle [deep]', vm.read('/sys/power/mem_sleep')
+        # the policy after resume (the xHCI may have been reinitialised and
+        # the devices enumerated again), and the kernel suspends the stick
+        # again by itself
+        vm.wait({hw.stick + '/power/control': 'auto', hw.stick + '/power/autosuspend_delay_ms': '1000',
+                 hw.kbd + '/power/control': 'on'}, 30, 'the policy after resume')
+        vm.wait(want_status([hw.stick], 'suspended'), 40, 'the stick suspended after resume')
+        text = vm.read(log)
+        assert 'resum' in text.lower(), 'the daemon did not log the resume'
+        # PLACE FOR sleep-report (issue 20): once GetSleepHistory / pmctl
+        # sleep-history are merged, assert the last record carries the
+        # kernel's suspend_stats (success +1) and the wake. Tried with the
+        # sleep-report branch merged: `pmctl --json sleep-history --last`
+        # run after the wake from the tmpfs copy (as pmctl suspend is) did
+        # not return within 60 s; not yet understood (the call's own reads
+        # of something on 9p are the first suspect).
+        # SIGTERM restores the boot values; the process's exit itself does
+        # not complete here (it still holds some file of the dead 9p, and
+        # closing it asks the host), so the restore is what is checked
+        pid, vm.daemon = vm.daemon, None
+        vm.kill(pid, signal.SIGTERM)
+        vm.wait(boot, 30, 'the boot values back after SIGTERM')
+        deadline = time.monotonic() + 30
+        while 'Restored' not in vm.read(log):
+            assert time.monotonic() < deadline, 'the daemon did not log its restore'
+            time.sleep(0.2)
+    except BaseException:
+        print('---- daemon log (tmpfs) ----\n%s' % vm.read(log))
+        raise
+
+
+# ---------------------------------------------------------------------------
+# 9. --oneshot exits 0 with the policy written; --check-config exits 0
+
+def scenario_oneshot(vm, hw):
+    boot = vm.snapshot()
+    rc, out = vm.sh('%s --oneshot --config /etc/powerpolicy/powerpolicy.conf' %
+                    vm.powerpolicyd('powerpolicyd'), check=False, timeout=60)
+    assert rc == 0, 'powerpolicyd --oneshot exited %s:\n%s' % (rc, out)
+    now = vm.read(hw.stick + '/power/control', hw.stick + '/power/autosuspend_delay_ms')
+    assert list(now.values()) == ['auto', '10000'], now
+    restore_snapshot(vm, boot)
+    rc, out = vm.sh('%s --check-config --config /etc/powerpolicy/powerpolicy.conf' %
+                    vm.powerpolicyd('powerpolicyd'), check=False)
+    assert rc == 0, '--check-config of the installed configuration exited %s:\n%s' % (rc, out)
+
+
+# ---------------------------------------------------------------------------
+# 10. pmctl stats: the stick suspended for most of a 10 s quiet period
+
+def scenario_stats(vm, hw):
+    start(vm)
+    vm.wait(want_status([hw.stick], 'suspended'), 40, 'the stick suspended')
+    # quiet: the stick stays suspended for 2 s before the window starts
+    active = vm.read(hw.stick + '/power/runtime_active_time')
+    deadline = time.monotonic() + 40
+    while True:
+        time.sleep(2)
+        now = vm.read(hw.stick + '/power/runtime_active_time')
+        if now == active and vm.read(hw.stick + '/power/runtime_status') == 'suspended':
+            break
+        assert time.monotonic() < deadline, 'the stick does not stay suspended'
+        active = now
+    before = int(vm.read(hw.stick + '/power/runtime_suspended_time'))
+    t0 = time.monotonic()
+    rows = pmctl_json(vm, 'stats', '--interval', '10')
+    elapsed = time.monotonic() - t0
+    after = int(vm.read(hw.stick + '/power/runtime_suspended_time'))
+    rows = rows.get('devices', rows) if isinstance(rows, dict) else rows
+    mine = [r for r in rows if hw.stick in (r.get('path'), r.get('Path'), r.get('device'))]
+    assert mine, 'pmctl stats has no row for the stick: %s' % json.dumps(rows)[:2000]
+    share = next(v for k, v in mine[0].items() if 'share' in k.lower())
+    assert share >= 0.8, 'pmctl stats: stick suspended %.2f of the window (%s); kernel: %d ms ' \
+        'more suspended in %.1f s' % (share, mine[0], after - before, elapsed)
+    # and the kernel agrees: suspended for most of the time pmctl watched
+    assert after - before >= 0.8 * 10000, (before, after, elapsed)
+    stop(vm)
+
+
+# ---------------------------------------------------------------------------
+# 11. surprise removal during power-down --subtree of the stick's parent
+
+def scenario_surprise(vm, hw):
+    start(vm)
+    vm.qmp.cmd('device_add', driver='usb-storage', bus='xhci.0', port='1.3', drive='stick3',
+               id='stick3dev')
+    new = hw.hub + '/' + name(hw.hub) + '.3'
+    vm.wait({new + '/power/control': 'auto', new + '/power/autosuspend_delay_ms': '1000'}, 40,
+            'the stick on the hub managed')
+    pid = vm.spawn([vm.powerpolicyd('pmctl'), 'power-down', hw.hub, '--subtree'],
+                   log='/run/ppvm/pmctl-surprise.log')
+    # pull the stick once the walk has begun: the keyboard (1.1) and the
+    # mouse (1.2) come before the stick (1.3)
+    vm.poll({hw.kbd + '/power/control': 'auto'}, 30, interval=0.005)
+    vm.qmp.cmd('device_del', id='stick3dev')
+    rc = vm.waitpid(pid, 60)
+    out = vm.share_file('pmctl-surprise.log')
+    vm.qmp.wait_event('DEVICE_DELETED', 30, lambda e: e['data'].get('device') == 'stick3dev')
+    rows = [line.split('\t') for line in out.splitlines() if '\t' in line]
+    failed = [r for r in rows if len(r) > 1 and r[1] == 'failed' and not r[0].startswith(new)]
+    assert not failed, 'power-down failed for devices that did not vanish:\n' + out
+    vanished = [r for r in rows if r[0].startswith(new)]
+    # a row of the stick or below it either was written before it went,
+    # or names it as vanished (a failure naming its own path at worst), or
+    # is one that never had runtime PM (its interface)
+    for r in vanished:
+        detail = r[2] if len(r) > 2 else ''
+        assert r[1] == 'suspended' or 'vanished' in detail or r[0] in detail or \
+            (r[0] != new and r[1] == 'skipped' and detail.startswith('no runtime power management')), \
+            'the reply does not name the vanished device: %r\n%s' % (r, out)
+    if rc != 0:
+        assert any(r[1] == 'failed' for r in vanished), 'pmctl exited %s with no failed row:\n%s' % (rc, out)
+    print('surprise: pmctl exited %s; rows for the vanished stick: %s' % (
+        rc, ['\t'.join(r) for r in vanished] or 'none (gone before the walk)'))
+    assert rc in (0, 1), out
+    # the daemon keeps serving
+    pmctl_json(vm, 'status')
+    vm.pmctl('power-up', hw.hub, '--subtree')
+    vm.wait({hw.kbd + '/power/control': 'on'}, 20, 'the policy back after power-up')
+    stop(vm)
+
+
+ALL = ['coldplug', 'hotplug', 'powerdown', 'hold', 'restore', 'idle', 'dryrun', 'sleep',
+       'oneshot', 'stats', 'surprise']
+
+# the boots of the default run: scenarios that leave nothing behind share
+# a boot (each with a daemon of its own), so that the tier fits its budget
+GROUPS = [
+    ['coldplug', 'powerdown', 'hold', 'stats', 'hotplug', 'surprise'],
+    # sleep last: the host root over 9p does not survive it
+    ['restore', 'dryrun', 'oneshot', 'idle', 'sleep'],
+]
