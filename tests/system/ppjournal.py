@@ -148,3 +148,8 @@ class JournalSink:
             self._drain()
         self.server.close()
         self.datagrams.close()
+        # a restarted daemon in the same directory binds the socket again
+        try:
+            os.unlink(os.path.join(self.directory, 'socket'))
+        except FileNotFoundError:
+            pass
