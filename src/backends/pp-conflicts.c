@@ -39,14 +39,6 @@ static const struct {
   { "powertop", "runtime PM, USB autosuspend, SATA link power, audio power save (all tunables, at boot)" },
 };
 
-const char *
-pp_conflicts_default_root (void)
-{
-  const char *root = g_getenv (PP_CONFLICTS_ROOT_ENV);
-
-  return root != NULL && root[0] != '\0' ? root : "/";
-}
-
 /* What one scan found: enabled unit name → evidence (relative path). */
 typedef struct {
   const char *root;
@@ -361,7 +353,7 @@ pp_conflicts_detect (const char *root)
   GPtrArray *rows = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_conflict_free);
   g_autoptr(GHashTable) enabled_units = g_hash_table_new_full (g_str_hash, g_str_equal,
                                                                g_free, g_free);
-  Scan scan = { root != NULL ? root : pp_conflicts_default_root (), enabled_units, 0, 0, 0 };
+  Scan scan = { root != NULL ? root : "/", enabled_units, 0, 0, 0 };
   char *evidence[G_N_ELEMENTS (tools)] = { NULL, };
 
   scan_enabled_units (&scan);

@@ -2,7 +2,8 @@
 /* Other power tools installed on the machine that write the attributes the
  * daemon manages: TLP, laptop-mode-tools, tuned, a unit that runs
  * `powertop --auto-tune`. Found from what systemd and the tools leave in
- * the file system, below a root directory (tests pass a fake one):
+ * the file system, below a root directory (unit tests pass a fake one; the
+ * system tests mount theirs over these paths in the daemon's namespace):
  *
  *  - a unit is enabled when an enablement symlink for it exists in a
  *    *.wants/ or *.requires/ directory of etc/systemd/system,
@@ -26,19 +27,13 @@
 
 G_BEGIN_DECLS
 
-/* Environment variable naming the root to scan instead of "/" (tests). */
-#define PP_CONFLICTS_ROOT_ENV           "POWERPOLICY_CONFLICTS_ROOT"
-
 #define PP_CONFLICTS_MAX_DIR_ENTRIES    16384   /* entries of one unit directory */
 #define PP_CONFLICTS_MAX_DIRS           256     /* *.wants and *.requires dirs */
 #define PP_CONFLICTS_MAX_NAMES          4096    /* enablement links looked at */
 #define PP_CONFLICTS_MAX_UNIT_FILES     512     /* unit files read */
 #define PP_CONFLICTS_MAX_FILE_SIZE      65536   /* bytes read of one unit file */
 
-/* POWERPOLICY_CONFLICTS_ROOT when set and not empty, else "/". */
-const char  *pp_conflicts_default_root  (void);
-
-/* The tools found below @root (NULL: pp_conflicts_default_root()), one row
+/* The tools found below @root (NULL: "/"), one row
  * each, in the order tlp, laptop-mode-tools, tuned, powertop: subject the
  * tool, what the attributes it touches, evidence the file that showed it
  * (relative to @root). Never NULL; unreadable directories count as empty. */

@@ -21,3 +21,21 @@
 /* The sleep settings and action (SPEC §4 [Sleep], §7). */
 #define PP_SYSFS_POWER          "/sys/power"
 #define PP_PROC_ACPI_VIDEO_FLAGS "/proc/sys/kernel/acpi_video_flags"
+
+/* The keys of the device dictionary (SPEC §5: GetDevice, ListDevices,
+ * DeviceChanged), for the daemon that builds it and pmctl that reads it. */
+#define PP_DEVICE_KEY_PATH                  "path"
+#define PP_DEVICE_KEY_SUBSYSTEM             "subsystem"
+#define PP_DEVICE_KEY_CLASS                 "class"
+#define PP_DEVICE_KEY_DRIVER                "driver"
+#define PP_DEVICE_KEY_PARENT                "parent"
+#define PP_DEVICE_KEY_SUPPLIERS             "suppliers"
+#define PP_DEVICE_KEY_CONSUMERS             "consumers"
+#define PP_DEVICE_KEY_RUNTIME_STATUS        "runtime_status"
+#define PP_DEVICE_KEY_CONTROL               "control"
+#define PP_DEVICE_KEY_AUTOSUSPEND_DELAY_MS  "autosuspend_delay_ms"
+#define PP_DEVICE_KEY_WAKEUP                "wakeup"
+#define PP_DEVICE_KEY_HELD                  "held"
+#define PP_DEVICE_KEY_BLOCKER               "blocker"
+#define PP_DEVICE_KEY_IGNORED               "ignored"
+#define PP_DEVICE_KEY_EXCLUDED              "excluded"

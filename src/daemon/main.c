@@ -17,11 +17,24 @@
 #include "pp-log.h"
 #include "pp-manager.h"
 #include "pp-names.h"
+#include "pp-power-state.h"
 #include "pp-service.h"
 
+/* The daemon's components, made and connected here and nowhere else:
+ * the manager (devices and policy), activity (input, lid, dock,
+ * inhibitors), sleep (system sleep, lid actions; it follows activity's
+ * lid), power-ops (PowerDown/PowerUp, holds, the tree), the reverts
+ * of pmctl bisect and the service in front of them on the bus. */
 typedef struct {
-  GMainLoop *loop;
-  int        exit_status;
+  GMainLoop       *loop;
+  int              exit_status;
+  PpManager       *manager;
+  GDBusConnection *bus;
+  PpActivity      *activity;
+  PpSleep         *sleep;
+  PpPowerOps      *power_ops;
+  PpReverts       *reverts;
+  PpService       *service;
 } Daemon;
 
 static gboolean
@@ -31,15 +44,6 @@ on_terminate (gpointer user_data)
 
   g_info ("Terminating");
   g_main_loop_quit (d->loop);
-  return G_SOURCE_CONTINUE;
-}
-
-/* SIGHUP: re-read everything, like Reload (problems are logged) */
-static gboolean
-on_reload (gpointer user_data)
-{
-  g_autoptr(GPtrArray) problems = pp_service_reload (PP_SERVICE (user_data));
-
   return G_SOURCE_CONTINUE;
 }
 
@@ -55,6 +59,83 @@ on_name_lost (PpService *service, const char *message, Daemon *d)
   g_printerr ("powerpolicyd: %s\n", message);
   d->exit_status = EXIT_FAILURE;
   g_main_loop_quit (d->loop);
+}
+
+/* Reload and SIGHUP: re-read the configuration and the quirk database
+ * and re-apply everything. Returns the configuration's problems (the
+ * quirk database's are logged). */
+static GPtrArray *
+daemon_reload (gpointer user_data)
+{
+  Daemon *d = user_data;
+  GPtrArray *problems = NULL;
+
+  pp_manager_reload (d->manager, &problems);
+  pp_activity_reload (d->activity);
+  pp_sleep_reload (d->sleep, NULL);
+  return problems;
+}
+
+/* SIGHUP: like Reload (problems are logged) */
+static gboolean
+on_reload (gpointer user_data)
+{
+  g_autoptr(GPtrArray) problems = daemon_reload (user_data);
+
+  return G_SOURCE_CONTINUE;
+}
+
+/* The tree's blocker of a device, for the sleep records. */
+static char *
+sleep_blocker_of (const char *syspath, gpointer user_data)
+{
+  PpPowerOps *power_ops = user_data;
+  g_autoptr(GPtrArray) suppliers = NULL;
+  g_autoptr(GPtrArray) consumers = NULL;
+  const char *blocker = NULL;
+  PpPowerState state;
+
+  pp_power_state_read (syspath, PP_POWER_STATE_RUNTIME_STATUS | PP_POWER_STATE_CONTROL, &state);
+  pp_power_ops_get_tree_fields (power_ops, syspath, state.control, state.runtime_status,
+                                NULL, &suppliers, &consumers, &blocker);
+  return g_strdup (blocker);
+}
+
+/* Make the components on the system bus and connect them. */
+static gboolean
+daemon_wire (Daemon *d, GError **error)
+{
+  d->bus = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, error);
+  if (d->bus == NULL)
+    return FALSE;
+  /* losing the bus must not kill us with SIGTERM: we report and exit */
+  g_dbus_connection_set_exit_on_close (d->bus, FALSE);
+
+  d->power_ops = pp_power_ops_new (d->manager);
+  /* input activity, lid and dock: not for --oneshot */
+  d->activity = pp_activity_new (d->manager);
+  /* system sleep and lid actions: before the object is served, so that
+   * Backend and VideoQuirks are known from the first call */
+  d->sleep = pp_sleep_new (d->manager, d->bus, d->activity);
+  pp_sleep_history_set_blocker_hook (pp_sleep_get_history (d->sleep), sleep_blocker_of, d->power_ops);
+  d->reverts = pp_reverts_new (d->manager);
+  d->service = pp_service_new (d->manager, d->activity, d->sleep, d->power_ops, d->reverts,
+                               daemon_reload, d);
+  g_signal_connect (d->service, "name-acquired", G_CALLBACK (on_name_acquired), d);
+  g_signal_connect (d->service, "name-lost", G_CALLBACK (on_name_lost), d);
+  return pp_service_start (d->service, d->bus, error);
+}
+
+static void
+daemon_clear (Daemon *d)
+{
+  g_clear_object (&d->service);
+  g_clear_pointer (&d->reverts, pp_reverts_free);
+  g_clear_object (&d->power_ops);
+  g_clear_object (&d->sleep);
+  g_clear_object (&d->activity);
+  g_clear_object (&d->bus);
+  g_clear_pointer (&d->loop, g_main_loop_unref);
 }
 
 #define VENDOR_QUIRKS_DIR PP_DATADIR "/" PP_CONFIG_DIR_NAME "/video-quirks"
@@ -105,14 +186,71 @@ check_config (const char *config_path)
   return EXIT_SUCCESS;
 }
 
+/* --oneshot: the policy was applied once; status 1 if a write failed. */
+static int
+oneshot_status (PpManager *manager)
+{
+  guint64 failures = pp_manager_get_n_write_failures (manager);
+
+  if (failures > 0)
+    g_printerr ("powerpolicyd: %" G_GUINT64_FORMAT " attribute writes failed\n", failures);
+  return failures > 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* Wire the components, serve on the system bus until SIGTERM/SIGINT or
+ * the name is lost, then shut down. */
+static int
+serve (PpManager *manager)
+{
+  g_autoptr(GError) error = NULL;
+  Daemon d = { .exit_status = EXIT_SUCCESS, .manager = manager };
+
+  d.loop = g_main_loop_new (NULL, FALSE);
+  g_unix_signal_add (SIGTERM, on_terminate, &d);
+  g_unix_signal_add (SIGINT, on_terminate, &d);
+  g_unix_signal_add (SIGHUP, on_reload, &d);
+  if (!daemon_wire (&d, &error))
+    {
+      g_printerr ("powerpolicyd: cannot serve on the system bus: %s\n", error->message);
+      if (d.service != NULL)
+        pp_service_stop (d.service);
+      pp_manager_shutdown (manager);
+      daemon_clear (&d);
+      return EXIT_FAILURE;
+    }
+
+  g_main_loop_run (d.loop);
+
+  sd_notify (0, "STOPPING=1");
+  pp_service_stop (d.service);
+  pp_manager_shutdown (manager);
+  daemon_clear (&d);
+  return d.exit_status;
+}
+
+/* Start the manager (it applies the policy), then serve or, with
+ * --oneshot, stop. */
+static int
+run (const PpManagerOptions *options)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PpManager) manager = pp_manager_new (options);
+
+  if (!pp_manager_start (manager, &error))
+    {
+      g_printerr ("powerpolicyd: %s\n", error->message);
+      return EXIT_FAILURE;
+    }
+  if (options->oneshot)
+    return oneshot_status (manager);
+  return serve (manager);
+}
+
 int
 main (int argc, char **argv)
 {
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(PpManager) manager = NULL;
-  g_autoptr(PpService) service = NULL;
-  g_autoptr(PpActivity) activity = NULL;
   g_autofree char *config_path = NULL;
   g_autofree char *state_dir = NULL;
   g_autofree char *runtime_dir = NULL;
@@ -123,7 +261,6 @@ main (int argc, char **argv)
   gboolean verbose = FALSE;
   gboolean version = FALSE;
   PpManagerOptions options = { 0 };
-  Daemon d = { NULL, EXIT_SUCCESS };
   const GOptionEntry entries[] = {
     { "config", 'c', 0, G_OPTION_ARG_FILENAME, &config_path,
       "Read FILE instead of " PP_SYSCONFDIR "/powerpolicy/powerpolicy.conf (FILE.d/ still read)", "FILE" },
@@ -185,46 +322,5 @@ main (int argc, char **argv)
   options.no_logind = no_logind;
   options.dry_run = dry_run;
   options.oneshot = oneshot;
-
-  manager = pp_manager_new (&options);
-  if (!pp_manager_start (manager, &error))
-    {
-      g_printerr ("powerpolicyd: %s\n", error->message);
-      return EXIT_FAILURE;
-    }
-
-  if (oneshot)
-    {
-      guint64 failures = pp_manager_get_n_write_failures (manager);
-
-      if (failures > 0)
-        g_printerr ("powerpolicyd: %" G_GUINT64_FORMAT " attribute writes failed\n", failures);
-      return failures > 0 ? EXIT_FAILURE : EXIT_SUCCESS;
-    }
-
-  d.loop = g_main_loop_new (NULL, FALSE);
-  g_unix_signal_add (SIGTERM, on_terminate, &d);
-  g_unix_signal_add (SIGINT, on_terminate, &d);
-  service = pp_service_new (manager);
-  g_unix_signal_add (SIGHUP, on_reload, service);
-  /* input activity, lid and dock: not for --oneshot */
-  activity = pp_activity_new (manager);
-  pp_service_set_activity (service, activity);
-  g_signal_connect (service, "name-acquired", G_CALLBACK (on_name_acquired), &d);
-  g_signal_connect (service, "name-lost", G_CALLBACK (on_name_lost), &d);
-  if (!pp_service_start (service, &error))
-    {
-      g_printerr ("powerpolicyd: cannot serve on the system bus: %s\n", error->message);
-      pp_manager_shutdown (manager);
-      g_main_loop_unref (d.loop);
-      return EXIT_FAILURE;
-    }
-
-  g_main_loop_run (d.loop);
-
-  sd_notify (0, "STOPPING=1");
-  pp_service_stop (service);
-  pp_manager_shutdown (manager);
-  g_main_loop_unref (d.loop);
-  return d.exit_status;
+  return run (&options);
 }

@@ -41,9 +41,7 @@ struct _PpActivity {
   guint       deadline_id;
 
   gboolean    user_idle;
-  gboolean    lid_closed;
-  gboolean    has_lid;
-  gboolean    docked;
+  gboolean    docked;       /* dock switch or external display (the lid is PpInput's) */
 
   GPtrArray  *inhibitors;   /* Inhibitor* */
   guint       n_lid_inhibitors;
@@ -123,37 +121,33 @@ on_input_activity (PpInput *input, gint64 when, PpActivity *self)
 /* ---- lid and dock ----------------------------------------------------- */
 
 static void
-update_switches (PpActivity *self)
+update_docked (PpActivity *self)
 {
-  gboolean lid_closed = pp_input_get_lid_closed (self->input);
-  gboolean has_lid = pp_input_get_has_lid (self->input);
   gboolean docked = pp_dock_is_docked (pp_input_get_dock_switch (self->input),
                                        pp_drm_get_external_displays (self->drm));
 
-  g_object_freeze_notify (G_OBJECT (self));
-  if (self->has_lid != has_lid)
-    {
-      self->has_lid = has_lid;
-      g_object_notify_by_pspec (G_OBJECT (self), props[PROP_HAS_LID]);
-    }
-  if (self->lid_closed != lid_closed)
-    {
-      self->lid_closed = lid_closed;
-      g_object_notify_by_pspec (G_OBJECT (self), props[PROP_LID_CLOSED]);
-    }
   if (self->docked != docked)
     {
       self->docked = docked;
       g_info ("%s", docked ? "Docked" : "Undocked");
       g_object_notify_by_pspec (G_OBJECT (self), props[PROP_DOCKED]);
     }
-  g_object_thaw_notify (G_OBJECT (self));
 }
 
 static void
-on_switch_changed (GObject *object, GParamSpec *pspec, PpActivity *self)
+on_dock_changed (GObject *object, GParamSpec *pspec, PpActivity *self)
 {
-  update_switches (self);
+  update_docked (self);
+}
+
+/* The lid is the input backend's: passed on, not copied. */
+static void
+on_lid_changed (PpInput *input, GParamSpec *pspec, PpActivity *self)
+{
+  if (g_str_equal (pspec->name, "has-lid"))
+    g_object_notify_by_pspec (G_OBJECT (self), props[PROP_HAS_LID]);
+  else
+    g_object_notify_by_pspec (G_OBJECT (self), props[PROP_LID_CLOSED]);
 }
 
 /* ---- devices ---------------------------------------------------------- */
@@ -303,7 +297,7 @@ pp_activity_get_idle_timeout_sec (PpActivity *self)
 gboolean
 pp_activity_get_lid_closed (PpActivity *self)
 {
-  return self->lid_closed;
+  return pp_input_get_lid_closed (self->input);
 }
 
 gboolean
@@ -351,10 +345,10 @@ pp_activity_get_property (GObject *object, guint prop_id, GValue *value, GParamS
       g_value_set_uint (value, pp_activity_get_idle_timeout_sec (self));
       break;
     case PROP_LID_CLOSED:
-      g_value_set_boolean (value, self->lid_closed);
+      g_value_set_boolean (value, pp_input_get_lid_closed (self->input));
       break;
     case PROP_HAS_LID:
-      g_value_set_boolean (value, self->has_lid);
+      g_value_set_boolean (value, pp_input_get_has_lid (self->input));
       break;
     case PROP_DOCKED:
       g_value_set_boolean (value, self->docked);
@@ -432,14 +426,14 @@ pp_activity_new (PpManager *manager)
           pp_activity_get_idle_timeout_sec (self) == 0 ? " (disabled)" : "");
 
   g_signal_connect (self->input, "activity", G_CALLBACK (on_input_activity), self);
-  g_signal_connect (self->input, "notify::lid-closed", G_CALLBACK (on_switch_changed), self);
-  g_signal_connect (self->input, "notify::has-lid", G_CALLBACK (on_switch_changed), self);
-  g_signal_connect (self->input, "notify::dock-switch", G_CALLBACK (on_switch_changed), self);
-  g_signal_connect (self->drm, "notify::external-displays", G_CALLBACK (on_switch_changed), self);
+  g_signal_connect (self->input, "notify::lid-closed", G_CALLBACK (on_lid_changed), self);
+  g_signal_connect (self->input, "notify::has-lid", G_CALLBACK (on_lid_changed), self);
+  g_signal_connect (self->input, "notify::dock-switch", G_CALLBACK (on_dock_changed), self);
+  g_signal_connect (self->drm, "notify::external-displays", G_CALLBACK (on_dock_changed), self);
   g_signal_connect (manager, "device-added", G_CALLBACK (on_device_added), self);
   g_signal_connect (manager, "device-removed", G_CALLBACK (on_device_removed), self);
 
-  update_switches (self);
+  update_docked (self);
   apply_decision (self, pp_idle_get (&self->idle));
   return self;
 }

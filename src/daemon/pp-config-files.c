@@ -24,16 +24,6 @@ pp_config_files_builtin_text (gsize *length)
   return g_bytes_get_data (bytes, length);
 }
 
-static void
-add_problem (GPtrArray *problems, const char *file, const char *message)
-{
-  PpConfigProblem *p = g_new0 (PpConfigProblem, 1);
-
-  p->file = g_strdup (file);
-  p->message = g_strdup (message);
-  g_ptr_array_add (problems, p);
-}
-
 /* FALSE only when the file does not exist. */
 static gboolean
 load_file (PpConfig *config, const char *path, GPtrArray *problems)
@@ -46,7 +36,7 @@ load_file (PpConfig *config, const char *path, GPtrArray *problems)
     {
       if (g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
         return FALSE;
-      add_problem (problems, path, error->message);
+      pp_config_problem_add (problems, path, 0, "%s", error->message);
       return TRUE;
     }
   g_debug ("Reading %s", path);
@@ -66,7 +56,7 @@ load_dropins (PpConfig *config, const char *dir_path, GPtrArray *problems)
     {
       if (!g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT) &&
           !g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOTDIR))
-        add_problem (problems, dir_path, error->message);
+        pp_config_problem_add (problems, dir_path, 0, "%s", error->message);
       return;
     }
   while ((name = g_dir_read_name (dir)) != NULL)
@@ -79,7 +69,7 @@ load_dropins (PpConfig *config, const char *dir_path, GPtrArray *problems)
     {
       g_autofree char *path = g_build_filename (dir_path, g_ptr_array_index (names, i), NULL);
       if (!load_file (config, path, problems))
-        add_problem (problems, path, "vanished while reading the configuration");
+        pp_config_problem_add (problems, path, 0, "vanished while reading the configuration");
     }
 }
 
@@ -183,7 +173,7 @@ pp_config_files_load_quirkdb (GPtrArray *problems)
 
       if (!g_file_get_contents (path, &text, &len, &error))
         {
-          add_problem (problems, path, error->message);
+          pp_config_problem_add (problems, path, 0, "%s", error->message);
           continue;
         }
       g_debug ("Reading %s", path);

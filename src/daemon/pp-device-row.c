@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "pp-device-row.h"
+#include "pp-names.h"
 
 static void
 add_string (GVariantBuilder *b, const char *key, const char *value)
@@ -18,24 +19,24 @@ pp_device_row_to_variant (const PpDeviceRow *row)
   GVariant *v;
 
   g_variant_builder_init (&b, G_VARIANT_TYPE_VARDICT);
-  add_string (&b, "path", row->path);
-  add_string (&b, "subsystem", row->subsystem);
-  add_string (&b, "class", row->class);
-  add_string (&b, "driver", row->driver);
-  add_string (&b, "parent", row->parent);
-  g_variant_builder_add (&b, "{sv}", "suppliers",
+  add_string (&b, PP_DEVICE_KEY_PATH, row->path);
+  add_string (&b, PP_DEVICE_KEY_SUBSYSTEM, row->subsystem);
+  add_string (&b, PP_DEVICE_KEY_CLASS, row->class);
+  add_string (&b, PP_DEVICE_KEY_DRIVER, row->driver);
+  add_string (&b, PP_DEVICE_KEY_PARENT, row->parent);
+  g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_SUPPLIERS,
                          g_variant_new_strv (row->suppliers, row->n_suppliers));
-  g_variant_builder_add (&b, "{sv}", "consumers",
+  g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_CONSUMERS,
                          g_variant_new_strv (row->consumers, row->n_consumers));
-  add_string (&b, "runtime_status", row->runtime_status);
-  add_string (&b, "control", row->control);
-  g_variant_builder_add (&b, "{sv}", "autosuspend_delay_ms",
+  add_string (&b, PP_DEVICE_KEY_RUNTIME_STATUS, row->runtime_status);
+  add_string (&b, PP_DEVICE_KEY_CONTROL, row->control);
+  g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_AUTOSUSPEND_DELAY_MS,
                          g_variant_new_int32 (row->autosuspend_delay_ms));
-  add_string (&b, "wakeup", row->wakeup);
-  g_variant_builder_add (&b, "{sv}", "held", g_variant_new_boolean (row->held));
-  add_string (&b, "blocker", row->blocker);
-  g_variant_builder_add (&b, "{sv}", "ignored", g_variant_new_boolean (row->ignored));
-  add_string (&b, "excluded", row->excluded);
+  add_string (&b, PP_DEVICE_KEY_WAKEUP, row->wakeup);
+  g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_HELD, g_variant_new_boolean (row->held));
+  add_string (&b, PP_DEVICE_KEY_BLOCKER, row->blocker);
+  g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_IGNORED, g_variant_new_boolean (row->ignored));
+  add_string (&b, PP_DEVICE_KEY_EXCLUDED, row->excluded);
   v = g_variant_builder_end (&b);
   /* serialise now: frees the row's tree of children (~50 small GVariants)
    * at once instead of keeping them until the whole reply is sent */

@@ -24,13 +24,18 @@
 #include "pp-sysfs.h"
 #include "pp-token.h"
 
+/* The D-Bus adapter: the components are made and connected elsewhere
+ * (main.c); the service turns calls into plain C calls on them and their
+ * properties and signals into D-Bus ones. */
 struct _PpService {
   GObject          parent_instance;
   PpManager       *manager;
   PpPowerOps      *power_ops;     /* PowerDown, PowerUp, Hold; the tree */
-  PpActivity      *activity;      /* Inhibit; idle, lid and dock state (or NULL) */
-  PpSleep         *sleep;         /* Suspend, Hibernate, video quirks, lid actions */
-  PpReverts       *reverts;       /* Revert (pmctl bisect) */
+  PpActivity      *activity;      /* Inhibit; idle, lid and dock state */
+  PpSleep         *sleep;         /* Suspend, Hibernate, video quirks, sleep records */
+  PpReverts       *reverts;       /* Revert (pmctl bisect); not ours, outlives us */
+  PpServiceReloadFunc reload;     /* Reload */
+  gpointer         reload_data;
   GDBusConnection *bus;
   PpDbusManager   *skeleton;      /* generated from the XML; every call arrives here */
   GPtrArray       *bindings;      /* GBinding*: GObject properties -> D-Bus properties */
@@ -64,6 +69,19 @@ return_error (GDBusMethodInvocation *invocation, const GError *error)
   g_autoptr(GError) bus_error = pp_error_to_bus (error);
 
   g_dbus_method_invocation_return_gerror (invocation, bus_error);
+}
+
+/* An array reply of @type ("a(...)"), one element per row of @rows. */
+typedef void (*PpAddRow) (GVariantBuilder *b, gconstpointer row);
+
+static GVariant *
+rows_to_variant (GPtrArray *rows, const char *type, PpAddRow add_row)
+{
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE (type));
+
+  for (guint i = 0; i < rows->len; i++)
+    add_row (&b, g_ptr_array_index (rows, i));
+  return g_variant_builder_end (&b);
 }
 
 /* The device dictionary of SPEC §5: what the manager knows of @dev, its
@@ -110,17 +128,44 @@ device_to_variant (PpService *self, PpDevice *dev)
 }
 
 /* a(sss) of PowerDown/PowerUp */
-static GVariant *
-power_results_to_variant (GPtrArray *rows)
+static void
+add_power_result (GVariantBuilder *b, gconstpointer row)
 {
-  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sss)"));
+  const PpPowerResult *r = row;
 
-  for (guint i = 0; i < rows->len; i++)
-    {
-      PpPowerResult *row = g_ptr_array_index (rows, i);
-      g_variant_builder_add (&b, "(sss)", row->path, row->status, row->detail);
-    }
-  return g_variant_builder_end (&b);
+  g_variant_builder_add (b, "(sss)", r->path, r->status, r->detail);
+}
+
+static void
+add_explain_row (GVariantBuilder *b, gconstpointer row)
+{
+  const PpExplainRow *r = row;
+
+  g_variant_builder_add (b, "(sssss)", r->attribute, r->current, r->decided, r->layer, r->origin);
+}
+
+static void
+add_sleep_check_row (GVariantBuilder *b, gconstpointer row)
+{
+  const PpSleepCheckRow *r = row;
+
+  g_variant_builder_add (b, "(sbss)", r->state, r->available, r->used_by, r->reason);
+}
+
+static void
+add_change (GVariantBuilder *b, gconstpointer row)
+{
+  const PpManagerChange *c = row;
+
+  g_variant_builder_add (b, "(ssss)", c->path, c->attribute, c->original, c->current);
+}
+
+static void
+add_override_row (GVariantBuilder *b, gconstpointer row)
+{
+  const PpOverrideRow *r = row;
+
+  g_variant_builder_add (b, "(sss)", r->path, r->key, r->value);
 }
 
 static void
@@ -134,6 +179,191 @@ add_token_infos (GVariantBuilder *b, GPtrArray *infos)
     }
 }
 
+/* ---- one call: authorize, resolve, run, reply -------------------------- */
+
+/* Every method that can fail goes through serve(): the call is authorized
+ * (pp-auth: asynchronous, polkit's answer awaited at most
+ * PP_AUTH_TIMEOUT_MS) when its method needs an action, then its device
+ * argument is resolved (afterwards, so that a device that vanished
+ * meanwhile is an error, not a dangling pointer), then the caller is
+ * identified when the method needs uid and pid, then the method runs on
+ * the typed arguments of the generated handler. The method answers
+ * through the generated complete function and returns TRUE, or returns
+ * FALSE with an error, which serve() answers. */
+typedef struct _PpCall PpCall;
+typedef gboolean (*PpCallFunc) (PpService *self, PpCall *call, GError **error);
+
+typedef enum {
+  PP_RESOLVE_NONE,
+  PP_RESOLVE_DEVICE,          /* call->device names a device */
+  PP_RESOLVE_DEVICE_OR_ALL,   /* the same, "" meaning every device */
+} PpResolve;
+
+typedef struct {
+  const char *action_id;      /* polkit action; NULL: open to everyone */
+  PpResolve   resolve;
+  PpCallFunc  check;          /* or NULL: refuses bad arguments before the caller is asked for */
+  gboolean    caller;         /* ask the bus who calls (uid, pid) before run */
+  PpCallFunc  run;
+} PpMethod;
+
+struct _PpCall {
+  PpService             *self;
+  GDBusMethodInvocation *invocation;   /* the reference the handle-* signal gave us */
+  const PpMethod        *method;
+  gboolean               interactive;  /* polkit may ask the user */
+  /* the generated handler's arguments, copied: polkit and the bus answer later */
+  char                  *device;
+  char                  *key;          /* SetOverride */
+  char                  *value;        /* SetOverride */
+  char                  *mode;         /* PowerDown */
+  char                  *what;         /* Inhibit */
+  char                  *who;          /* Hold, Inhibit, Revert */
+  char                  *why;          /* Hold, Inhibit, Revert */
+  char                 **devices;      /* Revert */
+  gboolean               subtree;      /* PowerDown, PowerUp */
+  const char            *state;        /* Suspend "mem", Hibernate "disk" */
+  /* what serve() found out */
+  PpDevice              *dev;          /* @device resolved, or NULL */
+  guint32                uid;          /* the caller, with method->caller */
+  guint32                pid;
+  GError                *caller_error; /* the bus could not say who calls */
+};
+
+static PpCall *
+call_new (PpService *self, GDBusMethodInvocation *invocation, const PpMethod *method)
+{
+  PpCall *call = g_new0 (PpCall, 1);
+
+  call->self = g_object_ref (self);
+  call->invocation = invocation;
+  call->method = method;
+  call->uid = PP_TOKEN_UID_UNKNOWN;
+  return call;
+}
+
+static void
+call_free (PpCall *call)
+{
+  g_object_unref (call->self);
+  g_free (call->device);
+  g_free (call->key);
+  g_free (call->value);
+  g_free (call->mode);
+  g_free (call->what);
+  g_free (call->who);
+  g_free (call->why);
+  g_strfreev (call->devices);
+  g_clear_error (&call->caller_error);
+  g_free (call);
+}
+
+static void
+call_run (PpCall *call)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!call->method->run (call->self, call, &error))
+    return_error (call->invocation, error);
+  call_free (call);
+}
+
+/* Who calls: uid (counted against the limits of holds and inhibitors)
+ * and pid (shown by ListInhibitors), asked of the bus in one round trip
+ * (GetConnectionCredentials) without blocking. */
+#define PP_CALLER_TIMEOUT_MS 5000
+
+static void
+on_caller_credentials (GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  PpCall *call = user_data;
+  g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), res,
+                                                             &call->caller_error);
+
+  if (reply != NULL)
+    {
+      g_autoptr(GVariant) creds = g_variant_get_child_value (reply, 0);
+
+      if (!g_variant_lookup (creds, "UnixUserID", "u", &call->uid))
+        call->uid = PP_TOKEN_UID_UNKNOWN;
+      if (!g_variant_lookup (creds, "ProcessID", "u", &call->pid))
+        g_set_error_literal (&call->caller_error, PP_ERROR, PP_ERROR_FAILED,
+                             "the bus does not know the caller's pid");
+    }
+  call_run (call);
+}
+
+static void
+call_identify_caller (PpCall *call)
+{
+  GDBusConnection *connection = g_dbus_method_invocation_get_connection (call->invocation);
+  const char *sender = g_dbus_method_invocation_get_sender (call->invocation);
+
+  if (connection == NULL || sender == NULL)
+    {
+      call->caller_error = g_error_new_literal (PP_ERROR, PP_ERROR_FAILED,
+                                                "the caller has no bus name");
+      call_run (call);
+      return;
+    }
+  g_dbus_connection_call (connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                          "org.freedesktop.DBus", "GetConnectionCredentials",
+                          g_variant_new ("(s)", sender), G_VARIANT_TYPE ("(a{sv})"),
+                          G_DBUS_CALL_FLAGS_NONE, PP_CALLER_TIMEOUT_MS, NULL,
+                          on_caller_credentials, call);
+}
+
+/* Authorized (or open): resolve, check, identify, run. */
+static void
+call_proceed (PpCall *call)
+{
+  const PpMethod *method = call->method;
+  g_autoptr(GError) error = NULL;
+
+  if (method->resolve == PP_RESOLVE_DEVICE ||
+      (method->resolve == PP_RESOLVE_DEVICE_OR_ALL && *call->device != '\0'))
+    call->dev = pp_manager_resolve_device (call->self->manager, call->device, &error);
+  if (error == NULL && method->check != NULL)
+    method->check (call->self, call, &error);
+  if (error != NULL)
+    {
+      return_error (call->invocation, error);
+      call_free (call);
+    }
+  else if (method->caller)
+    call_identify_caller (call);
+  else
+    call_run (call);
+}
+
+static void
+on_call_authorized (GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  PpCall *call = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!pp_auth_check_finish (res, &error))
+    {
+      return_error (call->invocation, error);
+      call_free (call);
+      return;
+    }
+  call_proceed (call);
+}
+
+/* Returns what the handle-* signal returns: handled; the invocation is
+ * answered once polkit and the bus have. */
+static gboolean
+serve (PpCall *call)
+{
+  if (call->method->action_id == NULL)
+    call_proceed (call);
+  else
+    pp_auth_check (call->invocation, call->method->action_id, call->interactive,
+                   on_call_authorized, call);
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
 /* Hand the caller's end of a hold or inhibitor back (index 0 of the list). */
 static void
 return_fd (GDBusMethodInvocation *invocation, int fd,
@@ -143,121 +373,6 @@ return_fd (GDBusMethodInvocation *invocation, int fd,
   g_autoptr(GUnixFDList) fd_list = g_unix_fd_list_new_from_array (&fd, 1);  /* takes @fd */
 
   complete (skeleton, invocation, fd_list, g_variant_new_handle (0));
-}
-
-/* ---- authorization and the caller -------------------------------------- */
-
-/* A state-changing call runs only once the caller is authorized (pp-auth:
- * asynchronous, polkit's answer awaited at most PP_AUTH_TIMEOUT_MS); its
- * arguments are taken from the invocation and resolved afterwards, so a
- * device that vanished meanwhile is an error, not a dangling pointer. */
-typedef void (*AuthorizedHandler) (PpService             *self,
-                                   GDBusMethodInvocation *invocation,
-                                   GVariant              *params);
-
-typedef struct {
-  PpService             *self;
-  GDBusMethodInvocation *invocation;   /* the reference the handle-* signal gave us */
-  AuthorizedHandler      handler;
-} PendingCall;
-
-static void
-on_authorized (GObject *source, GAsyncResult *res, gpointer user_data)
-{
-  PendingCall *call = user_data;
-  g_autoptr(GError) error = NULL;
-
-  if (!pp_auth_check_finish (res, &error))
-    return_error (call->invocation, error);
-  else
-    call->handler (call->self, call->invocation,
-                   g_dbus_method_invocation_get_parameters (call->invocation));
-  g_object_unref (call->self);
-  g_free (call);
-}
-
-/* @interactive: polkit may ask the user (AllowUserInteraction). Returns
- * what the handle-* signal returns: handled, the invocation is answered
- * once polkit has. */
-static gboolean
-run_authorized (PpService             *self,
-                GDBusMethodInvocation *invocation,
-                const char            *action_id,
-                gboolean               interactive,
-                AuthorizedHandler      handler)
-{
-  PendingCall *call = g_new0 (PendingCall, 1);
-
-  call->self = g_object_ref (self);
-  call->invocation = invocation;
-  call->handler = handler;
-  pp_auth_check (invocation, action_id, interactive, on_authorized, call);
-  return G_DBUS_METHOD_INVOCATION_HANDLED;
-}
-
-/* Who calls: uid (counted against the limits of holds and inhibitors)
- * and pid (shown by ListInhibitors), asked of the bus in one round trip
- * (GetConnectionCredentials) without blocking. */
-typedef void (*CallerHandler) (PpService             *self,
-                               GDBusMethodInvocation *invocation,
-                               guint32                uid,
-                               guint32                pid,
-                               const GError          *error);
-
-typedef struct {
-  PpService             *self;
-  GDBusMethodInvocation *invocation;
-  CallerHandler          handler;
-} PendingCaller;
-
-#define PP_CALLER_TIMEOUT_MS 5000
-
-static void
-on_caller_credentials (GObject *source, GAsyncResult *res, gpointer user_data)
-{
-  PendingCaller *req = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), res, &error);
-  guint32 uid = PP_TOKEN_UID_UNKNOWN, pid = 0;
-
-  if (reply != NULL)
-    {
-      g_autoptr(GVariant) creds = g_variant_get_child_value (reply, 0);
-
-      if (!g_variant_lookup (creds, "UnixUserID", "u", &uid))
-        uid = PP_TOKEN_UID_UNKNOWN;
-      if (!g_variant_lookup (creds, "ProcessID", "u", &pid))
-        g_set_error_literal (&error, PP_ERROR, PP_ERROR_FAILED,
-                             "the bus does not know the caller's pid");
-    }
-  req->handler (req->self, req->invocation, uid, pid, error);
-  g_object_unref (req->self);
-  g_free (req);
-}
-
-static void
-with_caller (PpService *self, GDBusMethodInvocation *invocation, CallerHandler handler)
-{
-  GDBusConnection *connection = g_dbus_method_invocation_get_connection (invocation);
-  const char *sender = g_dbus_method_invocation_get_sender (invocation);
-  PendingCaller *req;
-
-  if (connection == NULL || sender == NULL)
-    {
-      g_autoptr(GError) error = g_error_new_literal (PP_ERROR, PP_ERROR_FAILED,
-                                                     "the caller has no bus name");
-      handler (self, invocation, PP_TOKEN_UID_UNKNOWN, 0, error);
-      return;
-    }
-  req = g_new0 (PendingCaller, 1);
-  req->self = g_object_ref (self);
-  req->invocation = invocation;
-  req->handler = handler;
-  g_dbus_connection_call (connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                          "org.freedesktop.DBus", "GetConnectionCredentials",
-                          g_variant_new ("(s)", sender), G_VARIANT_TYPE ("(a{sv})"),
-                          G_DBUS_CALL_FLAGS_NONE, PP_CALLER_TIMEOUT_MS, NULL,
-                          on_caller_credentials, req);
 }
 
 /* An empty who is the caller's bus name. */
@@ -304,19 +419,23 @@ handle_list_devices (PpDbusManager *skeleton, GDBusMethodInvocation *invocation,
 }
 
 static gboolean
-handle_get_device (PpDbusManager         *skeleton,
-                   GDBusMethodInvocation *invocation,
-                   const char            *arg,
-                   PpService             *self)
+run_get_device (PpService *self, PpCall *call, GError **error)
 {
-  g_autoptr(GError) error = NULL;
-  PpDevice *dev = pp_manager_resolve_device (self->manager, arg, &error);
+  pp_dbus_manager_complete_get_device (self->skeleton, call->invocation,
+                                       device_to_variant (self, call->dev));
+  return TRUE;
+}
 
-  if (dev == NULL)
-    return_error (invocation, error);
-  else
-    pp_dbus_manager_complete_get_device (skeleton, invocation, device_to_variant (self, dev));
-  return G_DBUS_METHOD_INVOCATION_HANDLED;
+static const PpMethod method_get_device = { .resolve = PP_RESOLVE_DEVICE, .run = run_get_device };
+
+static gboolean
+handle_get_device (PpDbusManager *skeleton, GDBusMethodInvocation *invocation,
+                   const char *arg, PpService *self)
+{
+  PpCall *call = call_new (self, invocation, &method_get_device);
+
+  call->device = g_strdup (arg);
+  return serve (call);
 }
 
 static void
@@ -331,39 +450,37 @@ on_sleep_done (GObject *source, GAsyncResult *res, gpointer user_data)
     g_dbus_method_invocation_return_value (invocation, NULL);
 }
 
-static void
-do_sleep (PpService *self, GDBusMethodInvocation *invocation, const char *state)
+/* answered when the sleep is over */
+static gboolean
+run_sleep (PpService *self, PpCall *call, GError **error)
 {
-  gboolean interactive;
-
-  g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(b)", &interactive);
-  pp_sleep_sleep_async (self->sleep, state, interactive, on_sleep_done, invocation);
+  pp_sleep_sleep_async (self->sleep, call->state, call->interactive, on_sleep_done,
+                        call->invocation);
+  return TRUE;
 }
 
-static void
-do_suspend (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
-{
-  do_sleep (self, invocation, "mem");
-}
-
-static void
-do_hibernate (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
-{
-  do_sleep (self, invocation, "disk");
-}
+static const PpMethod method_sleep = { .action_id = PP_POLKIT_ACTION_SLEEP, .run = run_sleep };
 
 static gboolean
 handle_suspend (PpDbusManager *skeleton, GDBusMethodInvocation *invocation,
                 gboolean interactive, PpService *self)
 {
-  return run_authorized (self, invocation, PP_POLKIT_ACTION_SLEEP, interactive, do_suspend);
+  PpCall *call = call_new (self, invocation, &method_sleep);
+
+  call->interactive = interactive;
+  call->state = "mem";
+  return serve (call);
 }
 
 static gboolean
 handle_hibernate (PpDbusManager *skeleton, GDBusMethodInvocation *invocation,
                   gboolean interactive, PpService *self)
 {
-  return run_authorized (self, invocation, PP_POLKIT_ACTION_SLEEP, interactive, do_hibernate);
+  PpCall *call = call_new (self, invocation, &method_sleep);
+
+  call->interactive = interactive;
+  call->state = "disk";
+  return serve (call);
 }
 
 static gboolean
@@ -382,27 +499,10 @@ handle_get_video_quirks (PpDbusManager *skeleton, GDBusMethodInvocation *invocat
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
-GPtrArray *
-pp_service_reload (PpService *self)
+static gboolean
+run_reload (PpService *self, PpCall *call, GError **error)
 {
-  GPtrArray *problems = NULL;
-
-  pp_manager_reload (self->manager, &problems);
-  if (self->activity != NULL)
-    pp_activity_reload (self->activity);
-  else if (self->skeleton != NULL)
-    pp_dbus_manager_set_idle_timeout_sec (self->skeleton,
-                                          pp_manager_get_config (self->manager)->idle_timeout_sec);
-  /* the quirk database's problems are logged, not the configuration's */
-  if (self->sleep != NULL)
-    pp_sleep_reload (self->sleep, NULL);
-  return problems;
-}
-
-static void
-do_reload (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
-{
-  g_autoptr(GPtrArray) problems = pp_service_reload (self);
+  g_autoptr(GPtrArray) problems = self->reload (self->reload_data);
 
   if (problems->len > 0)
     {
@@ -410,227 +510,231 @@ do_reload (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
 
       g_ptr_array_add (problems, NULL);
       text = g_strjoinv ("\n", (char **) problems->pdata);
-      g_dbus_method_invocation_return_error (invocation, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
-                                             "configuration reloaded with problems (valid settings applied):\n%s",
-                                             text);
-      return;
+      g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                   "configuration reloaded with problems (valid settings applied):\n%s", text);
+      return FALSE;
     }
-  pp_dbus_manager_complete_reload (self->skeleton, invocation);
+  pp_dbus_manager_complete_reload (self->skeleton, call->invocation);
+  return TRUE;
 }
+
+static const PpMethod method_reload = { .action_id = PP_POLKIT_ACTION_MANAGE, .run = run_reload };
 
 static gboolean
 handle_reload (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
 {
-  return run_authorized (self, invocation, PP_POLKIT_ACTION_MANAGE, FALSE, do_reload);
+  return serve (call_new (self, invocation, &method_reload));
 }
 
-static void
-do_set_override (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+static gboolean
+run_set_override (PpService *self, PpCall *call, GError **error)
 {
-  g_autoptr(GError) error = NULL;
-  const char *arg, *key, *value;
-  PpDevice *dev;
-
-  g_variant_get (params, "(&s&s&s)", &arg, &key, &value);
-  dev = pp_manager_resolve_device (self->manager, arg, &error);
-  if (dev == NULL || !pp_manager_set_override (self->manager, dev, key, value, &error))
-    return_error (invocation, error);
-  else
-    pp_dbus_manager_complete_set_override (self->skeleton, invocation);
+  if (!pp_manager_set_override (self->manager, call->dev, call->key, call->value, error))
+    return FALSE;
+  pp_dbus_manager_complete_set_override (self->skeleton, call->invocation);
+  return TRUE;
 }
+
+static const PpMethod method_set_override = {
+  .action_id = PP_POLKIT_ACTION_MANAGE, .resolve = PP_RESOLVE_DEVICE, .run = run_set_override,
+};
 
 static gboolean
 handle_set_override (PpDbusManager *skeleton, GDBusMethodInvocation *invocation,
                      const char *arg, const char *key, const char *value, PpService *self)
 {
-  return run_authorized (self, invocation, PP_POLKIT_ACTION_MANAGE, FALSE, do_set_override);
+  PpCall *call = call_new (self, invocation, &method_set_override);
+
+  call->device = g_strdup (arg);
+  call->key = g_strdup (key);
+  call->value = g_strdup (value);
+  return serve (call);
 }
 
-static void
-do_clear_overrides (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+static gboolean
+run_clear_overrides (PpService *self, PpCall *call, GError **error)
 {
-  g_autoptr(GError) error = NULL;
-  const char *arg;
-  PpDevice *dev;
-
-  g_variant_get (params, "(&s)", &arg);
-  dev = pp_manager_resolve_device (self->manager, arg, &error);
-  if (dev == NULL || !pp_manager_clear_overrides (self->manager, dev, &error))
-    return_error (invocation, error);
-  else
-    pp_dbus_manager_complete_clear_overrides (self->skeleton, invocation);
+  if (!pp_manager_clear_overrides (self->manager, call->dev, error))
+    return FALSE;
+  pp_dbus_manager_complete_clear_overrides (self->skeleton, call->invocation);
+  return TRUE;
 }
+
+static const PpMethod method_clear_overrides = {
+  .action_id = PP_POLKIT_ACTION_MANAGE, .resolve = PP_RESOLVE_DEVICE, .run = run_clear_overrides,
+};
 
 static gboolean
 handle_clear_overrides (PpDbusManager *skeleton, GDBusMethodInvocation *invocation,
                         const char *arg, PpService *self)
 {
-  return run_authorized (self, invocation, PP_POLKIT_ACTION_MANAGE, FALSE, do_clear_overrides);
+  PpCall *call = call_new (self, invocation, &method_clear_overrides);
+
+  call->device = g_strdup (arg);
+  return serve (call);
 }
 
-static void
-do_power_down (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+/* PowerDown and PowerUp resolve their argument themselves (a device or,
+ * with subtree, the devices below it). */
+static gboolean
+run_power_down (PpService *self, PpCall *call, GError **error)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) rows = NULL;
-  const char *arg, *mode;
-  gboolean subtree;
+  g_autoptr(GPtrArray) rows = pp_power_ops_power_down (self->power_ops, call->device, call->subtree,
+                                                       call->mode, error);
 
-  g_variant_get (params, "(&sb&s)", &arg, &subtree, &mode);
-  rows = pp_power_ops_power_down (self->power_ops, arg, subtree, mode, &error);
   if (rows == NULL)
-    return_error (invocation, error);
-  else
-    pp_dbus_manager_complete_power_down (self->skeleton, invocation, power_results_to_variant (rows));
+    return FALSE;
+  pp_dbus_manager_complete_power_down (self->skeleton, call->invocation, rows_to_variant (rows, "a(sss)", add_power_result));
+  return TRUE;
 }
+
+static const PpMethod method_power_down = { .action_id = PP_POLKIT_ACTION_MANAGE, .run = run_power_down };
 
 static gboolean
 handle_power_down (PpDbusManager *skeleton, GDBusMethodInvocation *invocation,
                    const char *arg, gboolean subtree, const char *mode, PpService *self)
 {
-  return run_authorized (self, invocation, PP_POLKIT_ACTION_MANAGE, FALSE, do_power_down);
+  PpCall *call = call_new (self, invocation, &method_power_down);
+
+  call->device = g_strdup (arg);
+  call->subtree = subtree;
+  call->mode = g_strdup (mode);
+  return serve (call);
 }
 
-static void
-do_power_up (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
+static gboolean
+run_power_up (PpService *self, PpCall *call, GError **error)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) rows = NULL;
-  const char *arg;
-  gboolean subtree;
+  g_autoptr(GPtrArray) rows = pp_power_ops_power_up (self->power_ops, call->device, call->subtree,
+                                                     error);
 
-  g_variant_get (params, "(&sb)", &arg, &subtree);
-  rows = pp_power_ops_power_up (self->power_ops, arg, subtree, &error);
   if (rows == NULL)
-    return_error (invocation, error);
-  else
-    pp_dbus_manager_complete_power_up (self->skeleton, invocation, power_results_to_variant (rows));
+    return FALSE;
+  pp_dbus_manager_complete_power_up (self->skeleton, call->invocation, rows_to_variant (rows, "a(sss)", add_power_result));
+  return TRUE;
 }
+
+static const PpMethod method_power_up = { .action_id = PP_POLKIT_ACTION_MANAGE, .run = run_power_up };
 
 static gboolean
 handle_power_up (PpDbusManager *skeleton, GDBusMethodInvocation *invocation,
                  const char *arg, gboolean subtree, PpService *self)
 {
-  return run_authorized (self, invocation, PP_POLKIT_ACTION_MANAGE, FALSE, do_power_up);
+  PpCall *call = call_new (self, invocation, &method_power_up);
+
+  call->device = g_strdup (arg);
+  call->subtree = subtree;
+  return serve (call);
 }
 
-static void
-hold_with_caller (PpService *self, GDBusMethodInvocation *invocation,
-                  guint32 uid, guint32 pid, const GError *caller_error)
+/* A hold works without the holder's pid (ListInhibitors shows 0). */
+static gboolean
+run_hold (PpService *self, PpCall *call, GError **error)
 {
-  g_autoptr(GError) error = NULL;
-  const char *arg, *who, *why;
   int fd = -1;
 
-  if (caller_error != NULL)
-    g_debug ("Cannot get the pid of the holder: %s", caller_error->message);
-  g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(&s&s&s)", &arg, &who, &why);
-  if (!pp_power_ops_hold (self->power_ops, arg,
-                          &(PpTokenRequest) { who_or_sender (invocation, who), why, uid, pid },
-                          &fd, &error))
-    return_error (invocation, error);
-  else
-    return_fd (invocation, fd, pp_dbus_manager_complete_hold, self->skeleton);
+  if (call->caller_error != NULL)
+    g_debug ("Cannot get the pid of the holder: %s", call->caller_error->message);
+  if (!pp_power_ops_hold (self->power_ops, call->device,
+                          &(PpTokenRequest) { who_or_sender (call->invocation, call->who), call->why,
+                                              call->uid, call->pid },
+                          &fd, error))
+    return FALSE;
+  return_fd (call->invocation, fd, pp_dbus_manager_complete_hold, self->skeleton);
+  return TRUE;
 }
 
-static void
-do_hold (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
-{
-  with_caller (self, invocation, hold_with_caller);
-}
+static const PpMethod method_hold = {
+  .action_id = PP_POLKIT_ACTION_INHIBIT, .caller = TRUE, .run = run_hold,
+};
 
 static gboolean
 handle_hold (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, GUnixFDList *fd_list,
              const char *arg, const char *who, const char *why, PpService *self)
 {
-  return run_authorized (self, invocation, PP_POLKIT_ACTION_INHIBIT, FALSE, do_hold);
+  PpCall *call = call_new (self, invocation, &method_hold);
+
+  call->device = g_strdup (arg);
+  call->who = g_strdup (who);
+  call->why = g_strdup (why);
+  return serve (call);
 }
 
-static void
-inhibit_with_caller (PpService *self, GDBusMethodInvocation *invocation,
-                     guint32 uid, guint32 pid, const GError *caller_error)
+/* a bad what is refused before the bus is asked who calls */
+static gboolean
+check_inhibit (PpService *self, PpCall *call, GError **error)
 {
-  g_autoptr(GError) error = NULL;
-  const char *what, *who, *why;
-  int fd = -1;
-
-  if (caller_error != NULL)
-    {
-      g_dbus_method_invocation_return_error (invocation, PP_ERROR, PP_ERROR_FAILED,
-                                             "cannot identify the caller: %s", caller_error->message);
-      return;
-    }
-  g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(&s&s&s)", &what, &who, &why);
-  if (!pp_activity_inhibit (self->activity, what,
-                            &(PpTokenRequest) { who_or_sender (invocation, who), why, uid, pid },
-                            &fd, &error))
-    return_error (invocation, error);
-  else
-    return_fd (invocation, fd, pp_dbus_manager_complete_inhibit, self->skeleton);
-}
-
-static void
-do_inhibit (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
-{
-  const char *what, *who, *why;
-  g_autoptr(GError) error = NULL;
   gboolean idle, lid;
 
-  if (self->activity == NULL)
-    {
-      g_dbus_method_invocation_return_error (invocation, PP_ERROR, PP_ERROR_NOT_SUPPORTED,
-                                             "activity tracking is not running");
-      return;
-    }
-  /* a bad what is refused before the bus is asked who calls */
-  g_variant_get (params, "(&s&s&s)", &what, &who, &why);
-  if (!pp_token_parse_what (what, &idle, &lid, &error))
-    {
-      return_error (invocation, error);
-      return;
-    }
-  with_caller (self, invocation, inhibit_with_caller);
+  return pp_token_parse_what (call->what, &idle, &lid, error);
 }
+
+static gboolean
+run_inhibit (PpService *self, PpCall *call, GError **error)
+{
+  int fd = -1;
+
+  if (call->caller_error != NULL)
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_FAILED, "cannot identify the caller: %s",
+                   call->caller_error->message);
+      return FALSE;
+    }
+  if (!pp_activity_inhibit (self->activity, call->what,
+                            &(PpTokenRequest) { who_or_sender (call->invocation, call->who), call->why,
+                                                call->uid, call->pid },
+                            &fd, error))
+    return FALSE;
+  return_fd (call->invocation, fd, pp_dbus_manager_complete_inhibit, self->skeleton);
+  return TRUE;
+}
+
+static const PpMethod method_inhibit = {
+  .action_id = PP_POLKIT_ACTION_INHIBIT, .check = check_inhibit, .caller = TRUE, .run = run_inhibit,
+};
 
 static gboolean
 handle_inhibit (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, GUnixFDList *fd_list,
                 const char *what, const char *who, const char *why, PpService *self)
 {
-  return run_authorized (self, invocation, PP_POLKIT_ACTION_INHIBIT, FALSE, do_inhibit);
+  PpCall *call = call_new (self, invocation, &method_inhibit);
+
+  call->what = g_strdup (what);
+  call->who = g_strdup (who);
+  call->why = g_strdup (why);
+  return serve (call);
 }
 
-static void
-revert_with_caller (PpService *self, GDBusMethodInvocation *invocation,
-                    guint32 uid, guint32 pid, const GError *caller_error)
+static gboolean
+run_revert (PpService *self, PpCall *call, GError **error)
 {
-  g_autoptr(GError) error = NULL;
-  g_autofree const char **devices = NULL;
-  const char *who, *why;
   int fd = -1;
 
-  if (caller_error != NULL)
-    g_debug ("Cannot get the pid of the caller of Revert: %s", caller_error->message);
-  g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(^a&s&s&s)",
-                 &devices, &who, &why);
-  if (!pp_reverts_add (self->reverts, devices,
-                       &(PpTokenRequest) { who_or_sender (invocation, who), why, uid, pid },
-                       &fd, &error))
-    return_error (invocation, error);
-  else
-    return_fd (invocation, fd, pp_dbus_manager_complete_revert, self->skeleton);
+  if (call->caller_error != NULL)
+    g_debug ("Cannot get the pid of the caller of Revert: %s", call->caller_error->message);
+  if (!pp_reverts_add (self->reverts, (const char * const *) call->devices,
+                       &(PpTokenRequest) { who_or_sender (call->invocation, call->who), call->why,
+                                           call->uid, call->pid },
+                       &fd, error))
+    return FALSE;
+  return_fd (call->invocation, fd, pp_dbus_manager_complete_revert, self->skeleton);
+  return TRUE;
 }
 
-static void
-do_revert (PpService *self, GDBusMethodInvocation *invocation, GVariant *params)
-{
-  with_caller (self, invocation, revert_with_caller);
-}
+static const PpMethod method_revert = {
+  .action_id = PP_POLKIT_ACTION_MANAGE, .caller = TRUE, .run = run_revert,
+};
 
 static gboolean
 handle_revert (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, GUnixFDList *fd_list,
                const char * const *devices, const char *who, const char *why, PpService *self)
 {
-  return run_authorized (self, invocation, PP_POLKIT_ACTION_MANAGE, FALSE, do_revert);
+  PpCall *call = call_new (self, invocation, &method_revert);
+
+  call->devices = g_strdupv ((char **) devices);
+  call->who = g_strdup (who);
+  call->why = g_strdup (why);
+  return serve (call);
 }
 
 static gboolean
@@ -638,66 +742,46 @@ handle_list_inhibitors (PpDbusManager *skeleton, GDBusMethodInvocation *invocati
 {
   g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(ssssu)"));
   g_autoptr(GPtrArray) holds = pp_power_ops_list_holds (self->power_ops);
+  g_autoptr(GPtrArray) inhibitors = pp_activity_list_inhibitors (self->activity);
 
   add_token_infos (&b, holds);
-  if (self->activity != NULL)
-    {
-      g_autoptr(GPtrArray) inhibitors = pp_activity_list_inhibitors (self->activity);
-      add_token_infos (&b, inhibitors);
-    }
+  add_token_infos (&b, inhibitors);
   pp_dbus_manager_complete_list_inhibitors (skeleton, invocation, g_variant_builder_end (&b));
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
 /* Explain: open to everyone, like GetDevice. */
 static gboolean
-handle_explain (PpDbusManager         *skeleton,
-                GDBusMethodInvocation *invocation,
-                const char            *arg,
-                PpService             *self)
+run_explain (PpService *self, PpCall *call, GError **error)
 {
-  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sssss)"));
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) rows = NULL;
-  PpDevice *dev = pp_manager_resolve_device (self->manager, arg, &error);
+  g_autoptr(GPtrArray) rows = pp_manager_explain (self->manager, call->dev);
 
-  if (dev == NULL)
-    {
-      return_error (invocation, error);
-      return G_DBUS_METHOD_INVOCATION_HANDLED;
-    }
-  rows = pp_manager_explain (self->manager, dev);
-  for (guint i = 0; i < rows->len; i++)
-    {
-      PpExplainRow *r = g_ptr_array_index (rows, i);
-      g_variant_builder_add (&b, "(sssss)", r->attribute, r->current, r->decided, r->layer,
-                             r->origin);
-    }
-  pp_dbus_manager_complete_explain (skeleton, invocation, g_variant_builder_end (&b));
-  return G_DBUS_METHOD_INVOCATION_HANDLED;
+  pp_dbus_manager_complete_explain (self->skeleton, call->invocation,
+                                    rows_to_variant (rows, "a(sssss)", add_explain_row));
+  return TRUE;
+}
+
+static const PpMethod method_explain = { .resolve = PP_RESOLVE_DEVICE, .run = run_explain };
+
+static gboolean
+handle_explain (PpDbusManager *skeleton, GDBusMethodInvocation *invocation,
+                const char *arg, PpService *self)
+{
+  PpCall *call = call_new (self, invocation, &method_explain);
+
+  call->device = g_strdup (arg);
+  return serve (call);
 }
 
 /* GetStatistics (SPEC §5): open to everyone; "" means every device. */
 static gboolean
-handle_get_statistics (PpDbusManager         *skeleton,
-                       GDBusMethodInvocation *invocation,
-                       const char            *arg,
-                       PpService             *self)
+run_get_statistics (PpService *self, PpCall *call, GError **error)
 {
   g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sdtt)"));
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GArray) rows = NULL;
-  PpDevice *dev = NULL;
+  g_autoptr(GArray) rows = pp_manager_get_statistics (self->manager, call->dev, error);
 
-  if (*arg != '\0')
-    dev = pp_manager_resolve_device (self->manager, arg, &error);
-  if (error == NULL)
-    rows = pp_manager_get_statistics (self->manager, dev, &error);
   if (rows == NULL)
-    {
-      return_error (invocation, error);
-      return G_DBUS_METHOD_INVOCATION_HANDLED;
-    }
+    return FALSE;
   for (guint i = 0; i < rows->len; i++)
     {
       const PpManagerStatsRow *r = &g_array_index (rows, PpManagerStatsRow, i);
@@ -705,13 +789,27 @@ handle_get_statistics (PpDbusManager         *skeleton,
       g_variant_builder_add (&b, "(sdtt)", r->path, r->suspended_share,
                              r->active_ms, r->suspended_ms);
     }
-  pp_dbus_manager_complete_get_statistics (skeleton, invocation, g_variant_builder_end (&b));
-  if (dev == NULL)
+  pp_dbus_manager_complete_get_statistics (self->skeleton, call->invocation, g_variant_builder_end (&b));
+  if (call->dev == NULL)
     {
       g_clear_pointer (&rows, g_array_unref);
       give_back_memory ();
     }
-  return G_DBUS_METHOD_INVOCATION_HANDLED;
+  return TRUE;
+}
+
+static const PpMethod method_get_statistics = {
+  .resolve = PP_RESOLVE_DEVICE_OR_ALL, .run = run_get_statistics,
+};
+
+static gboolean
+handle_get_statistics (PpDbusManager *skeleton, GDBusMethodInvocation *invocation,
+                       const char *arg, PpService *self)
+{
+  PpCall *call = call_new (self, invocation, &method_get_statistics);
+
+  call->device = g_strdup (arg);
+  return serve (call);
 }
 
 /* GetDeviceStatistics: GetStatistics("") with what pmctl stats prints of
@@ -793,36 +891,15 @@ static gboolean
 handle_check_sleep (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
 {
   const PpSleepConfig *sc = &pp_manager_get_config (self->manager)->sleep;
-  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sbss)"));
   PpSleepCheckInput input = { NULL };
   g_autoptr(GPtrArray) rows = NULL;
 
   pp_sleep_stats_read_check (&input);
   rows = pp_sleep_check (&input, sc->mem_sleep, sc->hibernate_mode);
   pp_sleep_check_input_clear (&input);
-  for (guint i = 0; i < rows->len; i++)
-    {
-      PpSleepCheckRow *r = g_ptr_array_index (rows, i);
-      g_variant_builder_add (&b, "(sbss)", r->state, r->available, r->used_by, r->reason);
-    }
-  pp_dbus_manager_complete_check_sleep (skeleton, invocation, g_variant_builder_end (&b));
+  pp_dbus_manager_complete_check_sleep (skeleton, invocation,
+                                        rows_to_variant (rows, "a(sbss)", add_sleep_check_row));
   return G_DBUS_METHOD_INVOCATION_HANDLED;
-}
-
-/* The tree's blocker of a device, for the sleep records. */
-static char *
-sleep_blocker_of (const char *syspath, gpointer user_data)
-{
-  PpService *self = user_data;
-  g_autoptr(GPtrArray) suppliers = NULL;
-  g_autoptr(GPtrArray) consumers = NULL;
-  const char *blocker = NULL;
-  PpPowerState state;
-
-  pp_power_state_read (syspath, PP_POWER_STATE_RUNTIME_STATUS | PP_POWER_STATE_CONTROL, &state);
-  pp_power_ops_get_tree_fields (self->power_ops, syspath, state.control, state.runtime_status,
-                                NULL, &suppliers, &consumers, &blocker);
-  return g_strdup (blocker);
 }
 
 /* ListChanges and ListOverrides: open to everyone, like ListDevices. */
@@ -830,14 +907,9 @@ static gboolean
 handle_list_changes (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
 {
   g_autoptr(GPtrArray) changes = pp_manager_list_changes (self->manager);
-  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(ssss)"));
 
-  for (guint i = 0; i < changes->len; i++)
-    {
-      PpManagerChange *c = g_ptr_array_index (changes, i);
-      g_variant_builder_add (&b, "(ssss)", c->path, c->attribute, c->original, c->current);
-    }
-  pp_dbus_manager_complete_list_changes (skeleton, invocation, g_variant_builder_end (&b));
+  pp_dbus_manager_complete_list_changes (skeleton, invocation,
+                                         rows_to_variant (changes, "a(ssss)", add_change));
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
@@ -845,14 +917,9 @@ static gboolean
 handle_list_overrides (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
 {
   g_autoptr(GPtrArray) rows = pp_manager_list_overrides (self->manager);
-  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sss)"));
 
-  for (guint i = 0; i < rows->len; i++)
-    {
-      PpOverrideRow *r = g_ptr_array_index (rows, i);
-      g_variant_builder_add (&b, "(sss)", r->path, r->key, r->value);
-    }
-  pp_dbus_manager_complete_list_overrides (skeleton, invocation, g_variant_builder_end (&b));
+  pp_dbus_manager_complete_list_overrides (skeleton, invocation,
+                                           rows_to_variant (rows, "a(sss)", add_override_row));
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
@@ -902,24 +969,6 @@ unbind_all (PpService *self)
   g_ptr_array_set_size (self->bindings, 0);
 }
 
-/* The lid/dock state and the lid inhibitor drive the lid action. */
-static void
-on_lid_state_changed (PpActivity *activity, GParamSpec *pspec, PpService *self)
-{
-  pp_sleep_set_lid_state (self->sleep,
-                          pp_activity_get_lid_closed (activity),
-                          pp_activity_get_docked (activity),
-                          pp_activity_get_lid_inhibited (activity));
-}
-
-void
-pp_service_set_activity (PpService *self, PpActivity *activity)
-{
-  if (self->activity != NULL)
-    g_signal_handlers_disconnect_by_data (self->activity, self);
-  g_set_object (&self->activity, activity);
-}
-
 /* Conflicts: the skeleton announces the new value (PropertiesChanged). */
 static void
 on_conflicts_changed (PpManager *manager, PpService *self)
@@ -946,11 +995,11 @@ on_device_changed (PpManager   *manager,
       const char *value = values[i];
 
       if (g_str_equal (attr, PP_ATTR_CONTROL))
-        g_variant_builder_add (&b, "{sv}", "control", g_variant_new_string (value));
+        g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_CONTROL, g_variant_new_string (value));
       else if (g_str_equal (attr, PP_ATTR_WAKEUP))
-        g_variant_builder_add (&b, "{sv}", "wakeup", g_variant_new_string (value));
+        g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_WAKEUP, g_variant_new_string (value));
       else if (g_str_equal (attr, PP_ATTR_DELAY))
-        g_variant_builder_add (&b, "{sv}", "autosuspend_delay_ms",
+        g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_AUTOSUSPEND_DELAY_MS,
                                g_variant_new_int32 ((gint32) g_ascii_strtoll (value, NULL, 10)));
       else
         g_variant_builder_add (&b, "{sv}", attr, g_variant_new_string (value));
@@ -1032,39 +1081,16 @@ connect_properties (PpService *self)
   bind (self, self->sleep, "backend", "backend");
   bind (self, self->sleep, "video-quirks", "video-quirks");
   bind (self, pp_sleep_get_history (self->sleep), "last-sleep", "last-sleep");
-  if (self->activity != NULL)
-    {
-      bind (self, self->activity, "user-idle", "user-idle");
-      bind (self, self->activity, "idle-timeout-sec", "idle-timeout-sec");
-      bind (self, self->activity, "lid-closed", "lid-closed");
-      bind (self, self->activity, "docked", "docked");
-    }
-  else
-    pp_dbus_manager_set_idle_timeout_sec (skeleton,
-                                          pp_manager_get_config (self->manager)->idle_timeout_sec);
+  bind (self, self->activity, "user-idle", "user-idle");
+  bind (self, self->activity, "idle-timeout-sec", "idle-timeout-sec");
+  bind (self, self->activity, "lid-closed", "lid-closed");
+  bind (self, self->activity, "docked", "docked");
 }
 
 gboolean
-pp_service_start (PpService *self, GError **error)
+pp_service_start (PpService *self, GDBusConnection *bus, GError **error)
 {
-  self->bus = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, error);
-  if (self->bus == NULL)
-    return FALSE;
-  /* losing the bus must not kill us with SIGTERM: we report and exit */
-  g_dbus_connection_set_exit_on_close (self->bus, FALSE);
-
-  /* system sleep and lid actions: before the object is served, so that
-   * Backend and VideoQuirks are known from the first call */
-  self->sleep = pp_sleep_new (self->manager, self->bus);
-  pp_sleep_history_set_blocker_hook (pp_sleep_get_history (self->sleep), sleep_blocker_of, self);
-  if (self->activity != NULL)
-    {
-      g_signal_connect (self->activity, "notify::lid-closed", G_CALLBACK (on_lid_state_changed), self);
-      g_signal_connect (self->activity, "notify::docked", G_CALLBACK (on_lid_state_changed), self);
-      g_signal_connect (self->activity, "notify::lid-inhibited", G_CALLBACK (on_lid_state_changed), self);
-      on_lid_state_changed (self->activity, NULL, self);
-    }
-
+  self->bus = g_object_ref (bus);
   self->skeleton = pp_dbus_manager_skeleton_new ();
   connect_handlers (self);
   connect_properties (self);
@@ -1098,10 +1124,6 @@ pp_service_stop (PpService *self)
   unbind_all (self);
   if (self->manager != NULL)
     g_signal_handlers_disconnect_by_data (self->manager, self);
-  if (self->activity != NULL)
-    g_signal_handlers_disconnect_by_data (self->activity, self);
-  if (self->sleep != NULL)
-    g_signal_handlers_disconnect_by_data (self->sleep, self);
   if (self->bus != NULL)
     g_dbus_connection_flush_sync (self->bus, NULL, NULL);
 }
@@ -1115,7 +1137,6 @@ pp_service_finalize (GObject *object)
   g_ptr_array_unref (self->bindings);
   g_clear_object (&self->skeleton);
   g_clear_object (&self->bus);
-  g_clear_pointer (&self->reverts, pp_reverts_free);
   g_clear_object (&self->power_ops);
   g_clear_object (&self->activity);
   g_clear_object (&self->sleep);
@@ -1145,12 +1166,22 @@ pp_service_init (PpService *self)
 }
 
 PpService *
-pp_service_new (PpManager *manager)
+pp_service_new (PpManager           *manager,
+                PpActivity          *activity,
+                PpSleep             *sleep,
+                PpPowerOps          *power_ops,
+                PpReverts           *reverts,
+                PpServiceReloadFunc  reload,
+                gpointer             reload_data)
 {
   PpService *self = g_object_new (PP_TYPE_SERVICE, NULL);
 
   self->manager = g_object_ref (manager);
-  self->power_ops = pp_power_ops_new (manager);
-  self->reverts = pp_reverts_new (manager);
+  self->activity = g_object_ref (activity);
+  self->sleep = g_object_ref (sleep);
+  self->power_ops = g_object_ref (power_ops);
+  self->reverts = reverts;
+  self->reload = reload;
+  self->reload_data = reload_data;
   return self;
 }

@@ -59,10 +59,8 @@ struct _PpSleep {
   const char       *requested_state; /* "mem"/"disk" asked of logind by us (static), or NULL */
   PpSleepHistory   *history;      /* a record for every sleep */
 
-  /* lid */
-  gboolean          lid_closed;
-  gboolean          docked;
-  gboolean          lid_inhibited;
+  /* lid: the lid, dock and lid-inhibitor state are PpActivity's */
+  PpActivity       *activity;     /* or NULL: no lid */
   gboolean          in_holdoff;
   guint             holdoff_id;
   PpLidAction       lid_acted;    /* action taken for this closure, IGNORE: none */
@@ -815,11 +813,12 @@ static void
 lid_evaluate (PpSleep *self)
 {
   const PpLidConfig *lc = &config (self)->lid;
+  PpActivity *activity = self->activity;
   PpLidSituation s = {
-    .closed = self->lid_closed,
+    .closed = activity != NULL && pp_activity_get_lid_closed (activity),
     .on_ac = !pp_manager_get_on_battery (self->manager),
-    .docked = self->docked,
-    .lid_inhibited = self->lid_inhibited,
+    .docked = activity != NULL && pp_activity_get_docked (activity),
+    .lid_inhibited = activity != NULL && pp_activity_get_lid_inhibited (activity),
     .in_holdoff = self->in_holdoff,
   };
   PpLidAction action;
@@ -829,7 +828,7 @@ lid_evaluate (PpSleep *self)
 
   action = pp_lid_decide (lc, &s);
   set_display_off (self, pp_lid_display_off (lc, &s));
-  if (!self->lid_closed)
+  if (!s.closed)
     {
       self->lid_acted = PP_LID_ACTION_IGNORE;
       return;
@@ -843,16 +842,14 @@ lid_evaluate (PpSleep *self)
   lid_run_action (self, action);
 }
 
-void
-pp_sleep_set_lid_state (PpSleep *self, gboolean closed, gboolean docked, gboolean lid_inhibited)
+/* PpActivity's lid, dock or lid inhibitor changed. */
+static void
+on_lid_state_changed (PpActivity *activity, GParamSpec *pspec, PpSleep *self)
 {
-  if (self->lid_closed == closed && self->docked == docked && self->lid_inhibited == lid_inhibited)
-    return;
-  g_debug ("Lid %s, %sdocked, lid inhibitor %s", closed ? "closed" : "open",
-           docked ? "" : "not ", lid_inhibited ? "held" : "not held");
-  self->lid_closed = closed;
-  self->docked = docked;
-  self->lid_inhibited = lid_inhibited;
+  g_debug ("Lid %s, %sdocked, lid inhibitor %s",
+           pp_activity_get_lid_closed (activity) ? "closed" : "open",
+           pp_activity_get_docked (activity) ? "" : "not ",
+           pp_activity_get_lid_inhibited (activity) ? "held" : "not held");
   lid_evaluate (self);
 }
 
@@ -963,12 +960,13 @@ pp_sleep_get_history (PpSleep *self)
 }
 
 PpSleep *
-pp_sleep_new (PpManager *manager, GDBusConnection *bus)
+pp_sleep_new (PpManager *manager, GDBusConnection *bus, PpActivity *activity)
 {
   PpSleep *self = g_object_new (PP_TYPE_SLEEP, NULL);
 
   self->manager = g_object_ref (manager);
   self->bus = bus ? g_object_ref (bus) : NULL;
+  self->activity = activity ? g_object_ref (activity) : NULL;
   self->history = pp_sleep_history_new (manager);
   pp_machine_facts_init (&self->facts);
 
@@ -996,6 +994,12 @@ pp_sleep_new (PpManager *manager, GDBusConnection *bus)
   g_info ("Sleep backend: %s", pp_sleep_get_backend (self));
 
   g_signal_connect (manager, "notify::on-battery", G_CALLBACK (on_on_battery_changed), self);
+  if (activity != NULL)
+    {
+      g_signal_connect (activity, "notify::lid-closed", G_CALLBACK (on_lid_state_changed), self);
+      g_signal_connect (activity, "notify::docked", G_CALLBACK (on_lid_state_changed), self);
+      g_signal_connect (activity, "notify::lid-inhibited", G_CALLBACK (on_lid_state_changed), self);
+    }
   start_holdoff (self);
   return self;
 }
@@ -1039,6 +1043,9 @@ pp_sleep_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->manager, self);
   if (self->logind != NULL)
     g_signal_handlers_disconnect_by_data (self->logind, self);
+  if (self->activity != NULL)
+    g_signal_handlers_disconnect_by_data (self->activity, self);
+  g_clear_object (&self->activity);
   g_clear_object (&self->logind);
   g_clear_object (&self->history);
   g_clear_object (&self->manager);

@@ -7,6 +7,7 @@
 
 #include <gio/gio.h>
 
+#include "pp-activity.h"
 #include "pp-manager.h"
 #include "pp-quirkdb.h"
 #include "pp-sleep-history.h"
@@ -18,9 +19,11 @@ G_DECLARE_FINAL_TYPE (PpSleep, pp_sleep, PP, SLEEP, GObject)
 
 /* @bus may be NULL (no logind then). Talks to logind only when it is on
  * @bus and the manager was not started with --no-logind; sets the
- * manager's Backend accordingly. */
+ * manager's Backend accordingly. The lid action follows @activity's
+ * "lid-closed", "docked" and "lid-inhibited" (@activity NULL: no lid). */
 PpSleep            *pp_sleep_new                  (PpManager        *manager,
-                                                   GDBusConnection  *bus);
+                                                   GDBusConnection  *bus,
+                                                   PpActivity       *activity);
 
 /* Re-read the quirk database, re-select the quirks, re-evaluate the lid
  * with the (already reloaded) configuration. Database problems are
@@ -51,12 +54,5 @@ void                pp_sleep_sleep_async          (PpSleep            *self,
 gboolean            pp_sleep_sleep_finish         (PpSleep          *self,
                                                    GAsyncResult     *result,
                                                    GError          **error);
-
-/* The lid/dock state (from the input side) and whether a "lid"
- * inhibitor is held; the lid action is re-evaluated at once. */
-void                pp_sleep_set_lid_state        (PpSleep          *self,
-                                                   gboolean          closed,
-                                                   gboolean          docked,
-                                                   gboolean          lid_inhibited);
 
 G_END_DECLS

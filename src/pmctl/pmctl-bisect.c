@@ -517,8 +517,8 @@ load_candidates (Bisect *bs)
   g_variant_iter_init (&iter, devices);
   while ((dict = g_variant_iter_next_value (&iter)) != NULL)
     {
-      g_hash_table_replace (classes, g_strdup (pmctl_dict_get_string (dict, "path")),
-                            g_strdup (pmctl_dict_get_string (dict, "class")));
+      g_hash_table_replace (classes, g_strdup (pmctl_dict_get_string (dict, PP_DEVICE_KEY_PATH)),
+                            g_strdup (pmctl_dict_get_string (dict, PP_DEVICE_KEY_CLASS)));
       g_variant_unref (dict);
     }
 

@@ -23,7 +23,7 @@ format_delay (GVariant *dict)
 {
   gint32 delay = -1;
 
-  if (!g_variant_lookup (dict, "autosuspend_delay_ms", "i", &delay) || delay < 0)
+  if (!g_variant_lookup (dict, PP_DEVICE_KEY_AUTOSUSPEND_DELAY_MS, "i", &delay) || delay < 0)
     return g_strdup ("-");
   return g_strdup_printf ("%" G_GINT32_FORMAT, delay);
 }
@@ -59,7 +59,7 @@ run_list (Pmctl *ctl, char **args, char **command_argv)
   g_variant_iter_init (&iter, devices);
   while ((dict = g_variant_iter_next_value (&iter)) != NULL)
     {
-      if (opt_class != NULL && !g_str_equal (pmctl_dict_get_string (dict, "class"), opt_class))
+      if (opt_class != NULL && !g_str_equal (pmctl_dict_get_string (dict, PP_DEVICE_KEY_CLASS), opt_class))
         g_variant_unref (dict);
       else
         g_ptr_array_add (selected, dict);
@@ -83,9 +83,9 @@ run_list (Pmctl *ctl, char **args, char **command_argv)
         {
           GVariant *d = g_ptr_array_index (selected, i);
 
-          pmctl_table_add_row (t, format_field (d, "path"), format_field (d, "class"),
-                               format_field (d, "control"), format_delay (d),
-                               format_field (d, "runtime_status"), format_field (d, "held"));
+          pmctl_table_add_row (t, format_field (d, PP_DEVICE_KEY_PATH), format_field (d, PP_DEVICE_KEY_CLASS),
+                               format_field (d, PP_DEVICE_KEY_CONTROL), format_delay (d),
+                               format_field (d, PP_DEVICE_KEY_RUNTIME_STATUS), format_field (d, PP_DEVICE_KEY_HELD));
         }
       pmctl_table_print (t, ctl, header);
     }
@@ -107,9 +107,11 @@ const PmctlCommand pmctl_command_list = {
 /* Device fields in the order they are printed; any other field the
  * daemon reports follows, sorted by name. */
 static const char * const device_field_order[] = {
-  "path", "subsystem", "class", "driver", "parent", "suppliers", "consumers",
-  "runtime_status", "control", "autosuspend_delay_ms", "wakeup", "held",
-  "blocker", "ignored", "excluded", NULL,
+  PP_DEVICE_KEY_PATH, PP_DEVICE_KEY_SUBSYSTEM, PP_DEVICE_KEY_CLASS, PP_DEVICE_KEY_DRIVER,
+  PP_DEVICE_KEY_PARENT, PP_DEVICE_KEY_SUPPLIERS, PP_DEVICE_KEY_CONSUMERS,
+  PP_DEVICE_KEY_RUNTIME_STATUS, PP_DEVICE_KEY_CONTROL, PP_DEVICE_KEY_AUTOSUSPEND_DELAY_MS,
+  PP_DEVICE_KEY_WAKEUP, PP_DEVICE_KEY_HELD, PP_DEVICE_KEY_BLOCKER, PP_DEVICE_KEY_IGNORED,
+  PP_DEVICE_KEY_EXCLUDED, NULL,
 };
 
 static void

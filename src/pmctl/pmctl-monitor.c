@@ -14,8 +14,6 @@
 #include "pmctl-output.h"
 #include "pp-names.h"
 
-#define DBUS_PROPERTIES_IFACE "org.freedesktop.DBus.Properties"
-
 typedef struct {
   Pmctl      *ctl;
   GMainLoop  *loop;
@@ -73,28 +71,23 @@ on_device_changed (PpDbusManager *manager,
     }
 }
 
-/* PropertiesChanged as the daemon sends it: a proxy that follows the
- * daemon would add changes of its own when the daemon comes and goes. */
+/* PropertiesChanged as the daemon sends it, one line each, from the
+ * proxy (which keeps its cache and emits notify:: per property from the
+ * same signal). The proxy also invalidates everything when the daemon
+ * goes (it has no owner then) and loads everything when it comes back
+ * (before it tells its new owner, DaemonStarted): those changes are its
+ * own, not the daemon's, and not printed. */
 static void
-on_properties_changed (GDBusConnection *connection,
-                       const char      *sender,
-                       const char      *object_path,
-                       const char      *interface_name,
-                       const char      *signal_name,
-                       GVariant        *parameters,
-                       gpointer         user_data)
+on_properties_changed (GDBusProxy         *proxy,
+                       GVariant           *changed,
+                       const char * const *invalidated,
+                       gpointer            user_data)
 {
   Monitor *m = user_data;
-  g_autoptr(GVariant) changed = NULL;
-  g_autofree const char **invalidated = NULL;
-  const char *iface;
+  g_autofree char *owner = g_dbus_proxy_get_name_owner (proxy);
 
-  if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(sa{sv}as)")))
+  if (owner == NULL || !m->daemon_running)
     return;
-  g_variant_get (parameters, "(&s@a{sv}^a&s)", &iface, &changed, &invalidated);
-  if (!g_str_equal (iface, PP_DBUS_INTERFACE))
-    return;
-
   if (m->ctl->json)
     {
       g_autoptr(JsonBuilder) b = json_builder_new ();
@@ -178,33 +171,23 @@ run_monitor (Pmctl *ctl, char **args, char **command_argv)
 {
   g_autofree char *owner = NULL;
   Monitor m = { ctl, NULL, PMCTL_EXIT_OK, TRUE };
-  guint props_id, sigint_id, sigterm_id;
+  guint sigint_id, sigterm_id;
 
-  if (!pmctl_connect_bus (ctl))
+  /* monitor watches; it does not start the daemon. The proxy subscribes
+   * to the signals before it asks for the owner and the properties: the
+   * bus handles our messages in order, so once it knows, nothing is missed */
+  if (!pmctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START))
     return PMCTL_EXIT_FAILURE;
-  /* subscribe first, then let the proxy ask for the owner: the bus
-   * handles our messages in order, so once it knows, nothing is missed */
-  props_id = g_dbus_connection_signal_subscribe (ctl->bus, PP_DBUS_NAME, DBUS_PROPERTIES_IFACE,
-                                                 "PropertiesChanged", PP_DBUS_PATH,
-                                                 PP_DBUS_INTERFACE, G_DBUS_SIGNAL_FLAGS_NONE,
-                                                 on_properties_changed, &m, NULL);
-  /* monitor watches; it does not start the daemon */
-  if (!pmctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES |
-                           G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START))
-    {
-      g_dbus_connection_signal_unsubscribe (ctl->bus, props_id);
-      return PMCTL_EXIT_FAILURE;
-    }
   owner = g_dbus_proxy_get_name_owner (G_DBUS_PROXY (ctl->manager));
   if (owner == NULL)
     {
-      g_dbus_connection_signal_unsubscribe (ctl->bus, props_id);
       pmctl_fail ("%s", pmctl_not_running_message ());
       return PMCTL_EXIT_FAILURE;
     }
 
   m.loop = g_main_loop_new (NULL, FALSE);
   g_signal_connect (ctl->manager, "device-changed", G_CALLBACK (on_device_changed), &m);
+  g_signal_connect (ctl->manager, "g-properties-changed", G_CALLBACK (on_properties_changed), &m);
   g_signal_connect (ctl->manager, "notify::g-name-owner", G_CALLBACK (on_name_owner), &m);
   g_signal_connect (ctl->bus, "closed", G_CALLBACK (on_bus_closed), &m);
   sigint_id = g_unix_signal_add (SIGINT, on_quit_signal, &m);
@@ -220,7 +203,6 @@ run_monitor (Pmctl *ctl, char **args, char **command_argv)
   g_source_remove (sigterm_id);
   g_signal_handlers_disconnect_by_data (ctl->manager, &m);
   g_signal_handlers_disconnect_by_data (ctl->bus, &m);
-  g_dbus_connection_signal_unsubscribe (ctl->bus, props_id);
   g_main_loop_unref (m.loop);
   return pmctl_finish_output (m.status);
 }

@@ -391,9 +391,9 @@ wakeup_device_new (Pmctl *ctl, GVariant *dict)
   const char *attribute, *current, *decided, *layer, *origin;
   GVariantIter iter;
 
-  d->path = g_strdup (pmctl_dict_get_string (dict, "path"));
-  d->class = g_strdup (pmctl_dict_get_string (dict, "class"));
-  d->wakeup = g_strdup (pmctl_dict_get_string (dict, "wakeup"));
+  d->path = g_strdup (pmctl_dict_get_string (dict, PP_DEVICE_KEY_PATH));
+  d->class = g_strdup (pmctl_dict_get_string (dict, PP_DEVICE_KEY_CLASS));
+  d->wakeup = g_strdup (pmctl_dict_get_string (dict, PP_DEVICE_KEY_WAKEUP));
   /* the kernel's count of the device's wakeup events since boot: read
    * here, world-readable sysfs */
   count_path = g_build_filename (d->path, "power", "wakeup_count", NULL);
@@ -539,7 +539,7 @@ run_wakeups (Pmctl *ctl, char **args, char **command_argv)
   while ((dict = g_variant_iter_next_value (&iter)) != NULL)
     {
       /* power/wakeup exists only on wakeup-capable devices */
-      if (*pmctl_dict_get_string (dict, "wakeup") != '\0')
+      if (*pmctl_dict_get_string (dict, PP_DEVICE_KEY_WAKEUP) != '\0')
         g_ptr_array_add (wakeup_devices, wakeup_device_new (ctl, dict));
       g_variant_unref (dict);
     }

@@ -52,15 +52,15 @@ device_facts_new (GVariant *devices)
   g_variant_iter_init (&iter, devices);
   while ((dict = g_variant_iter_next_value (&iter)) != NULL)
     {
-      const char *path = pmctl_dict_get_string (dict, "path");
+      const char *path = pmctl_dict_get_string (dict, PP_DEVICE_KEY_PATH);
 
       if (*path != '\0' && !g_hash_table_contains (facts, path))
         {
           DeviceFacts *f = g_new0 (DeviceFacts, 1);
 
-          f->class = g_strdup (pmctl_dict_get_string (dict, "class"));
-          f->runtime_status = g_strdup (pmctl_dict_get_string (dict, "runtime_status"));
-          f->control_auto = g_str_equal (pmctl_dict_get_string (dict, "control"), "auto");
+          f->class = g_strdup (pmctl_dict_get_string (dict, PP_DEVICE_KEY_CLASS));
+          f->runtime_status = g_strdup (pmctl_dict_get_string (dict, PP_DEVICE_KEY_RUNTIME_STATUS));
+          f->control_auto = g_str_equal (pmctl_dict_get_string (dict, PP_DEVICE_KEY_CONTROL), "auto");
           g_hash_table_insert (facts, g_strdup (path), f);
         }
       g_variant_unref (dict);
@@ -509,7 +509,7 @@ json_add_double_or_null (JsonBuilder *b, const char *name, double value, gboolea
 static void
 metrics_add_sleep (Pmctl *ctl, PpMetrics *m)
 {
-  g_autoptr(GVariant) last = g_dbus_proxy_get_cached_property (G_DBUS_PROXY (ctl->manager), "LastSleep");
+  g_autoptr(GVariant) last = pp_dbus_manager_dup_last_sleep (ctl->manager);
   g_autofree char *fail = NULL;
   guint64 duration_ms = 0;
   double share = -1, before = -1, after = -1, drain = 0;
@@ -705,8 +705,8 @@ metrics_ask_devices (Pmctl *ctl, GArray *counts, GArray *classes, GPtrArray *kee
     {
       PpMetricsDeviceCount c = { NULL, NULL, 1 };
 
-      c.class = pmctl_dict_get_string (dict, "class");
-      c.runtime_status = pmctl_dict_get_string (dict, "runtime_status");
+      c.class = pmctl_dict_get_string (dict, PP_DEVICE_KEY_CLASS);
+      c.runtime_status = pmctl_dict_get_string (dict, PP_DEVICE_KEY_RUNTIME_STATUS);
       if (*c.runtime_status == '\0')
         c.runtime_status = NULL;
       g_array_append_val (counts, c);
@@ -737,10 +737,8 @@ run_metrics (Pmctl *ctl, char **args, char **command_argv)
   g_autoptr(GVariant) inhibitors = NULL;
   g_autoptr(GVariant) overrides = NULL;
   g_autoptr(GVariant) conflicts = NULL;
-  g_autoptr(GVariant) on_battery = NULL;
-  g_autoptr(GVariant) user_idle = NULL;
   g_autoptr(GVariant) write_failures = NULL;
-  g_autoptr(GVariant) last_pass = NULL;
+  double last_pass;
   g_autoptr(GArray) counts = g_array_new (FALSE, TRUE, sizeof (PpMetricsDeviceCount));
   g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
   g_autoptr(GArray) classes = g_array_new (FALSE, TRUE, sizeof (PpMetricsClass));
@@ -807,29 +805,24 @@ run_metrics (Pmctl *ctl, char **args, char **command_argv)
         m.n_inhibitors++;
     }
 
-  conflicts = g_dbus_proxy_get_cached_property (G_DBUS_PROXY (ctl->manager), "Conflicts");
-  if (conflicts != NULL && g_variant_is_of_type (conflicts, G_VARIANT_TYPE ("a(ss)")))
+  /* the proxy checks each property's type against the interface; one an
+   * older daemon lacks is NULL (a typed getter would give 0) */
+  conflicts = pp_dbus_manager_dup_conflicts (ctl->manager);
+  if (conflicts != NULL)
     m.n_conflicts = g_variant_n_children (conflicts);
   else
     m.unknown |= PP_METRICS_UNKNOWN_CONFLICTS;
-  on_battery = g_dbus_proxy_get_cached_property (G_DBUS_PROXY (ctl->manager), "OnBattery");
-  m.on_battery = on_battery != NULL && g_variant_is_of_type (on_battery, G_VARIANT_TYPE_BOOLEAN) &&
-                 g_variant_get_boolean (on_battery);
-  user_idle = g_dbus_proxy_get_cached_property (G_DBUS_PROXY (ctl->manager), "UserIdle");
-  m.user_idle = user_idle != NULL && g_variant_is_of_type (user_idle, G_VARIANT_TYPE_BOOLEAN) &&
-                g_variant_get_boolean (user_idle);
+  m.on_battery = pp_dbus_manager_get_on_battery (ctl->manager);
+  m.user_idle = pp_dbus_manager_get_user_idle (ctl->manager);
   /* an older daemon without WriteFailures or LastPolicyPassSec: the
    * family has no sample; a pass of 0 s is "none yet" */
   write_failures = g_dbus_proxy_get_cached_property (G_DBUS_PROXY (ctl->manager), "WriteFailures");
-  if (write_failures != NULL && g_variant_is_of_type (write_failures, G_VARIANT_TYPE_UINT64))
-    m.write_failures_total = g_variant_get_uint64 (write_failures);
+  if (write_failures != NULL)
+    m.write_failures_total = pp_dbus_manager_get_write_failures (ctl->manager);
   else
     m.unknown |= PP_METRICS_UNKNOWN_WRITE_FAILURES;
-  last_pass = g_dbus_proxy_get_cached_property (G_DBUS_PROXY (ctl->manager), "LastPolicyPassSec");
-  m.last_pass_seconds = NAN;
-  if (last_pass != NULL && g_variant_is_of_type (last_pass, G_VARIANT_TYPE_DOUBLE) &&
-      isfinite (g_variant_get_double (last_pass)) && g_variant_get_double (last_pass) > 0)
-    m.last_pass_seconds = g_variant_get_double (last_pass);
+  last_pass = pp_dbus_manager_get_last_policy_pass_sec (ctl->manager);
+  m.last_pass_seconds = isfinite (last_pass) && last_pass > 0 ? last_pass : (double) NAN;
 
   metrics_add_sleep (ctl, &m);
   if (ctl->json)

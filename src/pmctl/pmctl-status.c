@@ -20,15 +20,10 @@ static const char * const status_property_order[] = {
   "WriteFailures", "LastPolicyPassSec", NULL,
 };
 
-/* LastPolicyPassSec d: "12.3 ms", "1.25 s"; "-" before the first pass. */
+/* LastPolicyPassSec: "12.3 ms", "1.25 s"; "-" before the first pass. */
 static char *
-format_pass_duration (GVariant *value)
+format_pass_duration (double sec)
 {
-  double sec;
-
-  if (value == NULL || !g_variant_is_of_type (value, G_VARIANT_TYPE_DOUBLE))
-    return g_strdup ("-");
-  sec = g_variant_get_double (value);
   if (!isfinite (sec) || sec <= 0)
     return g_strdup ("-");
   if (sec < 1)
@@ -99,7 +94,7 @@ count_runtime_statuses (GVariant *devices, GHashTable *counts)
   g_variant_iter_init (&iter, devices);
   while ((dict = g_variant_iter_next_value (&iter)) != NULL)
     {
-      const char *status = pmctl_dict_get_string (dict, "runtime_status");
+      const char *status = pmctl_dict_get_string (dict, PP_DEVICE_KEY_RUNTIME_STATUS);
       gpointer key = NULL;
       gpointer old = NULL;
 
@@ -224,16 +219,15 @@ print_status_text (Pmctl *ctl, GPtrArray *names, GVariant *inhibitors, GVariant 
         }
       if (g_str_equal (names->pdata[i], "LastPolicyPassSec"))
         {
-          pmctl_table_add_row (t, g_strdup (names->pdata[i]), format_pass_duration (value));
+          pmctl_table_add_row (t, g_strdup (names->pdata[i]),
+                               format_pass_duration (pp_dbus_manager_get_last_policy_pass_sec (ctl->manager)));
           continue;
         }
       pmctl_table_add_row (t, g_strdup (names->pdata[i]), pmctl_format_value (value, separator));
-      if (g_str_equal (names->pdata[i], "DryRun") && value != NULL &&
-          g_variant_is_of_type (value, G_VARIANT_TYPE_BOOLEAN) && g_variant_get_boolean (value))
-        pmctl_table_colour (t, ctl, 1, 0, PMCTL_SGR_YELLOW);
-      /* writes failing: worth a look */
-      if (g_str_equal (names->pdata[i], "WriteFailures") && value != NULL &&
-          g_variant_is_of_type (value, G_VARIANT_TYPE_UINT64) && g_variant_get_uint64 (value) > 0)
+      /* dry run, or writes failing: worth a look */
+      if ((g_str_equal (names->pdata[i], "DryRun") && pp_dbus_manager_get_dry_run (ctl->manager)) ||
+          (g_str_equal (names->pdata[i], "WriteFailures") &&
+           pp_dbus_manager_get_write_failures (ctl->manager) > 0))
         pmctl_table_colour (t, ctl, 1, 0, PMCTL_SGR_YELLOW);
     }
   pmctl_table_add_row (t, g_strdup ("Inhibitors"), format_inhibitors (inhibitors));

@@ -98,7 +98,7 @@ tree_init (Tree *tree, GVariant *devices)
   g_variant_iter_init (&iter, devices);
   while ((dict = g_variant_iter_next_value (&iter)) != NULL)
     {
-      const char *path = pmctl_dict_get_string (dict, "path");
+      const char *path = pmctl_dict_get_string (dict, PP_DEVICE_KEY_PATH);
       TreeNode *node;
 
       /* a nameless or repeated entry cannot be placed: the first wins */
@@ -118,8 +118,8 @@ tree_init (Tree *tree, GVariant *devices)
   for (guint i = 0; i < tree->order->len; i++)
     {
       TreeNode *node = g_ptr_array_index (tree->order, i);
-      const char *parent = pmctl_dict_get_string (node->dict, "parent");
-      const char *blocker = pmctl_dict_get_string (node->dict, "blocker");
+      const char *parent = pmctl_dict_get_string (node->dict, PP_DEVICE_KEY_PARENT);
+      const char *blocker = pmctl_dict_get_string (node->dict, PP_DEVICE_KEY_BLOCKER);
       TreeNode *up = NULL;
 
       /* a parent the daemon does not list: the nearest listed device
@@ -173,11 +173,11 @@ tree_add_rows (Pmctl *ctl, Tree *tree, PmctlTable *t, TreeNode *node,
   g_autofree char *child_prefix = NULL;
   g_autofree const char **consumers = NULL;
   g_autofree const char **suppliers = NULL;
-  g_autoptr(GVariant) control = g_variant_lookup_value (node->dict, "control", NULL);
-  g_autoptr(GVariant) status = g_variant_lookup_value (node->dict, "runtime_status", NULL);
-  g_autoptr(GVariant) klass = g_variant_lookup_value (node->dict, "class", NULL);
-  g_autoptr(GVariant) held = g_variant_lookup_value (node->dict, "held", NULL);
-  const char *blocker = pmctl_dict_get_string (node->dict, "blocker");
+  g_autoptr(GVariant) control = g_variant_lookup_value (node->dict, PP_DEVICE_KEY_CONTROL, NULL);
+  g_autoptr(GVariant) status = g_variant_lookup_value (node->dict, PP_DEVICE_KEY_RUNTIME_STATUS, NULL);
+  g_autoptr(GVariant) klass = g_variant_lookup_value (node->dict, PP_DEVICE_KEY_CLASS, NULL);
+  g_autoptr(GVariant) held = g_variant_lookup_value (node->dict, PP_DEVICE_KEY_HELD, NULL);
+  const char *blocker = pmctl_dict_get_string (node->dict, PP_DEVICE_KEY_BLOCKER);
   const char *link_bar;
   guint n_children = 0;
 
@@ -206,9 +206,9 @@ tree_add_rows (Pmctl *ctl, Tree *tree, PmctlTable *t, TreeNode *node,
   /* device links under the device, before its children; they are edges
    * only, never walked, so a cycle of links cannot loop */
   link_bar = n_children > 0 ? tree->link_through : "  ";
-  if (!g_variant_lookup (node->dict, "consumers", "^a&s", &consumers))
+  if (!g_variant_lookup (node->dict, PP_DEVICE_KEY_CONSUMERS, "^a&s", &consumers))
     consumers = NULL;
-  if (!g_variant_lookup (node->dict, "suppliers", "^a&s", &suppliers))
+  if (!g_variant_lookup (node->dict, PP_DEVICE_KEY_SUPPLIERS, "^a&s", &suppliers))
     suppliers = NULL;
   for (guint i = 0; suppliers && suppliers[i]; i++)
     pmctl_table_add_row (t, g_strconcat (child_prefix, link_bar, tree->from_supplier, suppliers[i], NULL),
@@ -250,24 +250,24 @@ tree_add_json (Tree *tree, JsonBuilder *b, TreeNode *node)
   gboolean held = FALSE;
 
   node->visited = TRUE;
-  if (!g_variant_lookup (node->dict, "held", "b", &held))
+  if (!g_variant_lookup (node->dict, PP_DEVICE_KEY_HELD, "b", &held))
     held = FALSE;
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "path");
   json_builder_add_string_value (b, node->path);
   json_builder_set_member_name (b, "class");
-  json_builder_add_string_value (b, pmctl_dict_get_string (node->dict, "class"));
+  json_builder_add_string_value (b, pmctl_dict_get_string (node->dict, PP_DEVICE_KEY_CLASS));
   json_builder_set_member_name (b, "control");
-  json_builder_add_string_value (b, pmctl_dict_get_string (node->dict, "control"));
+  json_builder_add_string_value (b, pmctl_dict_get_string (node->dict, PP_DEVICE_KEY_CONTROL));
   json_builder_set_member_name (b, "runtime_status");
-  json_builder_add_string_value (b, pmctl_dict_get_string (node->dict, "runtime_status"));
+  json_builder_add_string_value (b, pmctl_dict_get_string (node->dict, PP_DEVICE_KEY_RUNTIME_STATUS));
   json_builder_set_member_name (b, "held");
   json_builder_add_boolean_value (b, held);
   json_builder_set_member_name (b, "blocker");
-  json_builder_add_string_value (b, pmctl_dict_get_string (node->dict, "blocker"));
-  json_add_strv (b, "suppliers", node->dict, "suppliers");
-  json_add_strv (b, "consumers", node->dict, "consumers");
+  json_builder_add_string_value (b, pmctl_dict_get_string (node->dict, PP_DEVICE_KEY_BLOCKER));
+  json_add_strv (b, "suppliers", node->dict, PP_DEVICE_KEY_SUPPLIERS);
+  json_add_strv (b, "consumers", node->dict, PP_DEVICE_KEY_CONSUMERS);
   json_builder_set_member_name (b, "children");
   json_builder_begin_array (b);
   for (guint i = 0; i < node->children->len; i++)
@@ -321,11 +321,11 @@ tree_print_dot (Tree *tree, GPtrArray *roots, gboolean all)
       const char **consumers = NULL;
       gboolean held = FALSE;
 
-      if (!g_variant_lookup (node->dict, "held", "b", &held))
+      if (!g_variant_lookup (node->dict, PP_DEVICE_KEY_HELD, "b", &held))
         held = FALSE;
       n.path = node->path;
-      n.class = pmctl_dict_get_string (node->dict, "class");
-      n.runtime_status = pmctl_dict_get_string (node->dict, "runtime_status");
+      n.class = pmctl_dict_get_string (node->dict, PP_DEVICE_KEY_CLASS);
+      n.runtime_status = pmctl_dict_get_string (node->dict, PP_DEVICE_KEY_RUNTIME_STATUS);
       if (*n.runtime_status == '\0')
         n.runtime_status = NULL;
       n.held = held;
@@ -338,7 +338,7 @@ tree_print_dot (Tree *tree, GPtrArray *roots, gboolean all)
           g_array_append_val (edges, e);
         }
       /* each link once, from its supplier's consumers list */
-      if (g_variant_lookup (node->dict, "consumers", "^a&s", &consumers))
+      if (g_variant_lookup (node->dict, PP_DEVICE_KEY_CONSUMERS, "^a&s", &consumers))
         {
           g_ptr_array_add (strvs, consumers);
           for (guint j = 0; consumers[j] != NULL; j++)
@@ -366,7 +366,7 @@ resolve_device (Pmctl *ctl, const char *device)
       pmctl_report_error (error, "get the device", device);
       return NULL;
     }
-  return g_strdup (pmctl_dict_get_string (dict, "path"));
+  return g_strdup (pmctl_dict_get_string (dict, PP_DEVICE_KEY_PATH));
 }
 
 static char *opt_format;

@@ -9,6 +9,7 @@
 #include <json-glib/json-glib.h>
 
 #include "pp-dbus.h"
+#include "pp-names.h"
 
 G_BEGIN_DECLS
 

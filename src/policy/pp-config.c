@@ -406,27 +406,57 @@ quote_text (const char *text, gsize length, gsize max_bytes)
   return g_strdup_printf ("'%s'", escaped);
 }
 
-/* ---- the per-line pre-filter ----------------------------------------------- */
+/* ---- the reader: lines to sections and keys ---------------------------------
+ *
+ * Our own line-based parser of the GKeyFile subset the configuration uses:
+ * "[NAME]" headers, KEY=VALUE lines, '#' comments and blank lines; values
+ * take GKeyFile's escapes (resolved when the key is applied). A line that
+ * breaks the grammar is reported at FILE:LINE and skipped, and the rest of
+ * the file still applies. Sections and keys keep the order of their first
+ * appearance; a repeated section is merged into the first, a repeated key
+ * takes the later value and line. */
+
+typedef struct {
+  char  *key;
+  char  *value;   /* as written, escapes not yet resolved */
+  guint  line;    /* of the last occurrence */
+} Entry;
+
+typedef struct {
+  char       *name;
+  guint       line;      /* of the first header */
+  GPtrArray  *entries;   /* Entry*, in order of first appearance */
+  GHashTable *by_key;    /* key -> Entry* */
+} Section;
 
 typedef struct {
   const char *file;
   GPtrArray  *problems;
-  GString    *clean;        /* the text GKeyFile parses */
-  GHashTable *group_lines;  /* group name -> first header line */
-  GHashTable *key_lines;    /* "group\x1fkey" -> line of the last occurrence */
-  char       *group;        /* the current group; NULL before the first */
-  gboolean    dropping;     /* the current header was dropped: so are its keys */
-  gboolean    first_group;  /* the current group is the file's first */
-} Filter;
+  GPtrArray  *sections;  /* Section*, in order of first appearance */
+  GHashTable *by_name;   /* name -> Section* */
+  Section    *current;   /* NULL before the first header and after a dropped one */
+  gboolean    dropping;  /* the current header was dropped: so are its keys */
+} Reader;
 
-static char *
-key_id (const char *group, const char *key)
+static void
+entry_free (Entry *e)
 {
-  return g_strconcat (group, "\x1f", key, NULL);
+  g_free (e->key);
+  g_free (e->value);
+  g_free (e);
 }
 
-/* A header line GKeyFile accepts: '[' NAME ']' then nothing but blanks,
- * NAME not empty, without '[' or control characters. */
+static void
+section_free (Section *s)
+{
+  g_hash_table_unref (s->by_key);
+  g_ptr_array_unref (s->entries);
+  g_free (s->name);
+  g_free (s);
+}
+
+/* A header line: '[' NAME ']' then nothing but blanks, NAME not empty,
+ * without '[' or control characters. */
 static char *
 header_name (const char *line)
 {
@@ -447,17 +477,15 @@ header_name (const char *line)
   return g_strndup (line + 1, close - line - 1);
 }
 
-/* A key name GKeyFile accepts: no '[' or ']', except a trailing
- * "[locale]" (kept as part of the key, reported as unknown later); and
- * no control characters. */
+/* A key name: no control characters (they would reach the log), no '['
+ * or ']' except a trailing "[locale]" as GKeyFile writes it (kept as part
+ * of the key, reported as unknown later). */
 static gboolean
 key_name_is_valid (const char *key)
 {
   const char *open = strchr (key, '[');
   const char *close = strchr (key, ']');
 
-  /* GKeyFile would take them, but no key of ours has them, and they
-   * would reach the log */
   for (const char *p = key; *p; p++)
     {
       if (g_ascii_iscntrl (*p))
@@ -475,8 +503,35 @@ key_name_is_valid (const char *key)
   return TRUE;
 }
 
+/* The value with GKeyFile's escapes \s \n \t \r \\ resolved; NULL for any
+ * other escape or a backslash at the end. */
+static char *
+unescape_value (const char *raw)
+{
+  static const char escapes[] = "sntr\\";
+  static const char resolved[] = " \n\t\r\\";
+  g_autoptr(GString) out = g_string_sized_new (strlen (raw));
+
+  for (const char *p = raw; *p; p++)
+    {
+      const char *at;
+
+      if (*p != '\\')
+        {
+          g_string_append_c (out, *p);
+          continue;
+        }
+      p++;
+      at = *p != '\0' ? strchr (escapes, *p) : NULL;
+      if (at == NULL)
+        return NULL;   /* an unknown escape, or a backslash at the end */
+      g_string_append_c (out, resolved[at - escapes]);
+    }
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
 static void
-filter_drop (Filter *f, guint line, const char *raw, gsize raw_len, const char *why)
+reader_drop (Reader *r, guint line, const char *raw, gsize raw_len, const char *why)
 {
   g_autofree char *quoted = quote_text (raw, raw_len, PP_CONFIG_MAX_QUOTE);
   const char *p = raw;
@@ -487,94 +542,102 @@ filter_drop (Filter *f, guint line, const char *raw, gsize raw_len, const char *
     {
       /* a dropped header takes its keys with it, rather than leaving them
        * to the section before */
-      problem_add (f->problems, f->file, line, "%s: %s, ignoring the section", why, quoted);
-      g_clear_pointer (&f->group, g_free);
-      f->dropping = TRUE;
+      problem_add (r->problems, r->file, line, "%s: %s, ignoring the section", why, quoted);
+      r->current = NULL;
+      r->dropping = TRUE;
       return;
     }
-  problem_add (f->problems, f->file, line, "%s: %s, ignoring the line", why, quoted);
+  problem_add (r->problems, r->file, line, "%s: %s, ignoring the line", why, quoted);
 }
 
 static void
-filter_header (Filter *f, guint line, const char *text, gsize len)
+reader_header (Reader *r, guint line, const char *text, gsize len)
 {
   g_autofree char *name = header_name (text);
-  gpointer first;
+  Section *s;
 
   if (name == NULL)
     {
-      filter_drop (f, line, text, len, "malformed section header");
+      reader_drop (r, line, text, len, "malformed section header");
       return;
     }
-  f->dropping = FALSE;
-  f->first_group = f->group == NULL && g_hash_table_size (f->group_lines) == 0;
-  if (g_hash_table_lookup_extended (f->group_lines, name, NULL, &first))
-    problem_add (f->problems, f->file, line,
-                 "section [%s] appears again (first at line %u): its keys are merged, a key set twice takes the later value",
-                 name, GPOINTER_TO_UINT (first));
-  else
-    g_hash_table_insert (f->group_lines, g_strdup (name), GUINT_TO_POINTER (line));
-  g_string_append_printf (f->clean, "[%s]\n", name);
-  g_free (f->group);
-  f->group = g_steal_pointer (&name);
+  r->dropping = FALSE;
+  s = g_hash_table_lookup (r->by_name, name);
+  if (s != NULL)
+    {
+      problem_add (r->problems, r->file, line,
+                   "section [%s] appears again (first at line %u): its keys are merged, a key set twice takes the later value",
+                   name, s->line);
+      r->current = s;
+      return;
+    }
+  s = g_new0 (Section, 1);
+  s->name = g_steal_pointer (&name);
+  s->line = line;
+  s->entries = g_ptr_array_new_with_free_func ((GDestroyNotify) entry_free);
+  s->by_key = g_hash_table_new (g_str_hash, g_str_equal);
+  g_ptr_array_add (r->sections, s);
+  g_hash_table_insert (r->by_name, s->name, s);
+  r->current = s;
 }
 
 static void
-filter_key (Filter *f, guint line, char *text, gsize len)
+reader_key (Reader *r, guint line, char *text, gsize len)
 {
   char *eq = strchr (text, '=');
-  g_autofree char *id = NULL;
   char *key;
   char *value;
-  gpointer previous;
+  Entry *e;
 
   if (eq == NULL)
     {
-      filter_drop (f, line, text, len, "malformed line (expected KEY=VALUE)");
+      reader_drop (r, line, text, len, "malformed line (expected KEY=VALUE)");
       return;
     }
-  if (f->dropping)
+  if (r->dropping)
     return;   /* its section header was reported */
   *eq = '\0';
   key = g_strchomp (text);
   value = g_strstrip (eq + 1);
   if (*key == '\0')
     {
-      problem_add (f->problems, f->file, line, "missing key before '=', ignoring the line");
+      problem_add (r->problems, r->file, line, "missing key before '=', ignoring the line");
       return;
     }
   if (!key_name_is_valid (key))
     {
       g_autofree char *quoted = quote_text (key, strlen (key), PP_CONFIG_MAX_QUOTE);
-      problem_add (f->problems, f->file, line, "invalid key name %s, ignoring the line", quoted);
+      problem_add (r->problems, r->file, line, "invalid key name %s, ignoring the line", quoted);
       return;
     }
-  if (f->group == NULL)
+  if (r->current == NULL)
     {
       g_autofree char *quoted = quote_text (key, strlen (key), PP_CONFIG_MAX_QUOTE);
-      problem_add (f->problems, f->file, line,
+      problem_add (r->problems, r->file, line,
                    "key %s outside of any section, ignoring it", quoted);
       return;
     }
-  if (f->first_group && g_str_equal (key, "Encoding"))
+  e = g_hash_table_lookup (r->current->by_key, key);
+  if (e != NULL)
     {
-      /* GKeyFile rejects the whole file for an Encoding= other than UTF-8
-       * in its first group; no section of ours has this key */
-      problem_add (f->problems, f->file, line,
-                   "unknown key 'Encoding' in [%s], ignoring it", f->group);
+      problem_add (r->problems, r->file, line,
+                   "%s set again in [%s] (before at line %u), the later value wins",
+                   key, r->current->name, e->line);
+      g_free (e->value);
+      e->value = g_strdup (value);
+      e->line = line;
       return;
     }
-  id = key_id (f->group, key);
-  if (g_hash_table_lookup_extended (f->key_lines, id, NULL, &previous))
-    problem_add (f->problems, f->file, line,
-                 "%s set again in [%s] (before at line %u), the later value wins",
-                 key, f->group, GPOINTER_TO_UINT (previous));
-  g_hash_table_insert (f->key_lines, g_steal_pointer (&id), GUINT_TO_POINTER (line));
-  g_string_append_printf (f->clean, "%s=%s\n", key, value);
+  e = g_new0 (Entry, 1);
+  e->key = g_strdup (key);
+  e->value = g_strdup (value);
+  e->line = line;
+  g_ptr_array_add (r->current->entries, e);
+  g_hash_table_insert (r->current->by_key, e->key, e);
 }
 
 static void
-filter_line (Filter *f, guint line, const char *raw, gsize len)
+reader_line (Reader *r, guint line, const char *raw, gsize len)
 {
   g_autofree char *copy = NULL;
   char *text;
@@ -584,17 +647,17 @@ filter_line (Filter *f, guint line, const char *raw, gsize len)
   if (len > PP_CONFIG_MAX_LINE)
     {
       g_autofree char *why = g_strdup_printf ("line longer than %u bytes", PP_CONFIG_MAX_LINE);
-      filter_drop (f, line, raw, len, why);
+      reader_drop (r, line, raw, len, why);
       return;
     }
   if (memchr (raw, '\0', len) != NULL)
     {
-      filter_drop (f, line, raw, len, "line contains a NUL byte");
+      reader_drop (r, line, raw, len, "line contains a NUL byte");
       return;
     }
   if (!g_utf8_validate_len (raw, len, NULL))
     {
-      filter_drop (f, line, raw, len, "line is not valid UTF-8");
+      reader_drop (r, line, raw, len, "line is not valid UTF-8");
       return;
     }
   copy = g_strndup (raw, len);
@@ -602,9 +665,9 @@ filter_line (Filter *f, guint line, const char *raw, gsize len)
   if (*text == '\0' || *text == '#')
     return;
   if (*text == '[')
-    filter_header (f, line, text, strlen (text));
+    reader_header (r, line, text, strlen (text));
   else
-    filter_key (f, line, text, strlen (text));
+    reader_key (r, line, text, strlen (text));
 }
 
 typedef enum {
@@ -628,68 +691,15 @@ typedef struct {
   PpLayer      sleep_layer; /* [Sleep], [Sleep:battery], [Sleep:low-battery] */
 } ParseState;
 
+/* [Class NAME…] / [Module NAME…] at @line, @base the text after "Class "
+ * or "Module " (modified): the settings of its layer, or the section
+ * reported. */
 static void
-parse_group (ParseState *st, const char *name, guint line)
+parse_layered_group (ParseState *st, const char *name, guint line, char *base, GHashTable *table)
 {
-  g_autofree char *base = NULL;
   const char *suffix;
   PpLayer layer = PP_LAYER_BASE;
-  GHashTable *table;
   PpLayeredSettings *ls;
-
-  st->layer = NULL;
-  st->ls = NULL;
-  st->layer_index = PP_LAYER_BASE;
-  if (g_str_equal (name, "Daemon"))
-    {
-      st->kind = SECTION_DAEMON;
-      return;
-    }
-  if (g_str_equal (name, "Lid"))
-    {
-      st->kind = SECTION_LID;
-      return;
-    }
-  if (g_str_equal (name, "Sleep"))
-    {
-      st->kind = SECTION_SLEEP;
-      st->sleep_layer = PP_LAYER_BASE;
-      return;
-    }
-  if (g_str_equal (name, "Sleep:battery") || g_str_equal (name, "Sleep:low-battery"))
-    {
-      st->kind = SECTION_SLEEP;
-      st->sleep_layer = g_str_equal (name, "Sleep:battery") ? PP_LAYER_BATTERY : PP_LAYER_LOW_BATTERY;
-      return;
-    }
-  if (g_str_has_prefix (name, "Sleep:"))
-    {
-      st->kind = SECTION_UNKNOWN;
-      problem_add (st->problems, st->file, line,
-                   "unknown layer '%s' in [%s] (expected :battery or :low-battery), ignoring the section",
-                   name + strlen ("Sleep:"), name);
-      return;
-    }
-
-  if (g_str_has_prefix (name, "Class "))
-    {
-      st->kind = SECTION_CLASS;
-      table = st->config->classes;
-      base = g_strdup (name + strlen ("Class "));
-    }
-  else if (g_str_has_prefix (name, "Module "))
-    {
-      st->kind = SECTION_MODULE;
-      table = st->config->modules;
-      base = g_strdup (name + strlen ("Module "));
-    }
-  else
-    {
-      st->kind = SECTION_UNKNOWN;
-      problem_add (st->problems, st->file, line,
-                   "unknown section [%s], ignoring it", name);
-      return;
-    }
 
   g_strstrip (base);
   suffix = strrchr (base, ':');
@@ -733,12 +743,86 @@ parse_group (ParseState *st, const char *name, guint line)
 }
 
 static void
+parse_group (ParseState *st, const char *name, guint line)
+{
+  g_autofree char *base = NULL;
+
+  st->layer = NULL;
+  st->ls = NULL;
+  st->layer_index = PP_LAYER_BASE;
+  if (g_str_equal (name, "Daemon"))
+    {
+      st->kind = SECTION_DAEMON;
+      return;
+    }
+  if (g_str_equal (name, "Lid"))
+    {
+      st->kind = SECTION_LID;
+      return;
+    }
+  if (g_str_equal (name, "Sleep"))
+    {
+      st->kind = SECTION_SLEEP;
+      st->sleep_layer = PP_LAYER_BASE;
+      return;
+    }
+  if (g_str_equal (name, "Sleep:battery") || g_str_equal (name, "Sleep:low-battery"))
+    {
+      st->kind = SECTION_SLEEP;
+      st->sleep_layer = g_str_equal (name, "Sleep:battery") ? PP_LAYER_BATTERY : PP_LAYER_LOW_BATTERY;
+      return;
+    }
+  if (g_str_has_prefix (name, "Sleep:"))
+    {
+      st->kind = SECTION_UNKNOWN;
+      problem_add (st->problems, st->file, line,
+                   "unknown layer '%s' in [%s] (expected :battery or :low-battery), ignoring the section",
+                   name + strlen ("Sleep:"), name);
+      return;
+    }
+
+  if (g_str_has_prefix (name, "Class "))
+    {
+      st->kind = SECTION_CLASS;
+      base = g_strdup (name + strlen ("Class "));
+      parse_layered_group (st, name, line, base, st->config->classes);
+    }
+  else if (g_str_has_prefix (name, "Module "))
+    {
+      st->kind = SECTION_MODULE;
+      base = g_strdup (name + strlen ("Module "));
+      parse_layered_group (st, name, line, base, st->config->modules);
+    }
+  else
+    {
+      st->kind = SECTION_UNKNOWN;
+      problem_add (st->problems, st->file, line,
+                   "unknown section [%s], ignoring it", name);
+    }
+}
+
+static void
 bad_value (ParseState *st, guint line, const char *key, const char *value, const char *expected)
 {
   g_autofree char *quoted = quote_text (value, strlen (value), 0);
 
   problem_add (st->problems, st->file, line,
                "invalid value %s for %s (expected %s), ignoring it", quoted, key, expected);
+}
+
+/* *@target = @value when it is one of @allowed; else reported. */
+static void
+set_choice (ParseState *st, guint line, const char *key, const char *value,
+            const char * const *allowed, char **target)
+{
+  if (!str_in (value, allowed))
+    {
+      g_autofree char *expected = join_list (allowed);
+      bad_value (st, line, key, value, expected);
+      return;
+    }
+  g_free (*target);
+  *target = g_strdup (value);
 }
 
 static void
@@ -880,14 +964,39 @@ parse_sleep_layer_key (ParseState *st, guint line, const char *key, const char *
                    key, pp_layer_suffix (st->sleep_layer));
       return;
     }
-  if (!str_in (value, allowed))
+  set_choice (st, line, key, value, allowed, target);
+}
+
+/* [Sleep] VideoQuirks=: auto (or empty), or a comma list of names. */
+static void
+parse_video_quirks (ParseState *st, guint line, const char *value)
+{
+  PpSleepConfig *sleep = &st->config->sleep;
+  g_auto(GStrv) parts = g_strsplit (value, ",", -1);
+  g_autoptr(GPtrArray) list = g_ptr_array_new_with_free_func (g_free);
+
+  if (g_str_equal (value, "auto") || *value == '\0')
     {
-      g_autofree char *expected = join_list (allowed);
-      bad_value (st, line, key, value, expected);
+      g_clear_pointer (&sleep->video_quirks, g_strfreev);
       return;
     }
-  g_free (*target);
-  *target = g_strdup (value);
+  for (guint i = 0; parts[i]; i++)
+    {
+      char *q = g_strstrip (parts[i]);
+      if (*q == '\0')
+        continue;
+      if (!name_is_valid (q))
+        {
+          bad_value (st, line, "VideoQuirks", q, "a comma list of quirk names");
+          continue;
+        }
+      g_ptr_array_add (list, g_strdup (q));
+    }
+  if (list->len == 0)
+    return;   /* every name was reported: keep what was there */
+  g_ptr_array_add (list, NULL);
+  g_strfreev (sleep->video_quirks);
+  sleep->video_quirks = (char **) g_ptr_array_free (g_steal_pointer (&list), FALSE);
 }
 
 static void
@@ -921,53 +1030,15 @@ parse_sleep_key (ParseState *st, guint line, const char *key, const char *value)
     }
   else if (g_str_equal (key, "MemSleep"))
     {
-      g_autofree char *expected = join_list (mem_sleep_values);
-      if (str_in (value, mem_sleep_values))
-        {
-          g_free (sleep->mem_sleep);
-          sleep->mem_sleep = g_strdup (value);
-        }
-      else
-        bad_value (st, line, key, value, expected);
+      set_choice (st, line, key, value, mem_sleep_values, &sleep->mem_sleep);
     }
   else if (g_str_equal (key, "HibernateMode"))
     {
-      g_autofree char *expected = join_list (hibernate_modes);
-      if (str_in (value, hibernate_modes))
-        {
-          g_free (sleep->hibernate_mode);
-          sleep->hibernate_mode = g_strdup (value);
-        }
-      else
-        bad_value (st, line, key, value, expected);
+      set_choice (st, line, key, value, hibernate_modes, &sleep->hibernate_mode);
     }
   else if (g_str_equal (key, "VideoQuirks"))
     {
-      g_auto(GStrv) parts = g_strsplit (value, ",", -1);
-      g_autoptr(GPtrArray) list = g_ptr_array_new_with_free_func (g_free);
-
-      if (g_str_equal (value, "auto") || *value == '\0')
-        {
-          g_clear_pointer (&sleep->video_quirks, g_strfreev);
-          return;
-        }
-      for (guint i = 0; parts[i]; i++)
-        {
-          char *q = g_strstrip (parts[i]);
-          if (*q == '\0')
-            continue;
-          if (!name_is_valid (q))
-            {
-              bad_value (st, line, key, q, "a comma list of quirk names");
-              continue;
-            }
-          g_ptr_array_add (list, g_strdup (q));
-        }
-      if (list->len == 0)
-        return;   /* every name was reported: keep what was there */
-      g_ptr_array_add (list, NULL);
-      g_strfreev (sleep->video_quirks);
-      sleep->video_quirks = (char **) g_ptr_array_free (g_steal_pointer (&list), FALSE);
+      parse_video_quirks (st, line, value);
     }
   else if (g_str_equal (key, "QuirkHelper"))
     {
@@ -1221,68 +1292,43 @@ parse_module_key (ParseState *st, guint line, const char *key, const char *value
   layer_set (st->layer, key, value, st->file, line);
 }
 
-/* ---- applying what GKeyFile parsed ------------------------------------------ */
-
-static guint
-key_line (Filter *f, const char *group, const char *key)
-{
-  g_autofree char *id = key_id (group, key);
-
-  return GPOINTER_TO_UINT (g_hash_table_lookup (f->key_lines, id));
-}
+/* ---- applying what the reader found ------------------------------------------ */
 
 static void
-apply_group (ParseState *st, Filter *f, GKeyFile *kf, const char *group)
+apply_entry (ParseState *st, const Entry *e)
 {
-  g_auto(GStrv) keys = g_key_file_get_keys (kf, group, NULL, NULL);
-  g_autoptr(GHashTable) done = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autofree char *value = unescape_value (e->value);
 
-  parse_group (st, group, GPOINTER_TO_UINT (g_hash_table_lookup (f->group_lines, group)));
-  if (st->kind == SECTION_UNKNOWN || keys == NULL)
-    return;   /* the section was reported */
-  for (guint i = 0; keys[i]; i++)
+  if (value == NULL)
     {
-      const char *key = keys[i];
-      guint line = key_line (f, group, key);
-      g_autofree char *value = NULL;
-      g_autoptr(GError) error = NULL;
+      g_autofree char *quoted = quote_text (e->value, strlen (e->value), 0);
 
-      /* GKeyFile lists a key set twice twice, with the later value */
-      if (!g_hash_table_add (done, (gpointer) key))
-        continue;
-      value = g_key_file_get_string (kf, group, key, &error);
-      if (error != NULL)
-        {
-          g_autofree char *raw = g_key_file_get_value (kf, group, key, NULL);
-          g_autofree char *quoted = quote_text (raw ? raw : "", raw ? strlen (raw) : 0, 0);
-
-          problem_add (st->problems, st->file, line,
-                       "invalid escape sequence in the value %s of %s (valid: \\s \\n \\t \\r \\\\), ignoring it",
-                       quoted, key);
-          continue;
-        }
-      switch (st->kind)
-        {
-        case SECTION_DAEMON:
-          parse_daemon_key (st, line, key, value);
-          break;
-        case SECTION_LID:
-          parse_lid_key (st, line, key, value);
-          break;
-        case SECTION_SLEEP:
-          parse_sleep_key (st, line, key, value);
-          break;
-        case SECTION_CLASS:
-          parse_class_key (st, line, key, value);
-          break;
-        case SECTION_MODULE:
-          parse_module_key (st, line, key, value);
-          break;
-        case SECTION_NONE:
-        case SECTION_UNKNOWN:
-        default:
-          g_assert_not_reached ();
-        }
+      problem_add (st->problems, st->file, e->line,
+                   "invalid escape sequence in the value %s of %s (valid: \\s \\n \\t \\r \\\\), ignoring it",
+                   quoted, e->key);
+      return;
+    }
+  switch (st->kind)
+    {
+    case SECTION_DAEMON:
+      parse_daemon_key (st, e->line, e->key, value);
+      break;
+    case SECTION_LID:
+      parse_lid_key (st, e->line, e->key, value);
+      break;
+    case SECTION_SLEEP:
+      parse_sleep_key (st, e->line, e->key, value);
+      break;
+    case SECTION_CLASS:
+      parse_class_key (st, e->line, e->key, value);
+      break;
+    case SECTION_MODULE:
+      parse_module_key (st, e->line, e->key, value);
+      break;
+    case SECTION_NONE:
+    case SECTION_UNKNOWN:
+    default:
+      g_assert_not_reached ();
     }
 }
 
@@ -1303,13 +1349,9 @@ pp_config_load_data (PpConfig   *config,
                      GPtrArray  *problems)
 {
   g_autoptr(GPtrArray) found = pp_config_problems_new ();
-  g_autoptr(GHashTable) group_lines = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr(GHashTable) key_lines = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr(GString) clean = g_string_new (NULL);
-  g_autoptr(GKeyFile) kf = g_key_file_new ();
-  g_autoptr(GError) error = NULL;
-  g_auto(GStrv) groups = NULL;
-  Filter f = { file_name, found, clean, group_lines, key_lines, NULL, FALSE, FALSE };
+  g_autoptr(GPtrArray) sections = g_ptr_array_new_with_free_func ((GDestroyNotify) section_free);
+  g_autoptr(GHashTable) by_name = g_hash_table_new (g_str_hash, g_str_equal);
+  Reader r = { file_name, found, sections, by_name, NULL, FALSE };
   ParseState st = { config, file_name, found, SECTION_NONE, NULL, PP_LAYER_BASE, NULL };
   const char *p = text;
   const char *end = text + length;
@@ -1325,21 +1367,19 @@ pp_config_load_data (PpConfig   *config,
       const char *nl = memchr (p, '\n', end - p);
       const char *eol = nl ? nl : end;
 
-      filter_line (&f, ++line, p, eol - p);
+      reader_line (&r, ++line, p, eol - p);
       p = nl ? nl + 1 : end;
     }
-  g_free (f.group);
 
-  if (!g_key_file_load_from_data (kf, clean->str, clean->len, G_KEY_FILE_KEEP_TRANSLATIONS, &error))
+  for (guint i = 0; i < sections->len; i++)
     {
-      /* the pre-filter lets through only what GKeyFile accepts */
-      problem_add (found, file_name, 0, "cannot be parsed (%s), ignoring the file", error->message);
-    }
-  else
-    {
-      groups = g_key_file_get_groups (kf, NULL);
-      for (guint i = 0; groups[i]; i++)
-        apply_group (&st, &f, kf, groups[i]);
+      const Section *s = g_ptr_array_index (sections, i);
+
+      parse_group (&st, s->name, s->line);
+      if (st.kind == SECTION_UNKNOWN)
+        continue;   /* the section was reported */
+      for (guint j = 0; j < s->entries->len; j++)
+        apply_entry (&st, g_ptr_array_index (s->entries, j));
     }
 
   g_ptr_array_sort (found, compare_problem_lines);

@@ -2,14 +2,14 @@
 /* The configuration model and its parser (SPEC §4). Pure: takes text,
  * reads no files.
  *
- * Parsing: a per-line pre-filter drops, with a FILE:LINE problem, every
- * line GKeyFile would reject the whole file for (a NUL byte, invalid
- * UTF-8, longer than PP_CONFIG_MAX_LINE bytes, no '=' outside a section
- * header/comment/blank line, a key before any section, a malformed
- * header or key name); the keys under a dropped header are dropped with
- * it. It also reports duplicate sections and keys (the later value
- * wins). GKeyFile parses what is left; the values are then validated key
- * by key. */
+ * Parsing: our own line-based reader of the GKeyFile subset we use
+ * ("[NAME]" headers, KEY=VALUE, '#' comments, the value escapes \s \n \t
+ * \r \\). A line it cannot take (a NUL byte, invalid UTF-8, longer than
+ * PP_CONFIG_MAX_LINE bytes, no '=', a key before any section, a
+ * malformed header or key name) is dropped with a FILE:LINE problem; the
+ * keys under a dropped header are dropped with it. Duplicate sections and
+ * keys are reported (the later value wins). The values are then
+ * validated key by key. */
 #pragma once
 
 #include <glib.h>

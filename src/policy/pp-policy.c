@@ -250,6 +250,25 @@ map_apply_layers (SettingMap              *map,
   map_apply_cascade (map, NULL, NULL, ls, name, situation);
 }
 
+/* A reverted device (Revert over D-Bus): each attribute in @map back to
+ * the value it had before the daemon changed it. */
+static void
+map_apply_revert (SettingMap *map, const PpDeviceState *state)
+{
+  const char *origin = state->reverted_by != NULL ? state->reverted_by : "reverted";
+
+  if (!state->reverted || state->original == NULL)
+    return;
+  for (guint i = 0; i < map->settings->len; i++)
+    {
+      PpSetting *s = g_ptr_array_index (map->settings, i);
+      g_autofree char *original = state->original (state->original_data, s->key);
+
+      if (original != NULL)
+        map_set (map, s->key, original, PP_SOURCE_REVERT, origin);
+    }
+}
+
 /* Move the entries an empty assignment left alone (value "") from @map
  * into @cleared (may be NULL: dropped). */
 static void
@@ -481,19 +500,7 @@ decide_layers (const PpConfig      *config,
   /* a Revert: every attribute the layers below decide goes back to the
    * value it had before the daemon changed it; PowerDown and holds, the
    * callers' explicit words about power, stay above it */
-  if (state->reverted && state->original != NULL)
-    {
-      const char *origin = state->reverted_by != NULL ? state->reverted_by : "reverted";
-
-      for (guint i = 0; i < map.settings->len; i++)
-        {
-          PpSetting *s = g_ptr_array_index (map.settings, i);
-          g_autofree char *original = state->original (state->original_data, s->key);
-
-          if (original != NULL)
-            map_set (&map, s->key, original, PP_SOURCE_REVERT, origin);
-        }
-    }
+  map_apply_revert (&map, state);
 
   /* PowerDown(auto) is the caller's latest word, above their overrides */
   if (state->powered_down)

@@ -502,41 +502,47 @@ pp_sleep_record_to_line (const PpSleepRecord *r)
   return g_string_free (out, FALSE);
 }
 
+/* A FIELD_STRV value: comma-separated escaped items, "-" for an empty
+ * one; at most PP_SLEEP_LIST_MAX kept. */
+static gboolean
+parse_strv_field (PpSleepRecord *r, const Field *f, const char *value, gsize len, GError **error)
+{
+  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_free);
+  gsize start = 0;
+
+  for (gsize i = 0; len > 0 && i <= len; i++)
+    {
+      g_autofree char *item = NULL;
+      gboolean empty;
+
+      if (i < len && value[i] != ',')
+        continue;
+      empty = i - start == 1 && value[start] == '-';
+      item = empty ? g_strdup ("") : unescape (value + start, i - start);
+      start = i + 1;
+      if (item == NULL)
+        {
+          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                       "bad escape in %s", f->name);
+          return FALSE;
+        }
+      if (items->len >= PP_SLEEP_LIST_MAX)
+        continue;
+      g_ptr_array_add (items, bounded_text (item));
+    }
+  g_ptr_array_add (items, NULL);
+  g_strfreev (*MEMBER (r, f, char **));
+  *MEMBER (r, f, char **) = (char **) g_ptr_array_steal (items, NULL);
+  return TRUE;
+}
+
 static gboolean
 parse_field (PpSleepRecord *r, const Field *f, const char *value, gsize len, GError **error)
 {
   g_autofree char *text = NULL;
 
   if (f->type == FIELD_STRV)
-    {
-      g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_free);
-      gsize start = 0;
-
-      for (gsize i = 0; len > 0 && i <= len; i++)
-        {
-          g_autofree char *item = NULL;
-          gboolean empty;
-
-          if (i < len && value[i] != ',')
-            continue;
-          empty = i - start == 1 && value[start] == '-';
-          item = empty ? g_strdup ("") : unescape (value + start, i - start);
-          start = i + 1;
-          if (item == NULL)
-            {
-              g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                           "bad escape in %s", f->name);
-              return FALSE;
-            }
-          if (items->len >= PP_SLEEP_LIST_MAX)
-            continue;
-          g_ptr_array_add (items, bounded_text (item));
-        }
-      g_ptr_array_add (items, NULL);
-      g_strfreev (*MEMBER (r, f, char **));
-      *MEMBER (r, f, char **) = (char **) g_ptr_array_steal (items, NULL);
-      return TRUE;
-    }
+    return parse_strv_field (r, f, value, len, error);
 
   text = unescape (value, len);
   if (text == NULL)
@@ -586,6 +592,41 @@ parse_field (PpSleepRecord *r, const Field *f, const char *value, gsize len, GEr
                  "bad value for %s", f->name);
     return FALSE;
   }
+}
+
+/* The required fields @seen, and the values consistent with each other. */
+static gboolean
+record_is_complete (const PpSleepRecord *r, const gboolean *seen, GError **error)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
+    {
+      if (fields[i].required && !seen[i])
+        {
+          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                       "%s missing", fields[i].name);
+          return FALSE;
+        }
+    }
+  if (!g_str_equal (r->result, "ok") && !g_str_equal (r->result, "failed"))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                   "result is neither ok nor failed");
+      return FALSE;
+    }
+  if (r->hw_sleep_share > 1 || (r->hw_sleep_share < 0 && r->hw_sleep_share != -1))
+    {
+      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                           "hw_sleep_share out of range");
+      return FALSE;
+    }
+  /* the blockers stay parallel to the devices */
+  if (g_strv_length (r->awake_blockers) != g_strv_length (r->awake_devices))
+    {
+      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                           "awake_blockers does not match awake_devices");
+      return FALSE;
+    }
+  return TRUE;
 }
 
 PpSleepRecord *
@@ -647,34 +688,8 @@ pp_sleep_record_from_line (const char *line, GError **error)
         }
       /* an unknown field is a newer version's: ignored */
     }
-  for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
-    {
-      if (fields[i].required && !seen[i])
-        {
-          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                       "%s missing", fields[i].name);
-          return NULL;
-        }
-    }
-  if (!g_str_equal (r->result, "ok") && !g_str_equal (r->result, "failed"))
-    {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                   "result is neither ok nor failed");
-      return NULL;
-    }
-  if (r->hw_sleep_share > 1 || (r->hw_sleep_share < 0 && r->hw_sleep_share != -1))
-    {
-      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                           "hw_sleep_share out of range");
-      return NULL;
-    }
-  /* the blockers stay parallel to the devices */
-  if (g_strv_length (r->awake_blockers) != g_strv_length (r->awake_devices))
-    {
-      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                           "awake_blockers does not match awake_devices");
-      return NULL;
-    }
+  if (!record_is_complete (r, seen, error))
+    return NULL;
   return g_steal_pointer (&r);
 }
 

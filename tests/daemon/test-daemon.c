@@ -595,7 +595,7 @@ static void
 test_sleep_state_missing (void **state)
 {
   State *st = *state;
-  g_autoptr(PpSleep) sleep = pp_sleep_new (st->manager, NULL);
+  g_autoptr(PpSleep) sleep = pp_sleep_new (st->manager, NULL, NULL);
   SleepResult r = { 0 };
 
   assert_string_equal (pp_sleep_get_backend (sleep), "kernel");
@@ -614,7 +614,7 @@ static void
 test_sleep_dry_run_writes_nothing (void **state)
 {
   State *st = *state;
-  g_autoptr(PpSleep) sleep = pp_sleep_new (st->manager, NULL);
+  g_autoptr(PpSleep) sleep = pp_sleep_new (st->manager, NULL, NULL);
   SleepResult r = { 0 };
 
   assert_true (st->dry_run);

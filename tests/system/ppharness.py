@@ -317,7 +317,6 @@ class Daemon:
             'G_DEBUG': 'fatal-criticals',
             'LANG': 'C.UTF-8',
             **sanitizer_env(),
-            'POWERPOLICY_CONFLICTS_ROOT': self.conflicts_root,
         }
         if self.bus_address:
             env['DBUS_SYSTEM_BUS_ADDRESS'] = self.bus_address
@@ -337,7 +336,8 @@ class Daemon:
     def namespaced_command(self):
         """command() with the testbed's udev tag index as /run/udev."""
         return namespace_argv(self.laptop.root, self.command(),
-                              self.journal.directory if self.journal else None)
+                              self.journal.directory if self.journal else None,
+                              self.conflicts_root)
 
     def start(self):
         env = self.env()

@@ -267,27 +267,54 @@ class TaggingTestbed:
 # libudev finds its tag index: the daemon runs in a private mount namespace
 # whose /run/udev is the testbed's (a tmpfs /run hides the machine's own
 # udev database as well).
+# With a conflicts root ($3), the places where the daemon looks for other
+# power tools (src/backends/pp-conflicts.c) show the test's tree instead of
+# the machine's: /run is the root's run/, and each unit directory (and
+# /etc/laptop-mode) that exists on the machine is covered by the root's
+# copy, or by an empty tmpfs when the root has none. A directory the
+# machine lacks has nothing to hide (and no mount point): the test's copy
+# of it stays unseen. /lib goes first: where it is /usr/lib (merged /usr),
+# the /usr/lib mount lands on top of it.
 NAMESPACE_SCRIPT = r'''
 set -e
-mount -n -t tmpfs -o mode=0755 pp-test-run /run
+if [ -n "$3" ]; then
+    for d in lib/systemd/system usr/lib/systemd/system etc/systemd/system etc/laptop-mode; do
+        [ -d "/$d" ] || continue
+        if [ -d "$3/$d" ]; then
+            mount -n --bind "$3/$d" "/$d"
+        else
+            mount -n -t tmpfs -o mode=0755 pp-test-empty "/$d"
+        fi
+    done
+    mount -n --bind "$3/run" /run
+else
+    mount -n -t tmpfs -o mode=0755 pp-test-run /run
+fi
 mkdir -p /run/udev
 mount -n --bind "$1" /run/udev
 if [ -n "$2" ]; then
     mkdir -p /run/systemd/journal
     mount -n --bind "$2" /run/systemd/journal
 fi
-shift 2
+shift 3
 exec "$@"
 '''
 
 
-def namespace_argv(root, argv, journal_dir=None):
+def namespace_argv(root, argv, journal_dir=None, conflicts_root=None):
     """@argv run with the testbed's run/udev as /run/udev (needs root and
-    unshare(1)), and @journal_dir, when given, as /run/systemd/journal
-    (ppjournal.py); the command keeps the pid of the returned process."""
+    unshare(1)), @journal_dir, when given, as /run/systemd/journal
+    (ppjournal.py), and @conflicts_root, when given, as what the daemon's
+    scan for other power tools sees (its run/ as /run); the command keeps
+    the pid of the returned process."""
     run_udev = os.path.join(root, 'run', 'udev')
     if os.path.realpath(run_udev).startswith('/run/'):
         raise RuntimeError('the testbed (%s) must not lie under /run' % root)
     os.makedirs(run_udev, exist_ok=True)
+    if conflicts_root:
+        if os.path.realpath(conflicts_root).startswith('/run/'):
+            raise RuntimeError('the conflicts root (%s) must not lie under /run' % conflicts_root)
+        os.makedirs(os.path.join(conflicts_root, 'run'), exist_ok=True)
     return (['unshare', '--mount', '--propagation', 'private', '/bin/sh', '-c',
-             NAMESPACE_SCRIPT, 'pp-test-namespace', run_udev, journal_dir or ''] + list(argv))
+             NAMESPACE_SCRIPT, 'pp-test-namespace', run_udev, journal_dir or '',
+             conflicts_root or ''] + list(argv))

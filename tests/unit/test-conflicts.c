@@ -134,7 +134,6 @@ setup (void **state)
   st->row = *state;
   st->root = g_dir_make_tmp ("pp-test-conflicts-XXXXXX", NULL);
   assert_non_null (st->root);
-  g_unsetenv (PP_CONFLICTS_ROOT_ENV);
   g_free (pp_log_capture_take ());
   *state = st;
   return 0;
@@ -145,7 +144,6 @@ teardown (void **state)
 {
   State *st = *state;
 
-  g_unsetenv (PP_CONFLICTS_ROOT_ENV);
   pp_test_remove_tree (st->root);
   g_free (st->root);
   g_free (st);
@@ -226,25 +224,6 @@ test_detect_what (void **state)
   assert_string_equal (c->subject, "tlp");
   assert_string_equal (c->what,
                        "runtime PM, USB autosuspend, SATA link power, Wi-Fi and audio power save");
-}
-
-/* NULL root: POWERPOLICY_CONFLICTS_ROOT. */
-static void
-test_default_root (void **state)
-{
-  State *st = *state;
-  const Entry e = F ("run/tuned/tuned.pid", "1\n");
-  g_autoptr(GPtrArray) rows = NULL;
-
-  assert_string_equal (pp_conflicts_default_root (), "/");
-  g_setenv (PP_CONFLICTS_ROOT_ENV, "", TRUE);
-  assert_string_equal (pp_conflicts_default_root (), "/");
-  g_setenv (PP_CONFLICTS_ROOT_ENV, st->root, TRUE);
-  assert_string_equal (pp_conflicts_default_root (), st->root);
-  make_entry (st->root, &e);
-  rows = pp_conflicts_detect (NULL);
-  assert_int_equal (rows->len, 1);
-  assert_string_equal (((PpConflict *) g_ptr_array_index (rows, 0))->subject, "tuned");
 }
 
 /* Only the first PP_CONFLICTS_MAX_FILE_SIZE bytes of a unit are read. */
@@ -360,7 +339,6 @@ main (void)
     pp_test_list_add (list, "detect", detect_rows[i].name, test_detect, setup, teardown,
                       &detect_rows[i]);
   pp_test_list_add (list, "detect", "what", test_detect_what, setup, teardown, NULL);
-  pp_test_list_add (list, "detect", "default root", test_default_root, setup, teardown, NULL);
   pp_test_list_add (list, "bounds", "unit file size", test_unit_file_bounded, setup, teardown, NULL);
   pp_test_list_add (list, "bounds", "wants directories", test_wants_dirs_bounded,
                     setup, teardown, NULL);
