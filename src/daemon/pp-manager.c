@@ -16,10 +16,10 @@
 #include "pp-devarg.h"
 #include "pp-foreign.h"
 #include "pp-log.h"
-#include "pp-manager.h"
+#include "pp-manager-private.h"
 #include "pp-names.h"
 #include "pp-overrides.h"
-#include "pp-power-state.h"
+#include "pp-plan.h"
 #include "pp-residency.h"
 #include "pp-restore.h"
 #include "pp-sysfs.h"
@@ -27,946 +27,18 @@
 #include "pp-util.h"
 
 
-struct _PpManager {
-  GObject           parent_instance;
-
-  PpManagerOptions  options;
-  char             *backend;        /* set by the sleep component; NULL: none yet */
-  PpConfig         *config;
-  PpUdev           *udev;
-  PpRestore        *restore;
-  PpOverrides      *overrides;
-
-  /* what this run changed: device syspath (or /sys/module) -> set of
-   * relpaths, so a setting that leaves the policy gets its original back */
-  GHashTable       *touched;
-
-  GHashTable       *devices;        /* syspath -> PpDevice*: the tagged devices */
-  GHashTable       *unmanaged;      /* syspath -> PpDevice*: untagged devices a tree
-                                     * operation looked at (pp_manager_get_tree_device) */
-  GHashTable       *by_sysname;     /* sysname -> GPtrArray of PpDevice* (unowned) */
-  GPtrArray        *sorted_cache;   /* PpDevice*, or NULL when stale */
-
-  PpSituation       situation;
-  gboolean          started;
-
-  GHashTable       *held;           /* syspath -> number of holds keeping it on */
-  GHashTable       *powered_down;   /* syspaths PowerDown(auto) allowed to suspend */
-
-  PpManagerHoldHook hold_hook;      /* who holds a device, for Explain */
-  gpointer          hold_hook_data;
-
-  GHashTable       *reverted;       /* syspath -> number of Reverts putting it back */
-  PpManagerHoldHook revert_hook;    /* who reverts a device, for Explain */
-  gpointer          revert_hook_data;
-
-  GHashTable       *failed_writes;  /* path -> errno, to log each failure once */
-  guint64           n_write_failures;
-  guint64           notified_write_failures;  /* the value "write-failures" last announced */
-
-  /* --dry-run or DryRun=true: computed in one place (load_config) */
-  gboolean          dry_run;
-  /* a pass could not journal its originals and changed nothing: the
-   * next pass or event tries everything again */
-  gboolean          journal_failed;
-
-  /* other programs: tools installed (PpConflict*, found at start and on
-   * Reload) and foreign changes of what the daemon wrote */
-  GPtrArray        *installed_conflicts;
-  PpForeignTracker *foreign;
-  gboolean          foreign_changed;   /* since the last conflicts-changed */
-
-  /* writes and failures of the current pass, for policy-applied */
-  guint             pass_written;
-  guint             pass_failed;
-  double            last_pass_sec;    /* duration of the last full pass; 0 before the first */
-
-  /* runtime-PM counter bases (GetStatistics): taken at start and for the
-   * devices a policy pass changed; read when asked, never on a timer */
-  PpResidencyBook  *residency;
-};
-
-enum {
-  PROP_0,
-  PROP_ON_BATTERY,
-  PROP_DRY_RUN,
-  PROP_WRITE_FAILURES,
-  PROP_LAST_POLICY_PASS_SEC,
-  PROP_LOW_BATTERY,
-  N_PROPS,
-};
-static GParamSpec *props[N_PROPS];
-
-enum {
-  SIGNAL_DEVICE_CHANGED,
-  SIGNAL_DEVICE_ADDED,
-  SIGNAL_DEVICE_REMOVED,
-  SIGNAL_TOPOLOGY_CHANGED,
-  SIGNAL_CONFLICTS_CHANGED,
-  N_SIGNALS,
-};
-static guint signals[N_SIGNALS];
+GParamSpec *pp_manager_props[N_PROPS];
+guint pp_manager_signals[N_SIGNALS];
 
 G_DEFINE_TYPE (PpManager, pp_manager, G_TYPE_OBJECT)
 
 /* ---- devices ---------------------------------------------------------- */
 
-static const char *
-lookup_info_property (gpointer user_data, const char *key)
-{
-  return pp_device_info_get_property (user_data, key);
-}
-
-static gboolean
-is_usb_device (PpDeviceInfo *info)
-{
-  return g_str_equal (info->subsystem, "usb") && g_strcmp0 (info->devtype, "usb_device") == 0;
-}
-
-/* The class of a USB device also follows the drivers bound to its
- * interfaces (SPEC §3); POWERPOLICY_CLASS from the rules wins. Other
- * devices: their class as udev's properties say. */
-static const char *
-usb_effective_class (PpDevice *dev)
-{
-  g_autoptr(GArray) interfaces = NULL;
-
-  if (!is_usb_device (dev->info))
-    return dev->props.klass;
-  interfaces = pp_udev_read_usb_interfaces (dev->info->syspath);
-  return pp_usb_class_effective (pp_device_info_get_property (dev->info, "POWERPOLICY_CLASS"),
-                                 dev->info->subsystem,
-                                 (const PpUsbInterface *) (gpointer) interfaces->data,
-                                 interfaces->len,
-                                 pp_udev_read_usb_vendor (dev->info->syspath));
-}
-
-/* TRUE when the class changed. */
-static gboolean
-classify_usb (PpDevice *dev)
-{
-  const char *klass = usb_effective_class (dev);
-
-  if (g_str_equal (klass, dev->props.klass))
-    return FALSE;
-  g_debug ("%s: class %s (udev's class, else its interfaces' drivers)", dev->info->syspath, klass);
-  g_free (dev->props.klass);
-  dev->props.klass = g_strdup (klass);
-  return TRUE;
-}
-
-static PpDevice *
-pp_device_new (PpDeviceInfo *info)
-{
-  PpDevice *dev = g_new0 (PpDevice, 1);
-  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
-
-  dev->info = pp_device_info_ref (info);
-  pp_device_props_init (&dev->props, info->subsystem, lookup_info_property, info, warnings);
-  for (guint i = 0; i < warnings->len; i++)
-    g_warning ("%s: %s", info->syspath, (char *) g_ptr_array_index (warnings, i));
-  classify_usb (dev);
-  return dev;
-}
-
-static void
-pp_device_free (PpDevice *dev)
-{
-  pp_device_props_clear (&dev->props);
-  pp_device_info_unref (dev->info);
-  g_free (dev);
-}
-
-static void
-index_remove (PpManager *self, PpDevice *dev)
-{
-  GPtrArray *list = g_hash_table_lookup (self->by_sysname, dev->info->sysname);
-
-  if (list == NULL)
-    return;
-  g_ptr_array_remove (list, dev);
-  if (list->len == 0)
-    g_hash_table_remove (self->by_sysname, dev->info->sysname);
-}
-
-static void
-index_add (PpManager *self, PpDevice *dev)
-{
-  GPtrArray *list = g_hash_table_lookup (self->by_sysname, dev->info->sysname);
-
-  if (list == NULL)
-    {
-      list = g_ptr_array_new ();
-      g_hash_table_insert (self->by_sysname, g_strdup (dev->info->sysname), list);
-    }
-  g_ptr_array_add (list, dev);
-}
-
-static gboolean
-is_managed_path (const char *syspath)
-{
-  return pp_sysfs_path_is_under (syspath, PP_SYSFS_DEVICES);
-}
-
-/* Device links (/sys/devices/virtual/devlink/...) are edges of the
- * power-dependency tree, not devices (the kernel gives them no power/):
- * kept in the table so that their uevents reach the tree, but never
- * listed, resolved as a device argument, or written. */
-static gboolean
-is_device_link (PpDevice *dev)
-{
-  return g_strcmp0 (dev->info->subsystem, "devlink") == 0;
-}
-
-/* Insert or replace; returns the device now in the table. */
-static PpDevice *
-device_table_set (PpManager *self, PpDeviceInfo *info)
-{
-  PpDevice *old = g_hash_table_lookup (self->devices, info->syspath);
-  PpDevice *dev = pp_device_new (info);
-
-  if (old != NULL)
-    index_remove (self, old);
-  g_hash_table_replace (self->devices, dev->info->syspath, dev);
-  index_add (self, dev);
-  g_clear_pointer (&self->sorted_cache, g_ptr_array_unref);
-  return dev;
-}
-
-static void
-device_table_remove (PpManager *self, const char *syspath)
-{
-  PpDevice *dev = g_hash_table_lookup (self->devices, syspath);
-
-  if (dev == NULL)
-    return;
-  index_remove (self, dev);
-  g_hash_table_remove (self->devices, syspath);
-  g_clear_pointer (&self->sorted_cache, g_ptr_array_unref);
-}
-
-static gint
-compare_devices (gconstpointer a, gconstpointer b)
-{
-  const PpDevice *da = *(PpDevice * const *) a;
-  const PpDevice *db = *(PpDevice * const *) b;
-
-  return strcmp (da->info->syspath, db->info->syspath);
-}
-
-GPtrArray *
-pp_manager_list_devices (PpManager *self)
-{
-  if (self->sorted_cache == NULL)
-    {
-      GHashTableIter iter;
-      gpointer value;
-
-      self->sorted_cache = g_ptr_array_sized_new (g_hash_table_size (self->devices));
-      g_hash_table_iter_init (&iter, self->devices);
-      while (g_hash_table_iter_next (&iter, NULL, &value))
-        if (!is_device_link (value))
-          g_ptr_array_add (self->sorted_cache, value);
-      g_ptr_array_sort (self->sorted_cache, compare_devices);
-    }
-  return self->sorted_cache;
-}
-
 
 /* ---- applying --------------------------------------------------------- */
 
-typedef struct {
-  PpDevice *dev;          /* the device DeviceChanged names; NULL: none */
-  char     *dir;          /* canonical directory @relpath is under (a layer's
-                           * write); NULL: check all of @path (an extra write) */
-  char     *path;
-  char     *relpath;
-  char     *value;
-  char     *current;
-  PpManagerWriteFlags flags;
-} PlannedWrite;
 
-static void
-planned_write_free (PlannedWrite *w)
-{
-  g_free (w->dir);
-  g_free (w->path);
-  g_free (w->relpath);
-  g_free (w->value);
-  g_free (w->current);
-  g_free (w);
-}
 
-static gboolean
-dry_run (PpManager *self)
-{
-  return self->dry_run;
-}
-
-static const char * const sys_power_roots[] = { PP_SYSFS_POWER, NULL };
-static const char * const proc_kernel_roots[] = { "/proc/sys/kernel", NULL };
-
-/* Where a write to @path may land: device and module attributes under
- * the policy roots; of /sys/power and /proc/sys only the sleep settings
- * the daemon knows. NULL: nowhere. The one answer for writing and for
- * restoring a journal. */
-static const char * const *
-roots_for_path (const char *path)
-{
-  static const char * const sleep_settings[] = {
-    PP_SYSFS_POWER "/state", PP_SYSFS_POWER "/mem_sleep", PP_SYSFS_POWER "/disk", NULL,
-  };
-
-  if (pp_sysfs_path_is_under (path, PP_SYSFS_DEVICES) ||
-      pp_sysfs_path_is_under (path, PP_SYSFS_MODULE))
-    return pp_sysfs_policy_roots;
-  if (g_strv_contains (sleep_settings, path))
-    return sys_power_roots;
-  if (g_str_equal (path, PP_PROC_ACPI_VIDEO_FLAGS))
-    return proc_kernel_roots;
-  return NULL;
-}
-
-/* What @path holds now; for a list of choices ("s2idle [deep]") the
- * chosen one. Without PP_MANAGER_WRITE_CHOICE only a strict list is
- * taken for one (the pcie_aspm policy: "default [powersave] ..."), so
- * that the value written is compared, journalled and restored as the
- * word it is. NULL with @error as pp_sysfs_read(). */
-static char *
-read_current (const char *path, PpManagerWriteFlags flags, GError **error)
-{
-  g_autofree char *text = pp_sysfs_read (path, error);
-  const char *open, *close;
-
-  if (text == NULL)
-    return NULL;
-  if (!(flags & PP_MANAGER_WRITE_CHOICE))
-    {
-      char *chosen = pp_choice_selected (text);
-      return chosen != NULL ? chosen : g_steal_pointer (&text);
-    }
-  open = strchr (text, '[');
-  close = open ? strchr (open, ']') : NULL;
-  if (close == NULL)
-    return g_steal_pointer (&text);
-  return g_strndup (open + 1, close - open - 1);
-}
-
-/* Before the daemon writes @relpath of @dir again: was it changed by
- * someone else since the daemon last wrote it? Reported, and after the
- * third time given up (never fight). FALSE: do not write it. */
-static gboolean
-check_foreign (PpManager  *self,
-               PpDevice   *dev,
-               const char *dir,
-               const char *relpath,
-               const char *current,
-               const char *value)
-{
-  const char *ours = NULL;
-  g_autofree char *ours_copy = NULL;
-  guint count = 0;
-  PpForeignResult result = pp_foreign_tracker_check (self->foreign, dir, relpath, current,
-                                                     &ours, &count);
-  const char *klass = dev != NULL ? dev->props.klass : NULL;
-
-  switch (result)
-    {
-    case PP_FOREIGN_NONE:
-      return TRUE;
-    case PP_FOREIGN_GIVEN_UP:
-      g_debug ("%s: %s left to the other program until Reload", dir, relpath);
-      return FALSE;
-    case PP_FOREIGN_CHANGED:
-    case PP_FOREIGN_GIVE_UP:
-      ours_copy = g_strdup (ours);
-      pp_log_foreign_change (dir, relpath, ours_copy, current, count,
-                             result == PP_FOREIGN_GIVE_UP, klass);
-      self->foreign_changed = TRUE;
-      if (result == PP_FOREIGN_GIVE_UP)
-        return FALSE;
-      /* their value is the one the policy wants now: nothing to write,
-       * and it is ours from here on (not a change again next time) */
-      if (g_str_equal (current, value))
-        pp_foreign_tracker_note_written (self->foreign, dir, relpath, value);
-      return TRUE;
-    default:
-      g_assert_not_reached ();
-    }
-}
-
-/* Queue a write unless the attribute is missing or already has @value. */
-static void
-plan_write (PpManager  *self,
-            GPtrArray  *plan,
-            PpDevice   *dev,
-            const char *dir,
-            const char *relpath,
-            const char *value)
-{
-  g_autofree char *path = g_build_filename (dir, relpath, NULL);
-  g_autoptr(GError) error = NULL;
-  g_autofree char *current = read_current (path, PP_MANAGER_WRITE_SETTING, &error);
-  PlannedWrite *w;
-
-  if (current == NULL)
-    {
-      /* the device does not have it (or vanished): nothing to do */
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
-          g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY))
-        {
-          g_debug ("%s: no attribute %s, skipping", dir, relpath);
-          return;
-        }
-      /* the kernel has power/autosuspend_delay_ms for every device with
-       * runtime PM, and refuses to read or write it (EIO) where the
-       * driver does not use autosuspend (PCI functions, input and hidraw
-       * nodes, LEDs): there is no delay to set */
-      if (g_str_equal (relpath, PP_ATTR_DELAY))
-        {
-          g_debug ("%s: %s unreadable (%s): no autosuspend for this device, skipping",
-                   dir, relpath, error->message);
-          return;
-        }
-      /* unreadable but present: try the write, which reports */
-      g_debug ("%s: cannot read %s: %s", dir, relpath, error->message);
-      current = g_strdup ("");
-    }
-  else if (!check_foreign (self, dev, dir, relpath, current, value))
-    {
-      return;
-    }
-  else if (g_str_equal (current, value))
-    {
-      return;
-    }
-
-  w = g_new0 (PlannedWrite, 1);
-  w->dev = dev;
-  w->dir = g_strdup (dir);
-  w->path = g_steal_pointer (&path);
-  w->relpath = g_strdup (relpath);
-  w->value = g_strdup (value);
-  w->current = g_steal_pointer (&current);
-  g_ptr_array_add (plan, w);
-}
-
-/* Attributes this run changed that @settings no longer mention go back
- * to their original values: leaving a layer or clearing an override
- * returns to what the device had, not to whatever was last written. */
-static void
-plan_reverts (PpManager  *self,
-              GPtrArray  *plan,
-              PpDevice   *dev,
-              const char *dir,
-              GPtrArray  *settings)
-{
-  GHashTable *touched = g_hash_table_lookup (self->touched, dir);
-  g_autoptr(GPtrArray) relpaths = NULL;
-
-  if (touched == NULL)
-    return;
-  relpaths = pp_hash_table_sorted_keys (touched);
-  for (guint i = 0; i < relpaths->len; i++)
-    {
-      const char *relpath = g_ptr_array_index (relpaths, i);
-      g_autofree char *path = NULL;
-      const char *original;
-      gboolean in_policy = FALSE;
-
-      for (guint j = 0; j < settings->len && !in_policy; j++)
-        in_policy = g_str_equal (((PpSetting *) g_ptr_array_index (settings, j))->key, relpath);
-      if (in_policy)
-        continue;
-      path = g_build_filename (dir, relpath, NULL);
-      original = pp_restore_lookup (self->restore, path);
-      if (original != NULL)
-        plan_write (self, plan, dev, dir, relpath, original);
-    }
-}
-
-static char *hold_origin (PpManager *self, const char *syspath);
-static char *revert_origin (PpManager *self, const char *syspath);
-
-typedef struct {
-  PpManager  *self;
-  const char *syspath;
-} OriginalLookup;
-
-/* The original of an attribute of a reverted device: what the journal
- * recorded before the daemon first wrote it (ListChanges' original); an
- * attribute the daemon never wrote this run has its original still, its
- * current value (under dry-run, every attribute). */
-static char *
-lookup_original (gpointer user_data, const char *relpath)
-{
-  OriginalLookup *lookup = user_data;
-  g_autofree char *path = g_build_filename (lookup->syspath, relpath, NULL);
-  const char *recorded = pp_restore_lookup (lookup->self->restore, path);
-
-  if (recorded != NULL)
-    return g_strdup (recorded);
-  return pp_sysfs_read (path, NULL);
-}
-
-/* The NVMe controllers below an NVMe PCI function (nvme/nvme0, ...),
- * sorted; empty when it has none (not bound yet). */
-static GPtrArray *
-nvme_controllers (PpDevice *dev)
-{
-  g_autofree char *dir = g_build_filename (dev->info->syspath, PP_NVME_DIR, NULL);
-  GPtrArray *names = pp_list_dir_sorted (dir, NULL);
-
-  return names != NULL ? names : g_ptr_array_new_with_free_func (g_free);
-}
-
-/* A PCI id attribute ("0x2646"); 0 when unreadable. */
-static guint
-read_pci_id (const char *syspath, const char *name)
-{
-  g_autofree char *text = pp_sysfs_read_opt (syspath, name);
-  guint64 id = 0;
-
-  if (text == NULL || !g_str_has_prefix (text, "0x") ||
-      !g_ascii_string_to_unsigned (text + 2, 16, 0, G_MAXUINT16, &id, NULL))
-    return 0;
-  return (guint) id;
-}
-
-/* The APST quirk of an NVMe drive, from its PCI ids and the model its
- * controller reports; NULL for any other device. */
-static const PpNvmeApstQuirk *
-nvme_apst_quirk (PpDevice *dev)
-{
-  g_autoptr(GPtrArray) controllers = NULL;
-  g_autofree char *model = NULL;
-  guint vendor, device;
-
-  if (g_strcmp0 (dev->info->driver, "nvme") != 0 || !g_str_equal (dev->info->subsystem, "pci"))
-    return NULL;
-  vendor = read_pci_id (dev->info->syspath, "vendor");
-  device = read_pci_id (dev->info->syspath, "device");
-  controllers = nvme_controllers (dev);
-  if (controllers->len > 0)
-    {
-      g_autofree char *relpath = g_build_filename (PP_NVME_DIR,
-                                                   (char *) g_ptr_array_index (controllers, 0),
-                                                   "model", NULL);
-      model = pp_sysfs_read_opt (dev->info->syspath, relpath);
-      if (model != NULL)
-        g_strstrip (model);
-    }
-  return pp_nvme_apst_quirk_find (vendor, device, model);
-}
-
-/* A setting key with a '*' (PP_ATTR_NVME_APST) stands for the NVMe
- * controllers the device has: one setting per controller; a device
- * without one keeps the pattern, which names no file (nothing is
- * written, Explain says why). */
-static void
-expand_settings (PpDevice *dev, GPtrArray *settings)
-{
-  g_autoptr(GPtrArray) controllers = NULL;
-
-  for (guint i = 0; i < settings->len; i++)
-    {
-      PpSetting *s = g_ptr_array_index (settings, i);
-
-      if (!g_str_equal (s->key, PP_ATTR_NVME_APST))
-        continue;
-      if (controllers == NULL)
-        controllers = nvme_controllers (dev);
-      if (controllers->len == 0)
-        continue;
-      for (guint c = 0; c < controllers->len; c++)
-        {
-          PpSetting *copy = pp_setting_new_at (NULL, s->value, s->file, s->line);
-
-          copy->key = g_build_filename (PP_NVME_DIR, (char *) g_ptr_array_index (controllers, c),
-                                        PP_NVME_APST_TAIL, NULL);
-          copy->source = s->source;
-          copy->origin = g_strdup (s->origin);
-          g_ptr_array_insert (settings, i + 1 + c, copy);
-        }
-      /* the pattern goes; its copies move down into its place */
-      g_ptr_array_remove_index (settings, i);
-      i += controllers->len - 1;
-    }
-}
-
-/* The one decision for a device, behind applying and Explain.
- * @power_up: PowerUp's pass, power/control=on above every layer (for
- * this pass only: the next one is the policy's again). @with_power_down:
- * PowerDown(auto), when in force, is a layer of the answer. */
-static PpDecision *
-decide_device (PpManager *self, PpDevice *dev, gboolean power_up, gboolean with_power_down)
-{
-  const char *syspath = dev->info->syspath;
-  gboolean held = g_hash_table_contains (self->held, syspath);
-  g_autofree char *held_by = held ? hold_origin (self, syspath) : NULL;
-  gboolean reverted = g_hash_table_contains (self->reverted, syspath);
-  g_autofree char *reverted_by = reverted ? revert_origin (self, syspath) : NULL;
-  OriginalLookup lookup = { self, syspath };
-  PpDeviceState state = {
-    .override = pp_overrides_lookup (self->overrides, syspath),
-    .powered_down = with_power_down && g_hash_table_contains (self->powered_down, syspath),
-    .held = held || power_up,
-    .held_by = held ? held_by : power_up ? "PowerUp over D-Bus" : NULL,
-    .driver = dev->info->driver,
-    .reverted = reverted,
-    .reverted_by = reverted_by,
-    .original = lookup_original,
-    .original_data = &lookup,
-    .apst_quirk = nvme_apst_quirk (dev),
-  };
-  PpDecision *decision = pp_policy_decide (self->config, &dev->props, &self->situation, &state);
-
-  expand_settings (dev, decision->settings);
-  expand_settings (dev, decision->left_alone);
-  return decision;
-}
-
-/* Returns the settings planned (NULL for an ignored device or a link). */
-static GPtrArray *
-plan_device_full (PpManager *self, GPtrArray *plan, PpDevice *dev, gboolean power_up)
-{
-  g_autoptr(PpDecision) decision = NULL;
-
-  if (dev->props.ignore || is_device_link (dev))
-    return NULL;
-  decision = decide_device (self, dev, power_up, TRUE);
-  /* a device whose driver the class excludes gets nothing written, and
-   * what an earlier pass wrote (before that driver was bound) goes back
-   * to its original: decision->settings is empty */
-  for (guint i = 0; i < decision->settings->len; i++)
-    {
-      PpSetting *s = g_ptr_array_index (decision->settings, i);
-      plan_write (self, plan, dev, dev->info->syspath, s->key, s->value);
-    }
-  plan_reverts (self, plan, dev, dev->info->syspath, decision->settings);
-  return g_steal_pointer (&decision->settings);
-}
-
-static void
-plan_device (PpManager *self, GPtrArray *plan, PpDevice *dev)
-{
-  g_autoptr(GPtrArray) settings = plan_device_full (self, plan, dev, FALSE);
-}
-
-#define ASPM_POLICY_KEY PP_ASPM_MODULE "/parameters/" PP_ASPM_POLICY_PARAM
-
-/* Does the OS control ASPM of some link? The kernel shows link/ on the
- * PCI devices whose link it controls and can put in a low-power state,
- * and none anywhere when the firmware kept ASPM (or pcie_aspm=off): then
- * the policy cannot be written (EPERM) and would change nothing. */
-static gboolean
-aspm_os_controlled (PpManager *self)
-{
-  GPtrArray *devices = pp_manager_list_devices (self);
-
-  for (guint i = 0; i < devices->len; i++)
-    {
-      PpDevice *dev = g_ptr_array_index (devices, i);
-      g_autofree char *link = NULL;
-
-      if (!g_str_equal (dev->info->subsystem, "pci"))
-        continue;
-      link = g_build_filename (dev->info->syspath, PP_ASPM_LINK_DIR, NULL);
-      if (g_file_test (link, G_FILE_TEST_IS_DIR))
-        return TRUE;
-    }
-  return FALSE;
-}
-
-static void
-plan_modules (PpManager *self, GPtrArray *plan)
-{
-  g_autoptr(GPtrArray) settings = pp_policy_module_settings (self->config, &self->situation);
-
-  for (guint i = 0; i < settings->len; i++)
-    {
-      PpSetting *s = g_ptr_array_index (settings, i);
-
-      if (g_str_equal (s->key, ASPM_POLICY_KEY) && !aspm_os_controlled (self))
-        {
-          g_debug ("%s: firmware controls ASPM (no PCI device shows link/), not written", s->key);
-          g_ptr_array_remove_index (settings, i--);
-          continue;
-        }
-      plan_write (self, plan, NULL, PP_SYSFS_MODULE, s->key, s->value);
-    }
-  plan_reverts (self, plan, NULL, PP_SYSFS_MODULE, settings);
-}
-
-static void
-mark_touched (PpManager *self, PlannedWrite *w)
-{
-  const char *dir = w->dir;
-  GHashTable *set = g_hash_table_lookup (self->touched, dir);
-
-  if (set == NULL)
-    {
-      set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-      g_hash_table_insert (self->touched, g_strdup (dir), set);
-    }
-  if (!g_hash_table_contains (set, w->relpath))
-    g_hash_table_add (set, g_strdup (w->relpath));
-}
-
-/* Tell what a device's applied writes changed: its attributes (relative
- * paths) and their new values, in the order written. */
-static void
-emit_device_changed (PpManager *self, PpDevice *dev, GPtrArray *writes)
-{
-  g_autoptr(GStrvBuilder) attrs = NULL;
-  g_autoptr(GStrvBuilder) values = NULL;
-  g_auto(GStrv) attrv = NULL;
-  g_auto(GStrv) valuev = NULL;
-
-  if (!g_signal_has_handler_pending (self, signals[SIGNAL_DEVICE_CHANGED], 0, FALSE))
-    return;
-  attrs = g_strv_builder_new ();
-  values = g_strv_builder_new ();
-  for (guint i = 0; i < writes->len; i++)
-    {
-      PlannedWrite *w = g_ptr_array_index (writes, i);
-
-      g_strv_builder_add (attrs, w->relpath);
-      g_strv_builder_add (values, w->value);
-    }
-  attrv = g_strv_builder_end (attrs);
-  valuev = g_strv_builder_end (values);
-  g_signal_emit (self, signals[SIGNAL_DEVICE_CHANGED], 0, dev->info->syspath, attrv, valuev);
-}
-
-static gboolean is_setting (PlannedWrite *w);
-
-static void
-report_write_failure (PpManager *self, PlannedWrite *w, const GError *error)
-{
-  const char *device = w->dev ? w->dev->info->syspath : w->dir ? w->dir : w->path;
-  gpointer old;
-
-  self->n_write_failures++;
-  /* once per attribute and error code, however often the policy re-applies */
-  if (g_hash_table_lookup_extended (self->failed_writes, w->path, NULL, &old) &&
-      GPOINTER_TO_INT (old) == error->code)
-    {
-      g_debug ("%s: %s still fails: %s", device, w->relpath, error->message);
-      return;
-    }
-  g_hash_table_replace (self->failed_writes, g_strdup (w->path), GINT_TO_POINTER (error->code));
-  pp_log_write_failed (device, w->relpath, w->value,
-                       is_setting (w) ? w->current : NULL,
-                       w->dev ? w->dev->props.klass : NULL, error);
-}
-
-/* Keep the journal to what can still be restored, in a bounded number of
- * files; a failure (a full directory) leaves the older files, which hold
- * the same originals, and is tried again next time. */
-static void
-compact_journal (PpManager *self)
-{
-  g_autoptr(GError) error = NULL;
-
-  if (dry_run (self) || self->options.oneshot || !pp_restore_needs_compaction (self->restore))
-    return;
-  if (!pp_restore_compact (self->restore, &error))
-    g_debug ("Cannot compact the journal of original values (the older files stay): %s",
-             error->message);
-}
-
-static gboolean
-is_setting (PlannedWrite *w)
-{
-  return !(w->flags & PP_MANAGER_WRITE_ACTION);
-}
-
-/* A write that failed because its attribute or device is not there. */
-static gboolean
-is_gone (const GError *error)
-{
-  return g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
-         g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NO_SUCH_DEVICE);
-}
-
-static gboolean
-write_planned (PlannedWrite *w, GError **error)
-{
-  const char * const *roots;
-
-  if (w->dir != NULL)
-    return pp_sysfs_write_at (w->dir, w->relpath, w->value, pp_sysfs_policy_roots, error);
-  roots = roots_for_path (w->path);
-  if (roots == NULL)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
-                   "refusing to write %s: not an attribute powerpolicyd manages", w->path);
-      return FALSE;
-    }
-  return pp_sysfs_write (w->path, w->value, roots, error);
-}
-
-/* The one place that writes: under dry-run, log each write and do none;
- * else record the originals of the settings in @plan (an action such as
- * /sys/power/state has none), then write them. FALSE when a write
- * failed; @first_error describes the first failure. */
-static gboolean
-execute_plan_writes (PpManager *self, GPtrArray *plan, GError **first_error)
-{
-  gboolean ok = TRUE;
-  g_autoptr(GPtrArray) originals = NULL;
-  g_autoptr(GHashTable) done = NULL;
-  g_autoptr(GError) error = NULL;
-
-  if (plan->len == 0)
-    return TRUE;
-
-  if (dry_run (self))
-    {
-      for (guint i = 0; i < plan->len; i++)
-        {
-          PlannedWrite *w = g_ptr_array_index (plan, i);
-          if (is_setting (w))
-            g_message ("dry-run: would write '%s' to %s (now '%s')", w->value, w->path, w->current);
-          else
-            g_message ("dry-run: would write '%s' to %s", w->value, w->path);
-        }
-      return TRUE;
-    }
-
-  /* --oneshot leaves its policy in place for good: nothing to restore */
-  if (!self->options.oneshot)
-    {
-      originals = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_original_free);
-      for (guint i = 0; i < plan->len; i++)
-        {
-          PlannedWrite *w = g_ptr_array_index (plan, i);
-          if (is_setting (w) && !pp_restore_contains (self->restore, w->path))
-            g_ptr_array_add (originals, pp_original_new (w->path, w->current));
-        }
-      if (!pp_restore_record (self->restore, originals, &error))
-        {
-          /* without a record a crash could not be undone: change nothing
-           * now, and try again at the next pass or event */
-          if (!self->journal_failed)
-            g_warning ("Cannot record original values, not applying %u changes "
-                       "(trying again at the next change): %s", plan->len, error->message);
-          else
-            g_debug ("Still cannot record original values, not applying %u changes: %s",
-                     plan->len, error->message);
-          self->journal_failed = TRUE;
-          self->n_write_failures += plan->len;
-          self->pass_failed += plan->len;
-          g_propagate_prefixed_error (first_error, g_steal_pointer (&error),
-                                      "cannot record original values: ");
-          return FALSE;
-        }
-      compact_journal (self);
-    }
-
-  done = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
-                                (GDestroyNotify) g_ptr_array_unref);
-  for (guint i = 0; i < plan->len; i++)
-    {
-      PlannedWrite *w = g_ptr_array_index (plan, i);
-      g_autoptr(GError) werror = NULL;
-
-      if (!is_setting (w))
-        g_info ("Writing %s to %s", w->value, w->path);
-      if (!write_planned (w, &werror))
-        {
-          /* a device that went away mid-apply is not an error */
-          if (w->dev != NULL && is_gone (werror) &&
-              !g_file_test (w->dev->info->syspath, G_FILE_TEST_IS_DIR))
-            {
-              g_debug ("%s vanished while applying", w->dev->info->syspath);
-              continue;
-            }
-          report_write_failure (self, w, werror);
-          self->pass_failed++;
-          if (ok && first_error != NULL && *first_error == NULL)
-            *first_error = g_steal_pointer (&werror);
-          ok = FALSE;
-          continue;
-        }
-      g_hash_table_remove (self->failed_writes, w->path);
-      self->pass_written++;
-      /* only a layer's writes: leaving the layer reverts them, and a
-       * value found changed next time is another program's */
-      if (w->dir != NULL)
-        {
-          /* what the kernel made of it ("1" to a bool reads back "Y"),
-           * so that its own form is not taken for another program's */
-          g_autofree char *now = read_current (w->path, PP_MANAGER_WRITE_SETTING, NULL);
-
-          pp_foreign_tracker_note_written (self->foreign, w->dir, w->relpath,
-                                           now != NULL ? now : w->value);
-        }
-      if (!self->options.oneshot && w->dir != NULL)
-        mark_touched (self, w);
-      g_debug ("%s = %s (was %s)", w->path, w->value, w->current);
-      if (w->dev != NULL)
-        {
-          GPtrArray *list = g_hash_table_lookup (done, w->dev);
-          if (list == NULL)
-            {
-              list = g_ptr_array_new ();
-              g_hash_table_insert (done, w->dev, list);
-            }
-          g_ptr_array_add (list, w);
-        }
-    }
-
-  if (!self->options.oneshot)
-    {
-      GHashTableIter iter;
-      gpointer key, value;
-
-      g_hash_table_iter_init (&iter, done);
-      while (g_hash_table_iter_next (&iter, &key, &value))
-        {
-          /* residency "since the last policy change" for what changed
-           * (the start-up pass is followed by every device's base) */
-          if (self->started)
-            pp_residency_book_set_base (self->residency, ((PpDevice *) key)->info->syspath);
-          emit_device_changed (self, key, value);
-        }
-    }
-  return ok;
-}
-
-/* Tell listeners when the Conflicts rows changed (a foreign change
- * seen while planning, tools found on Reload). */
-static void
-flush_conflicts_changed (PpManager *self)
-{
-  if (!self->foreign_changed)
-    return;
-  self->foreign_changed = FALSE;
-  g_signal_emit (self, signals[SIGNAL_CONFLICTS_CHANGED], 0);
-}
-
-/* Announce "write-failures" once per executed plan (a full pass is one
- * plan), and only when failures were counted since the last time. */
-static void
-flush_write_failures (PpManager *self)
-{
-  if (self->n_write_failures == self->notified_write_failures)
-    return;
-  self->notified_write_failures = self->n_write_failures;
-  g_object_notify_by_pspec (G_OBJECT (self), props[PROP_WRITE_FAILURES]);
-}
-
-static gboolean
-execute_plan (PpManager *self, GPtrArray *plan, GError **first_error)
-{
-  gboolean ok = execute_plan_writes (self, plan, first_error);
-
-  flush_conflicts_changed (self);
-  flush_write_failures (self);
-  return ok;
-}
 
 static void apply_all_pass (PpManager *self, const char *reason);
 
@@ -981,8 +53,8 @@ apply_all (PpManager *self, const char *reason)
 
 /* A pass that could not journal (the runtime directory full) changed
  * nothing: the next pass or event applies everything again. */
-static void
-retry_unjournalled (PpManager *self)
+void
+pp_manager_retry_unjournalled (PpManager *self)
 {
   if (!self->journal_failed || !self->started)
     return;
@@ -1000,27 +72,27 @@ apply_all_pass (PpManager *self, const char *reason)
 
   self->pass_written = self->pass_failed = 0;
   for (guint i = 0; i < devices->len; i++)
-    plan_device (self, plan, g_ptr_array_index (devices, i));
-  plan_modules (self, plan);
-  execute_plan (self, plan, NULL);
+    pp_manager_plan_device (self, plan, g_ptr_array_index (devices, i));
+  pp_manager_plan_modules (self, plan);
+  pp_manager_execute_plan (self, plan, NULL);
   seconds = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
   if (seconds != self->last_pass_sec)
     {
       self->last_pass_sec = seconds;
-      g_object_notify_by_pspec (G_OBJECT (self), props[PROP_LAST_POLICY_PASS_SEC]);
+      g_object_notify_by_pspec (G_OBJECT (self), pp_manager_props[PROP_LAST_POLICY_PASS_SEC]);
     }
   /* under dry-run the would-be writes are the log */
-  if (!dry_run (self))
+  if (!pp_manager_dry_run (self))
     pp_log_policy_applied (self->pass_written, self->pass_failed, reason);
 }
 
-static gboolean
-apply_device (PpManager *self, PpDevice *dev, GError **error)
+gboolean
+pp_manager_apply_device (PpManager *self, PpDevice *dev, GError **error)
 {
   g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
 
-  plan_device (self, plan, dev);
-  return execute_plan (self, plan, error);
+  pp_manager_plan_device (self, plan, dev);
+  return pp_manager_execute_plan (self, plan, error);
 }
 
 static void
@@ -1028,72 +100,11 @@ apply_modules (PpManager *self)
 {
   g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
 
-  plan_modules (self, plan);
-  execute_plan (self, plan, NULL);
+  pp_manager_plan_modules (self, plan);
+  pp_manager_execute_plan (self, plan, NULL);
 }
 
 /* ---- power source ----------------------------------------------------- */
-
-static gboolean
-compute_on_battery (PpManager *self)
-{
-  g_autoptr(GArray) facts = g_array_new (FALSE, TRUE, sizeof (PpPowerSupplyFacts));
-  g_autoptr(GPtrArray) strings = g_ptr_array_new_with_free_func (g_free);
-  GPtrArray *devices = pp_manager_list_devices (self);
-
-  for (guint i = 0; i < devices->len; i++)
-    {
-      PpDevice *dev = g_ptr_array_index (devices, i);
-      PpPowerSupplyFacts f = { NULL, -1, NULL };
-      char *type, *scope;
-
-      if (!g_str_equal (dev->info->subsystem, "power_supply"))
-        continue;
-      type = pp_sysfs_read_opt (dev->info->syspath, "type");
-      scope = pp_sysfs_read_opt (dev->info->syspath, "scope");
-      g_ptr_array_add (strings, type);
-      g_ptr_array_add (strings, scope);
-      f.type = type;
-      f.scope = scope;
-      f.online = (gint) pp_sysfs_read_int (dev->info->syspath, "online", -1);
-      g_array_append_val (facts, f);
-    }
-  return pp_policy_on_battery ((PpPowerSupplyFacts *) (gpointer) facts->data, facts->len);
-}
-
-/* The charge of the system batteries together, in percent, or -1. */
-static gint
-compute_battery_percent (PpManager *self)
-{
-  g_autoptr(GArray) facts = g_array_new (FALSE, TRUE, sizeof (PpBatteryFacts));
-  g_autoptr(GPtrArray) strings = g_ptr_array_new_with_free_func (g_free);
-  GPtrArray *devices = pp_manager_list_devices (self);
-
-  for (guint i = 0; i < devices->len; i++)
-    {
-      PpDevice *dev = g_ptr_array_index (devices, i);
-      const char *dir = dev->info->syspath;
-      g_autofree char *type = NULL;
-      PpBatteryFacts f;
-      char *scope;
-
-      if (!g_str_equal (dev->info->subsystem, "power_supply"))
-        continue;
-      type = pp_sysfs_read_opt (dir, "type");
-      if (g_strcmp0 (type, "Battery") != 0)
-        continue;
-      scope = pp_sysfs_read_opt (dir, "scope");
-      g_ptr_array_add (strings, scope);
-      f.scope = scope;
-      f.capacity = (gint) pp_sysfs_read_int (dir, "capacity", -1);
-      f.energy_now = pp_sysfs_read_int (dir, "energy_now", -1);
-      f.energy_full = pp_sysfs_read_int (dir, "energy_full", -1);
-      f.charge_now = pp_sysfs_read_int (dir, "charge_now", -1);
-      f.charge_full = pp_sysfs_read_int (dir, "charge_full", -1);
-      g_array_append_val (facts, f);
-    }
-  return pp_policy_battery_percent ((PpBatteryFacts *) (gpointer) facts->data, facts->len);
-}
 
 /* Re-read the power source and the battery charge (power_supply
  * uevents: the kernel sends "change" as the charge moves); on a change of
@@ -1101,8 +112,8 @@ compute_battery_percent (PpManager *self)
 static void
 update_power_source (PpManager *self, gboolean apply)
 {
-  gboolean on_battery = compute_on_battery (self);
-  gint percent = on_battery ? compute_battery_percent (self) : -1;
+  gboolean on_battery = pp_manager_compute_on_battery (self);
+  gint percent = on_battery ? pp_manager_compute_battery_percent (self) : -1;
   gboolean low_battery = pp_policy_low_battery (on_battery, percent,
                                                 self->config->low_battery_percent);
   gboolean source_changed = on_battery != self->situation.on_battery;
@@ -1115,13 +126,13 @@ update_power_source (PpManager *self, gboolean apply)
   if (source_changed)
     {
       g_info ("Power source: %s", on_battery ? "battery" : "AC");
-      g_object_notify_by_pspec (G_OBJECT (self), props[PROP_ON_BATTERY]);
+      g_object_notify_by_pspec (G_OBJECT (self), pp_manager_props[PROP_ON_BATTERY]);
     }
   if (low_changed)
     {
       g_info ("Low battery: %s (charge %d%%, LowBatteryPercent=%u)", low_battery ? "yes" : "no",
               percent, self->config->low_battery_percent);
-      g_object_notify_by_pspec (G_OBJECT (self), props[PROP_LOW_BATTERY]);
+      g_object_notify_by_pspec (G_OBJECT (self), pp_manager_props[PROP_LOW_BATTERY]);
     }
   if (apply)
     apply_all (self, low_changed ? (low_battery ? "low-battery" : "battery-ok")
@@ -1136,7 +147,7 @@ static void
 forget_originals (PpManager *self, const char *dir)
 {
   pp_restore_forget_under (self->restore, dir);
-  compact_journal (self);
+  pp_manager_compact_journal (self);
 }
 
 static gboolean conflict_rows_equal (GPtrArray *a, GPtrArray *b);
@@ -1164,14 +175,14 @@ forget_device (PpManager *self, PpDeviceInfo *info)
 
   if (!g_hash_table_contains (self->devices, info->syspath))
     return;
-  device_table_remove (self, info->syspath);
+  pp_manager_device_table_remove (self, info->syspath);
   pp_residency_book_forget (self->residency, info->syspath);
   g_hash_table_remove (self->touched, info->syspath);
   /* it starts afresh when it comes back */
   forget_foreign_device (self, info->syspath);
-  flush_conflicts_changed (self);
+  pp_manager_flush_conflicts_changed (self);
   g_hash_table_remove (self->powered_down, info->syspath);
-  g_signal_emit (self, signals[SIGNAL_DEVICE_REMOVED], 0, info->syspath);
+  g_signal_emit (self, pp_manager_signals[SIGNAL_DEVICE_REMOVED], 0, info->syspath);
   if (was_supply)
     update_power_source (self, TRUE);
 }
@@ -1185,21 +196,21 @@ reclassify_usb_parent (PpManager *self, PpDeviceInfo *interface)
   PpDevice *dev = parent ? g_hash_table_lookup (self->devices, parent) : NULL;
   g_autofree char *was = NULL;
 
-  if (dev == NULL || !is_usb_device (dev->info))
+  if (dev == NULL || !pp_manager_is_usb_device (dev->info))
     return;
   was = g_strdup (dev->props.klass);
-  if (!classify_usb (dev))
+  if (!pp_manager_classify_usb (dev))
     return;
   g_info ("%s: class %s (was %s): drivers of its interfaces changed",
           dev->info->syspath, dev->props.klass, was);
-  apply_device (self, dev, NULL);
-  g_signal_emit (self, signals[SIGNAL_DEVICE_ADDED], 0, dev, FALSE);
+  pp_manager_apply_device (self, dev, NULL);
+  g_signal_emit (self, pp_manager_signals[SIGNAL_DEVICE_ADDED], 0, dev, FALSE);
 }
 
 static void
 on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self)
 {
-  retry_unjournalled (self);
+  pp_manager_retry_unjournalled (self);
   if (g_str_equal (info->subsystem, "module") && g_str_equal (action, "remove"))
     {
       g_autofree char *dir = g_build_filename (PP_SYSFS_MODULE, info->sysname, NULL);
@@ -1212,7 +223,7 @@ on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self
       apply_modules (self);
       return;
     }
-  if (!is_managed_path (info->syspath))
+  if (!pp_manager_is_managed_path (info->syspath))
     return;
 
   /* a driver bound to or unbound from an interface of a USB device (the
@@ -1230,7 +241,7 @@ on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self
       g_str_equal (action, "move"))
     {
       g_hash_table_remove_all (self->unmanaged);
-      g_signal_emit (self, signals[SIGNAL_TOPOLOGY_CHANGED], 0, action, info->syspath);
+      g_signal_emit (self, pp_manager_signals[SIGNAL_TOPOLOGY_CHANGED], 0, action, info->syspath);
     }
 
   if (g_str_equal (action, "remove"))
@@ -1261,50 +272,17 @@ on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self
        * wrote, which is no other program's change */
       if (is_new || g_str_equal (action, "add") || g_str_equal (action, "bind"))
         forget_foreign_device (self, info->syspath);
-      dev = device_table_set (self, info);
+      dev = pp_manager_device_table_set (self, info);
       if (g_str_equal (info->subsystem, "power_supply"))
         update_power_source (self, TRUE);
-      apply_device (self, dev, NULL);
+      pp_manager_apply_device (self, dev, NULL);
       /* listeners see the device after its policy is in place; on a
        * "change" they see the new PpDevice that replaced the old one */
-      g_signal_emit (self, signals[SIGNAL_DEVICE_ADDED], 0, dev, is_new);
+      g_signal_emit (self, pp_manager_signals[SIGNAL_DEVICE_ADDED], 0, dev, is_new);
     }
 }
 
 /* ---- lifecycle -------------------------------------------------------- */
-
-static void
-restore_originals (PpManager *self, GPtrArray *originals, const char *why)
-{
-  guint ok = 0, failed = 0;
-
-  for (guint i = 0; i < originals->len; i++)
-    {
-      PpOriginal *o = g_ptr_array_index (originals, i);
-      const char * const *roots = roots_for_path (o->path);
-      g_autoptr(GError) error = NULL;
-
-      if (roots == NULL)
-        {
-          failed++;
-          g_warning ("Not restoring %s: not an attribute powerpolicyd manages", o->path);
-          continue;
-        }
-      if (pp_sysfs_write (o->path, o->value, roots, &error))
-        {
-          ok++;
-          continue;
-        }
-      if (is_gone (error))
-        {
-          g_debug ("Not restoring %s: gone", o->path);
-          continue;
-        }
-      failed++;
-      g_warning ("Cannot restore %s to '%s': %s", o->path, o->value, error->message);
-    }
-  g_info ("Restored %u original values (%s)%s", ok, why, failed ? ", some failed" : "");
-}
 
 static void
 restore_leftover (PpManager *self)
@@ -1315,12 +293,12 @@ restore_leftover (PpManager *self)
     return;
   g_message ("Found original values left by a previous run that did not exit cleanly, restoring them");
   originals = pp_restore_load (self->restore);
-  if (dry_run (self))
+  if (pp_manager_dry_run (self))
     {
       g_message ("dry-run: would restore %u original values", originals->len);
       return;
     }
-  restore_originals (self, originals, "after an unclean exit");
+  pp_manager_restore_originals (self, originals, "after an unclean exit");
   pp_restore_clear (self->restore);
 }
 
@@ -1372,7 +350,7 @@ load_config (PpManager *self, GPtrArray *problems, GError **error)
     {
       if (self->dry_run)
         g_message ("Dry run: nothing will be written, no helper run; each write is logged");
-      g_object_notify_by_pspec (G_OBJECT (self), props[PROP_DRY_RUN]);
+      g_object_notify_by_pspec (G_OBJECT (self), pp_manager_props[PROP_DRY_RUN]);
     }
   return TRUE;
 }
@@ -1430,15 +408,15 @@ pp_manager_start (PpManager *self, GError **error)
   for (guint i = 0; i < infos->len; i++)
     {
       PpDeviceInfo *info = g_ptr_array_index (infos, i);
-      if (is_managed_path (info->syspath))
-        device_table_set (self, info);
+      if (pp_manager_is_managed_path (info->syspath))
+        pp_manager_device_table_set (self, info);
     }
   g_info ("Managing %u devices", g_hash_table_size (self->devices));
 
-  self->situation.on_battery = compute_on_battery (self);
+  self->situation.on_battery = pp_manager_compute_on_battery (self);
   self->situation.low_battery =
     pp_policy_low_battery (self->situation.on_battery,
-                           self->situation.on_battery ? compute_battery_percent (self) : -1,
+                           self->situation.on_battery ? pp_manager_compute_battery_percent (self) : -1,
                            self->config->low_battery_percent);
   g_info ("Power source: %s%s", self->situation.on_battery ? "battery" : "AC",
           self->situation.low_battery ? ", battery low" : "");
@@ -1510,78 +488,11 @@ pp_manager_reload (PpManager *self, GPtrArray **problems_out)
 void
 pp_manager_shutdown (PpManager *self)
 {
-  if (self->restore == NULL || dry_run (self))
+  if (self->restore == NULL || pp_manager_dry_run (self))
     return;
   if (self->config->restore_on_exit)
-    restore_originals (self, pp_restore_get_recorded (self->restore), "on exit");
+    pp_manager_restore_originals (self, pp_restore_get_recorded (self->restore), "on exit");
   pp_restore_clear (self->restore);
-}
-
-PpDevice *
-pp_manager_get_device (PpManager *self, const char *syspath)
-{
-  return g_hash_table_lookup (self->devices, syspath);
-}
-
-PpDevice *
-pp_manager_get_tree_device (PpManager *self, const char *syspath)
-{
-  PpDevice *dev = g_hash_table_lookup (self->devices, syspath);
-  g_autoptr(PpDeviceInfo) info = NULL;
-
-  if (dev != NULL)
-    return dev;
-  dev = g_hash_table_lookup (self->unmanaged, syspath);
-  if (dev != NULL)
-    return dev;
-  if (self->udev == NULL || !is_managed_path (syspath))
-    return NULL;
-  info = pp_udev_lookup (self->udev, syspath, NULL);
-  if (info == NULL)
-    return NULL;
-  dev = pp_device_new (info);
-  g_hash_table_replace (self->unmanaged, dev->info->syspath, dev);
-  return dev;
-}
-
-void
-pp_manager_forget_tree_devices (PpManager *self)
-{
-  g_hash_table_remove_all (self->unmanaged);
-}
-
-static gboolean
-restore_listed (char **list, const char *name)
-{
-  return list != NULL && name != NULL && g_strv_contains ((const char * const *) list, name);
-}
-
-gboolean
-pp_manager_set_before_sleep (PpManager *self, gboolean before_sleep, GError **error)
-{
-  const PpSleepConfig *sc = &self->config->sleep;
-  g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
-  GPtrArray *devices;
-
-  if (self->situation.before_sleep == before_sleep)
-    return TRUE;
-  self->situation.before_sleep = before_sleep;
-  if (!sc->restore_defaults)
-    return TRUE;
-  g_info ("%s", before_sleep ? "Before sleep: AHCI runtime PM on, PCIe ASPM policy default"
-                             : "After resume: the sleep layer ends");
-  /* only what the layer names: the rest of the policy stays as it is */
-  devices = pp_manager_list_devices (self);
-  for (guint i = 0; i < devices->len; i++)
-    {
-      PpDevice *dev = g_ptr_array_index (devices, i);
-
-      if (restore_listed (sc->restore_defaults_classes, dev->props.klass) ||
-          restore_listed (sc->restore_defaults_drivers, dev->info->driver))
-        plan_device (self, plan, dev);
-    }
-  plan_modules (self, plan);
-  return execute_plan (self, plan, error);
 }
 
 void
@@ -1614,367 +525,6 @@ gboolean
 pp_manager_get_user_idle (PpManager *self)
 {
   return self->situation.user_idle;
-}
-
-gboolean
-pp_manager_set_held (PpManager   *self,
-                     GPtrArray   *syspaths,
-                     gboolean     held,
-                     GError     **error)
-{
-  g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
-
-  retry_unjournalled (self);
-  for (guint i = 0; i < syspaths->len; i++)
-    {
-      const char *path = g_ptr_array_index (syspaths, i);
-      guint count = GPOINTER_TO_UINT (g_hash_table_lookup (self->held, path));
-
-      if (held)
-        g_hash_table_replace (self->held, g_strdup (path), GUINT_TO_POINTER (count + 1));
-      else if (count <= 1)
-        g_hash_table_remove (self->held, path);
-      else
-        g_hash_table_replace (self->held, g_strdup (path), GUINT_TO_POINTER (count - 1));
-    }
-  /* what a held device depends on may be a device the rules do not tag */
-  for (guint i = 0; i < syspaths->len; i++)
-    {
-      PpDevice *dev = pp_manager_get_tree_device (self, g_ptr_array_index (syspaths, i));
-      if (dev != NULL)
-        plan_device (self, plan, dev);
-    }
-  return execute_plan (self, plan, error);
-}
-
-gboolean
-pp_manager_set_reverted (PpManager   *self,
-                         GPtrArray   *syspaths,
-                         gboolean     reverted,
-                         GError     **error)
-{
-  g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
-
-  retry_unjournalled (self);
-  for (guint i = 0; i < syspaths->len; i++)
-    {
-      const char *path = g_ptr_array_index (syspaths, i);
-      guint count = GPOINTER_TO_UINT (g_hash_table_lookup (self->reverted, path));
-
-      if (reverted)
-        g_hash_table_replace (self->reverted, g_strdup (path), GUINT_TO_POINTER (count + 1));
-      else if (count <= 1)
-        g_hash_table_remove (self->reverted, path);
-      else
-        g_hash_table_replace (self->reverted, g_strdup (path), GUINT_TO_POINTER (count - 1));
-    }
-  /* a device that left meanwhile has nothing to write */
-  for (guint i = 0; i < syspaths->len; i++)
-    {
-      PpDevice *dev = g_hash_table_lookup (self->devices, g_ptr_array_index (syspaths, i));
-      if (dev != NULL)
-        plan_device (self, plan, dev);
-    }
-  return execute_plan (self, plan, error);
-}
-
-gboolean
-pp_manager_is_reverted (PpManager *self, const char *syspath)
-{
-  return g_hash_table_contains (self->reverted, syspath);
-}
-
-gboolean
-pp_manager_set_powered_down (PpManager  *self,
-                             PpDevice   *dev,
-                             gboolean    down,
-                             GError    **error)
-{
-  retry_unjournalled (self);
-  if (down)
-    g_hash_table_add (self->powered_down, g_strdup (dev->info->syspath));
-  else
-    g_hash_table_remove (self->powered_down, dev->info->syspath);
-  return apply_device (self, dev, error);
-}
-
-gboolean
-pp_manager_power_up_device (PpManager   *self,
-                            PpDevice    *dev,
-                            GPtrArray  **out_decided,
-                            GError     **error)
-{
-  g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
-  g_autoptr(GPtrArray) settings = NULL;
-  GPtrArray *decided = g_ptr_array_new_with_free_func (g_free);
-
-  retry_unjournalled (self);
-  g_hash_table_remove (self->powered_down, dev->info->syspath);
-  settings = plan_device_full (self, plan, dev, TRUE);
-  /* what the pass decides: the layers' settings, and the originals
-   * that the attributes no layer mentions go back to */
-  for (guint i = 0; settings != NULL && i < settings->len; i++)
-    {
-      PpSetting *s = g_ptr_array_index (settings, i);
-      g_autofree char *path = g_build_filename (dev->info->syspath, s->key, NULL);
-
-      if (g_file_test (path, G_FILE_TEST_EXISTS))
-        g_ptr_array_add (decided, g_strdup_printf ("%s=%s", s->key, s->value));
-    }
-  for (guint i = 0; i < plan->len; i++)
-    {
-      PlannedWrite *w = g_ptr_array_index (plan, i);
-      g_autofree char *entry = g_strdup_printf ("%s=", w->relpath);
-      gboolean listed = FALSE;
-
-      for (guint j = 0; j < decided->len && !listed; j++)
-        listed = g_str_has_prefix (g_ptr_array_index (decided, j), entry);
-      if (!listed)
-        g_ptr_array_add (decided, g_strdup_printf ("%s=%s", w->relpath, w->value));
-    }
-  if (out_decided)
-    *out_decided = decided;
-  else
-    g_ptr_array_unref (decided);
-  return execute_plan (self, plan, error);
-}
-
-gboolean
-pp_manager_write_attribute (PpManager           *self,
-                            PpDevice            *dev,
-                            const char          *path,
-                            const char          *value,
-                            PpManagerWriteFlags  flags,
-                            GError             **error)
-{
-  g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
-  g_autoptr(GError) read_error = NULL;
-  g_autofree char *current = NULL;
-  PlannedWrite *w;
-
-  retry_unjournalled (self);
-  if (roots_for_path (path) == NULL)
-    {
-      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
-                   "refusing to write %s: not an attribute powerpolicyd manages", path);
-      return FALSE;
-    }
-  current = read_current (path, flags, &read_error);
-  if (current == NULL)
-    {
-      g_propagate_prefixed_error (error, g_steal_pointer (&read_error), "cannot read ");
-      return FALSE;
-    }
-  /* a setting already in place needs no write; an action always does */
-  if (!(flags & PP_MANAGER_WRITE_ACTION) && g_str_equal (current, value))
-    return TRUE;
-
-  w = g_new0 (PlannedWrite, 1);
-  w->path = g_strdup (path);
-  /* DeviceChanged names the device's own attributes only (a port switch
-   * lies under the hub, not under the device behind it) */
-  if (dev != NULL && g_str_has_prefix (path, dev->info->syspath) &&
-      path[strlen (dev->info->syspath)] == '/')
-    {
-      w->dev = dev;
-      w->relpath = g_strdup (path + strlen (dev->info->syspath) + 1);
-    }
-  else
-    w->relpath = g_strdup (path);
-  w->value = g_strdup (value);
-  w->current = g_steal_pointer (&current);
-  w->flags = flags;
-  g_ptr_array_add (plan, w);
-  return execute_plan (self, plan, error);
-}
-
-const char *
-pp_manager_lookup_original (PpManager *self, const char *path)
-{
-  return pp_restore_lookup (self->restore, path);
-}
-
-char *
-pp_manager_get_decided_value (PpManager *self, PpDevice *dev, const char *relpath)
-{
-  /* PowerDown's layer is not part of the answer */
-  g_autoptr(PpDecision) decision = decide_device (self, dev, FALSE, FALSE);
-  for (guint i = 0; i < decision->settings->len; i++)
-    {
-      PpSetting *s = g_ptr_array_index (decision->settings, i);
-      if (g_str_equal (s->key, relpath))
-        return g_strdup (s->value);
-    }
-  return NULL;
-}
-
-/* The row of the PCIe ASPM policy (a module parameter, named by its
- * path) in the Explain of a PCI device, when the configuration has a
- * [Module pcie_aspm] section: the policy applies to every link. */
-static PpExplainRow *
-explain_aspm_policy (PpManager *self, PpDevice *dev)
-{
-  g_autoptr(GPtrArray) modules = NULL;
-  g_autofree char *path = g_build_filename (PP_SYSFS_MODULE, PP_ASPM_MODULE, "parameters",
-                                            PP_ASPM_POLICY_PARAM, NULL);
-  const char *key = ASPM_POLICY_KEY;
-  g_autofree char *current = NULL;
-  PpExplainRow *row;
-
-  if (!g_str_equal (dev->info->subsystem, "pci") ||
-      pp_config_get_module (self->config, PP_ASPM_MODULE) == NULL)
-    return NULL;
-  row = g_new0 (PpExplainRow, 1);
-  row->attribute = g_steal_pointer (&path);
-  current = read_current (row->attribute, PP_MANAGER_WRITE_SETTING, NULL);
-  row->current = g_utf8_make_valid (current != NULL ? current : "", -1);
-  modules = pp_policy_module_settings (self->config, &self->situation);
-  for (guint i = 0; i < modules->len; i++)
-    {
-      PpSetting *s = g_ptr_array_index (modules, i);
-
-      if (!g_str_equal (s->key, key))
-        continue;
-      row->layer = pp_setting_source_to_string (s->source);
-      if (current == NULL)
-        {
-          row->decided = g_strdup ("");
-          row->origin = g_strdup_printf ("no such parameter (a kernel without PCIe ASPM "
-                                         "support); nothing written (policy=%s by %s)", s->value,
-                                         s->origin != NULL ? s->origin : "");
-        }
-      else if (!aspm_os_controlled (self))
-        {
-          row->decided = g_strdup ("");
-          row->origin = g_strdup_printf ("firmware controls ASPM (no PCI device shows link/); "
-                                         "nothing written (policy=%s by %s)", s->value,
-                                         s->origin != NULL ? s->origin : "");
-        }
-      else
-        {
-          row->decided = g_strdup (s->value);
-          row->origin = g_strdup (s->origin != NULL ? s->origin : "");
-        }
-      {
-        char *valid = g_utf8_make_valid (row->origin, -1);
-        g_free (row->origin);
-        row->origin = valid;
-      }
-      return row;
-    }
-  row->decided = g_strdup ("");
-  row->layer = "class";
-  row->origin = g_strdup ("not set by [Module " PP_ASPM_MODULE "] in this situation: "
-                          "the kernel's policy stays");
-  return row;
-}
-
-GPtrArray *
-pp_manager_explain (PpManager *self, PpDevice *dev)
-{
-  g_autoptr(PpDecision) decision = decide_device (self, dev, FALSE, TRUE);
-  g_autoptr(GPtrArray) rows = pp_policy_explain (self->config, &dev->props, decision);
-  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_explain_row_free);
-  g_autofree char *link_dir = g_build_filename (dev->info->syspath, PP_ASPM_LINK_DIR, NULL);
-  PpExplainRow *aspm_policy;
-
-  for (guint i = 0; i < rows->len; i++)
-    {
-      PpExplainRow *row = g_ptr_array_index (rows, i);
-      g_autofree char *path = g_build_filename (dev->info->syspath, row->attribute, NULL);
-      g_autofree char *current = NULL;
-      const char *absent;
-
-      /* an attribute the device does not have and nothing decides: no row */
-      if (!g_file_test (path, G_FILE_TEST_EXISTS) && *row->decided == '\0')
-        continue;
-      /* a knob the device lacks: said why, and that nothing is written */
-      absent = !g_file_test (path, G_FILE_TEST_EXISTS)
-               ? pp_knob_absent_reason (row->attribute, g_file_test (link_dir, G_FILE_TEST_IS_DIR))
-               : NULL;
-      if (absent != NULL)
-        {
-          char *origin = g_strdup_printf ("%s (%s=%s by %s)", absent, row->attribute,
-                                          row->decided, row->origin);
-          g_free (row->origin);
-          row->origin = origin;
-          g_free (row->decided);
-          row->decided = g_strdup ("");
-        }
-      current = pp_sysfs_read_opt (dev->info->syspath, row->attribute);
-      /* D-Bus strings are UTF-8: an attribute may hold anything */
-      row->current = g_utf8_make_valid (current ? current : "", -1);
-      if (!g_utf8_validate (row->origin, -1, NULL))
-        {
-          char *valid = g_utf8_make_valid (row->origin, -1);
-          g_free (row->origin);
-          row->origin = valid;
-        }
-      g_ptr_array_add (out, g_steal_pointer (&rows->pdata[i]));
-    }
-  aspm_policy = explain_aspm_policy (self, dev);
-  if (aspm_policy != NULL)
-    g_ptr_array_add (out, aspm_policy);
-  return out;
-}
-
-char *
-pp_manager_get_exclusion (PpManager *self, PpDevice *dev)
-{
-  g_autoptr(PpDecision) decision = NULL;
-
-  if (is_device_link (dev))
-    return NULL;
-  decision = decide_device (self, dev, FALSE, TRUE);
-  if (decision->skipped != PP_SOURCE_EXCLUDED)
-    return NULL;
-  return g_steal_pointer (&decision->skip_origin);
-}
-
-void
-pp_manager_set_hold_hook (PpManager         *self,
-                          PpManagerHoldHook  hook,
-                          gpointer           user_data)
-{
-  self->hold_hook = hook;
-  self->hold_hook_data = user_data;
-}
-
-void
-pp_manager_set_revert_hook (PpManager         *self,
-                            PpManagerHoldHook  hook,
-                            gpointer           user_data)
-{
-  self->revert_hook = hook;
-  self->revert_hook_data = user_data;
-}
-
-/* "reverted by WHO (WHY), pid N" of each Revert of @syspath. */
-static char *
-revert_origin (PpManager *self, const char *syspath)
-{
-  char *origin = NULL;
-
-  if (self->revert_hook != NULL)
-    origin = self->revert_hook (self, syspath, self->revert_hook_data);
-  return origin != NULL ? origin : g_strdup ("reverted");
-}
-
-/* "held by WHO (WHY), pid N" of each hold on @syspath, from the hook. */
-static char *
-hold_origin (PpManager *self, const char *syspath)
-{
-  char *origin = NULL;
-
-  if (self->hold_hook != NULL)
-    origin = self->hold_hook (self, syspath, self->hold_hook_data);
-  return origin != NULL ? origin : g_strdup ("held");
-}
-
-gboolean
-pp_manager_is_held (PpManager *self, const char *syspath)
-{
-  return g_hash_table_contains (self->held, syspath);
 }
 
 guint64
@@ -2036,304 +586,9 @@ pp_manager_get_options (PpManager *self)
 
 /* ---- what changed, overrides, conflicts (open to everyone) ------------ */
 
-void
-pp_manager_change_free (PpManagerChange *change)
-{
-  if (change == NULL)
-    return;
-  g_free (change->path);
-  g_free (change->attribute);
-  g_free (change->original);
-  g_free (change->current);
-  g_free (change);
-}
-
-/* Split @path into the device it belongs to and the attribute below
- * it; a path under no device (a module parameter, a /sys/power setting)
- * is its own path, with its file name as the attribute (as the D-Bus
- * interface documents ListChanges). */
-static void
-split_attribute_path (PpManager *self, const char *path, char **dir, char **attribute)
-{
-  if (pp_sysfs_path_is_under (path, PP_SYSFS_DEVICES))
-    {
-      g_autofree char *up = g_path_get_dirname (path);
-
-      while (strlen (up) > strlen (PP_SYSFS_DEVICES))
-        {
-          char *parent;
-
-          if (g_hash_table_contains (self->devices, up) ||
-              g_hash_table_contains (self->unmanaged, up))
-            {
-              *attribute = g_strdup (path + strlen (up) + 1);
-              *dir = g_steal_pointer (&up);
-              return;
-            }
-          parent = g_path_get_dirname (up);
-          g_free (up);
-          up = parent;
-        }
-    }
-  *dir = g_strdup (path);
-  *attribute = g_path_get_basename (path);
-}
-
-static gint
-compare_changes (gconstpointer a, gconstpointer b)
-{
-  const PpManagerChange *ca = *(PpManagerChange * const *) a;
-  const PpManagerChange *cb = *(PpManagerChange * const *) b;
-  int r = strcmp (ca->path, cb->path);
-
-  return r != 0 ? r : strcmp (ca->attribute, cb->attribute);
-}
-
-GPtrArray *
-pp_manager_list_changes (PpManager *self)
-{
-  GPtrArray *changes = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_manager_change_free);
-  GPtrArray *recorded = pp_restore_get_recorded (self->restore);
-
-  for (guint i = 0; recorded != NULL && i < recorded->len; i++)
-    {
-      PpOriginal *o = g_ptr_array_index (recorded, i);
-      /* of a list of choices (/sys/power/mem_sleep) the chosen one */
-      PpManagerWriteFlags flags = pp_sysfs_path_is_under (o->path, PP_SYSFS_POWER)
-                                  ? PP_MANAGER_WRITE_CHOICE : PP_MANAGER_WRITE_SETTING;
-      g_autofree char *current = read_current (o->path, flags, NULL);
-      PpManagerChange *change;
-
-      /* gone, or back to its original (a layer left, PowerUp): nothing
-       * to restore */
-      if (current == NULL || g_str_equal (current, o->value))
-        continue;
-      change = g_new0 (PpManagerChange, 1);
-      split_attribute_path (self, o->path, &change->path, &change->attribute);
-      /* D-Bus strings are UTF-8, whatever an attribute held */
-      change->original = g_utf8_make_valid (o->value, -1);
-      change->current = g_utf8_make_valid (current, -1);
-      g_ptr_array_add (changes, change);
-    }
-  g_ptr_array_sort (changes, compare_changes);
-  return changes;
-}
-
-GPtrArray *
-pp_manager_list_overrides (PpManager *self)
-{
-  return pp_overrides_list (self->overrides);
-}
-
-GPtrArray *
-pp_manager_list_conflicts (PpManager *self)
-{
-  GPtrArray *rows = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_conflict_free);
-  g_autoptr(GPtrArray) foreign = pp_foreign_tracker_list_conflicts (self->foreign);
-
-  for (guint i = 0; self->installed_conflicts != NULL && i < self->installed_conflicts->len; i++)
-    {
-      PpConflict *c = g_ptr_array_index (self->installed_conflicts, i);
-      g_ptr_array_add (rows, pp_conflict_new (c->subject, c->what, c->evidence));
-    }
-  for (guint i = 0; i < foreign->len; i++)
-    {
-      PpConflict *c = g_ptr_array_index (foreign, i);
-      g_ptr_array_add (rows, pp_conflict_new (c->subject, c->what, c->evidence));
-    }
-  return rows;
-}
-
 /* ---- overrides -------------------------------------------------------- */
 
-gboolean
-pp_manager_set_override (PpManager   *self,
-                         PpDevice    *dev,
-                         const char  *key,
-                         const char  *value,
-                         GError     **error)
-{
-  const char *attr = pp_overrides_key_to_attr (key);
-  const PpOverride *current;
-  g_autoptr(PpOverride) previous = NULL;
-  g_autofree char *attr_path = NULL;
-  g_autofree char *excluded = NULL;
-  g_autoptr(GError) apply_error = NULL;
-
-  if (attr == NULL)
-    {
-      g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
-                   "unknown key '%s' (expected Control, AutosuspendDelayMs or Wakeup)",
-                   key ? key : "");
-      return FALSE;
-    }
-  if (dev->props.ignore)
-    {
-      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
-                   "%s is ignored (POWERPOLICY_IGNORE=1): the daemon never writes to it",
-                   dev->info->syspath);
-      return FALSE;
-    }
-  excluded = pp_manager_get_exclusion (self, dev);
-  if (excluded != NULL)
-    {
-      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
-                   "%s is left to its driver (%s): the daemon never writes to it",
-                   dev->info->syspath, excluded);
-      return FALSE;
-    }
-  attr_path = g_build_filename (dev->info->syspath, attr, NULL);
-  if (!g_file_test (attr_path, G_FILE_TEST_EXISTS))
-    {
-      g_set_error (error, PP_ERROR, PP_ERROR_NOT_SUPPORTED,
-                   "%s has no %s attribute", dev->info->syspath, attr);
-      return FALSE;
-    }
-
-  retry_unjournalled (self);
-  current = pp_overrides_lookup (self->overrides, dev->info->syspath);
-  if (current != NULL)
-    previous = pp_override_copy (current);
-  if (!pp_overrides_set (self->overrides, dev->info->syspath, key, value, error))
-    return FALSE;
-
-  if (!apply_device (self, dev, &apply_error))
-    {
-      g_autoptr(GError) undo_error = NULL;
-
-      /* nothing half-applied: the override goes again */
-      if (!pp_overrides_replace (self->overrides, dev->info->syspath, previous, &undo_error))
-        g_warning ("Cannot take back the override of %s: %s",
-                   dev->info->syspath, undo_error->message);
-      apply_device (self, dev, NULL);
-      g_set_error (error, PP_ERROR, PP_ERROR_FAILED, "%s", apply_error->message);
-      return FALSE;
-    }
-  pp_log_override (TRUE, dev->info->syspath, key, value);
-  return TRUE;
-}
-
-gboolean
-pp_manager_clear_overrides (PpManager  *self,
-                            PpDevice   *dev,
-                            GError    **error)
-{
-  g_autoptr(GError) apply_error = NULL;
-
-  retry_unjournalled (self);
-  if (!pp_overrides_clear (self->overrides, dev->info->syspath, error))
-    return FALSE;
-  if (!apply_device (self, dev, &apply_error))
-    {
-      g_set_error (error, PP_ERROR, PP_ERROR_FAILED, "overrides cleared, but: %s",
-                   apply_error->message);
-      return FALSE;
-    }
-  pp_log_override (FALSE, dev->info->syspath, NULL, NULL);
-  return TRUE;
-}
-
 /* ---- device arguments ------------------------------------------------- */
-
-static PpDevice *
-resolve_device (PpManager *self, const char *device, GError **error)
-{
-  PpDeviceArgKind kind;
-  PpDevice *dev;
-
-  if (!pp_device_arg_check (device, &kind, error))
-    return NULL;
-  if (kind == PP_DEVICE_ARG_PATH)
-    {
-      char resolved[PATH_MAX];
-
-      dev = g_hash_table_lookup (self->devices, device);
-      if (dev != NULL)
-        return dev;
-      if (realpath (device, resolved) == NULL || !is_managed_path (resolved))
-        {
-          g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE,
-                       "'%s' is not a device under /sys/devices", device);
-          return NULL;
-        }
-      dev = g_hash_table_lookup (self->devices, resolved);
-      if (dev == NULL)
-        {
-          g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE,
-                       "'%s' is not a device the daemon manages", device);
-          return NULL;
-        }
-      return dev;
-    }
-
-  {
-    GPtrArray *list = g_hash_table_lookup (self->by_sysname, device);
-
-    if (list == NULL || list->len == 0)
-      {
-        g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE, "no device named '%s'", device);
-        return NULL;
-      }
-    if (list->len > 1)
-      {
-        g_autoptr(GString) names = g_string_new (NULL);
-        for (guint i = 0; i < list->len; i++)
-          {
-            PpDevice *d = g_ptr_array_index (list, i);
-            g_string_append_printf (names, "%s%s", i ? ", " : "", d->info->syspath);
-          }
-        g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
-                     "device name '%s' is ambiguous, use one of: %s", device, names->str);
-        return NULL;
-      }
-    return g_ptr_array_index (list, 0);
-  }
-}
-
-PpDevice *
-pp_manager_resolve_device (PpManager *self, const char *device, GError **error)
-{
-  PpDevice *dev = resolve_device (self, device, error);
-
-  if (dev != NULL && is_device_link (dev))
-    {
-      g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE,
-                   "'%s' is a device link, not a device", device);
-      return NULL;
-    }
-  return dev;
-}
-
-void
-pp_device_status_free (PpDeviceStatus *status)
-{
-  if (status == NULL)
-    return;
-  g_free (status->parent);
-  g_free (status->runtime_status);
-  g_free (status->control);
-  g_free (status->wakeup);
-  g_free (status);
-}
-
-PpDeviceStatus *
-pp_manager_get_device_status (PpManager *self, PpDevice *dev)
-{
-  PpDeviceStatus *status = g_new0 (PpDeviceStatus, 1);
-  const char *syspath = dev->info->syspath;
-  const char *parent = pp_device_info_get_parent (dev->info);
-  PpPowerState state;
-
-  /* one path walk for the four attributes */
-  pp_power_state_read (syspath, PP_POWER_STATE_ALL, &state);
-  status->parent = g_strdup (parent != NULL && is_managed_path (parent) ? parent : "");
-  status->runtime_status = g_strdup (state.runtime_status);
-  status->control = g_strdup (state.control);
-  status->wakeup = g_strdup (state.wakeup);
-  status->autosuspend_delay_ms = state.autosuspend_delay_ms;
-  status->held = g_hash_table_contains (self->held, syspath);
-  return status;
-}
 
 /* ---- GObject ---------------------------------------------------------- */
 
@@ -2402,51 +657,51 @@ pp_manager_class_init (PpManagerClass *klass)
   object_class->get_property = pp_manager_get_property;
   object_class->finalize = pp_manager_finalize;
 
-  props[PROP_ON_BATTERY] =
+  pp_manager_props[PROP_ON_BATTERY] =
     g_param_spec_boolean ("on-battery", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   /* on battery at or below [Daemon] LowBatteryPercent= (D-Bus LowBattery) */
-  props[PROP_LOW_BATTERY] =
+  pp_manager_props[PROP_LOW_BATTERY] =
     g_param_spec_boolean ("low-battery", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   /* --dry-run, or DryRun=true in the configuration (follows Reload) */
-  props[PROP_DRY_RUN] =
+  pp_manager_props[PROP_DRY_RUN] =
     g_param_spec_boolean ("dry-run", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   /* attribute writes that failed since start; notified at most once per
    * executed plan (one per full pass), when it changed */
-  props[PROP_WRITE_FAILURES] =
+  pp_manager_props[PROP_WRITE_FAILURES] =
     g_param_spec_uint64 ("write-failures", NULL, NULL, 0, G_MAXUINT64, 0,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   /* seconds the last full policy pass (apply_all) took; 0 before the first */
-  props[PROP_LAST_POLICY_PASS_SEC] =
+  pp_manager_props[PROP_LAST_POLICY_PASS_SEC] =
     g_param_spec_double ("last-policy-pass-sec", NULL, NULL, 0, G_MAXDOUBLE, 0,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
-  g_object_class_install_properties (object_class, N_PROPS, props);
+  g_object_class_install_properties (object_class, N_PROPS, pp_manager_props);
 
   /* (const char *syspath, GStrv attributes, GStrv values): what the
    * writes of one apply changed on a device, attribute paths relative to
    * it ("power/control") and the values written, index by index */
-  signals[SIGNAL_DEVICE_CHANGED] =
+  pp_manager_signals[SIGNAL_DEVICE_CHANGED] =
     g_signal_new ("device-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 3,
                   G_TYPE_STRING, G_TYPE_STRV, G_TYPE_STRV);
   /* (PpDevice *device, gboolean is_new): after add/change and its apply */
-  signals[SIGNAL_DEVICE_ADDED] =
+  pp_manager_signals[SIGNAL_DEVICE_ADDED] =
     g_signal_new ("device-added", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_POINTER, G_TYPE_BOOLEAN);
   /* (const char *syspath): after the device left the table */
-  signals[SIGNAL_DEVICE_REMOVED] =
+  pp_manager_signals[SIGNAL_DEVICE_REMOVED] =
     g_signal_new ("device-removed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
   /* (const char *action, const char *syspath): a device of /sys/devices,
    * managed or not, was added, removed or moved; before device-added or
    * device-removed */
-  signals[SIGNAL_TOPOLOGY_CHANGED] =
+  pp_manager_signals[SIGNAL_TOPOLOGY_CHANGED] =
     g_signal_new ("topology-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
   /* the rows of pp_manager_list_conflicts() changed */
-  signals[SIGNAL_CONFLICTS_CHANGED] =
+  pp_manager_signals[SIGNAL_CONFLICTS_CHANGED] =
     g_signal_new ("conflicts-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
@@ -2487,136 +742,3 @@ pp_manager_new (const PpManagerOptions *options)
 }
 
 /* ---- statistics ------------------------------------------------------- */
-
-static void
-append_stats_row (GArray *rows, PpDevice *dev, const PpResidency *r, const PpResidencySample *now)
-{
-  PpManagerStatsRow row = { dev->info->syspath, dev->props.klass, r->suspended_share,
-                            r->active_ms, r->suspended_ms,
-                            pp_runtime_status_to_string (now->status), now->control_auto };
-
-  g_array_append_val (rows, row);
-}
-
-GArray *
-pp_manager_get_statistics (PpManager  *self,
-                           PpDevice   *device,
-                           GError    **error)
-{
-  g_autoptr(GArray) rows = g_array_new (FALSE, TRUE, sizeof (PpManagerStatsRow));
-  GPtrArray *devices;
-  PpResidency r;
-  PpResidencySample now;
-
-  if (device != NULL)
-    {
-      if (!pp_residency_book_query (self->residency, device->info->syspath, &r, &now, error))
-        return NULL;
-      append_stats_row (rows, device, &r, &now);
-      return g_steal_pointer (&rows);
-    }
-
-  /* every managed device that has counters; one gone meanwhile, or
-   * without counters, is left out */
-  devices = pp_manager_list_devices (self);
-  for (guint i = 0; i < devices->len; i++)
-    {
-      PpDevice *dev = g_ptr_array_index (devices, i);
-
-      if (pp_residency_book_query (self->residency, dev->info->syspath, &r, &now, NULL))
-        append_stats_row (rows, dev, &r, &now);
-    }
-  return g_steal_pointer (&rows);
-}
-
-static void
-class_stats_clear (gpointer data)
-{
-  g_free (((PpManagerClassStats *) data)->class);
-}
-
-GArray *
-pp_manager_get_class_statistics (PpManager *self)
-{
-  GPtrArray *devices = pp_manager_list_devices (self);
-  g_autofree PpStatsRow *rows = g_new (PpStatsRow, devices->len + 1);
-  g_autoptr(GArray) totals = NULL;
-  GArray *out;
-  guint n = 0;
-
-  /* the same rows as GetStatistics(""), with their class */
-  for (guint i = 0; i < devices->len; i++)
-    {
-      PpDevice *dev = g_ptr_array_index (devices, i);
-
-      if (!pp_residency_book_query (self->residency, dev->info->syspath, &rows[n].residency,
-                                    NULL, NULL))
-        continue;
-      rows[n].path = dev->info->syspath;
-      rows[n].class = dev->props.klass;
-      n++;
-    }
-  totals = pp_stats_class_totals (rows, n);
-  out = g_array_sized_new (FALSE, TRUE, sizeof (PpManagerClassStats), totals->len);
-  g_array_set_clear_func (out, class_stats_clear);
-  for (guint i = 0; i < totals->len; i++)
-    {
-      const PpStatsClassTotal *t = &g_array_index (totals, PpStatsClassTotal, i);
-      PpManagerClassStats c = { g_strdup (t->class), t->n_devices, t->n_never_suspends,
-                                t->suspended_share, t->active_ms, t->suspended_ms };
-
-      g_array_append_val (out, c);
-    }
-  return out;
-}
-
-static void
-device_count_clear (gpointer data)
-{
-  PpManagerDeviceCount *c = data;
-
-  g_free (c->class);
-  g_free (c->runtime_status);
-}
-
-static gint
-compare_device_counts (gconstpointer a, gconstpointer b)
-{
-  const PpManagerDeviceCount *ca = a, *cb = b;
-  int c = strcmp (ca->class, cb->class);
-
-  return c != 0 ? c : strcmp (ca->runtime_status, cb->runtime_status);
-}
-
-GArray *
-pp_manager_count_devices (PpManager *self)
-{
-  GPtrArray *devices = pp_manager_list_devices (self);
-  GArray *counts = g_array_new (FALSE, TRUE, sizeof (PpManagerDeviceCount));
-  g_autoptr(GHashTable) index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-
-  g_array_set_clear_func (counts, device_count_clear);
-  for (guint i = 0; i < devices->len; i++)
-    {
-      PpDevice *dev = g_ptr_array_index (devices, i);
-      PpPowerState state;
-      g_autofree char *key = NULL;
-      gpointer slot;
-
-      pp_power_state_read (dev->info->syspath, PP_POWER_STATE_RUNTIME_STATUS, &state);
-      key = g_strdup_printf ("%s%c%s", dev->props.klass, 0x1f, state.runtime_status);
-      if (g_hash_table_lookup_extended (index, key, NULL, &slot))
-        {
-          g_array_index (counts, PpManagerDeviceCount, GPOINTER_TO_UINT (slot)).count++;
-          continue;
-        }
-      {
-        PpManagerDeviceCount c = { g_strdup (dev->props.klass), g_strdup (state.runtime_status), 1 };
-
-        g_hash_table_insert (index, g_steal_pointer (&key), GUINT_TO_POINTER (counts->len));
-        g_array_append_val (counts, c);
-      }
-    }
-  g_array_sort (counts, compare_device_counts);
-  return counts;
-}

@@ -6,6 +6,7 @@
 #include <glib-object.h>
 
 #include "pp-config.h"
+#include "pp-plan.h"
 #include "pp-policy.h"
 #include "pp-udev.h"
 
@@ -122,25 +123,22 @@ gboolean       pp_manager_power_up_device     (PpManager   *self,
                                                GPtrArray  **out_decided,
                                                GError     **error);
 
-typedef enum {
-  /* a setting: its original journalled before the first write, put
-   * back on exit and after a crash; not written when already in place */
-  PP_MANAGER_WRITE_SETTING = 0,
-  /* an action (/sys/power/state): not journalled, always written */
-  PP_MANAGER_WRITE_ACTION  = 1 << 0,
-  /* the attribute lists choices with the current one in [brackets]
-   * (/sys/power/mem_sleep, /sys/power/disk): the chosen one is compared
-   * and journalled */
-  PP_MANAGER_WRITE_CHOICE  = 1 << 1,
-} PpManagerWriteFlags;
+/* How a write is treated (pp-plan.h): PP_MANAGER_WRITE_SETTING (journalled,
+ * not written when in place), _ACTION (not journalled, always written),
+ * _CHOICE (a list of choices, the [chosen] one compared). */
+typedef PpPlanFlags PpManagerWriteFlags;
+#define PP_MANAGER_WRITE_SETTING PP_PLAN_SETTING
+#define PP_MANAGER_WRITE_ACTION  PP_PLAN_ACTION
+#define PP_MANAGER_WRITE_CHOICE  PP_PLAN_CHOICE
 
-/* Write one attribute outside the policy layers (a port's disable
- * switch, bl_power, acpi_video_flags, /sys/power/...) through the same
- * plan/execute as the layers: dry-run gate, journal, checked writer.
- * Only device and module attributes and the sleep settings the daemon
- * knows are accepted (else Refused). @device: named in DeviceChanged,
- * or NULL. */
-gboolean       pp_manager_write_attribute     (PpManager           *self,
+/* A layer outside the policy's decision asks for one attribute (a port's
+ * disable switch, bl_power, acpi_video_flags, /sys/power/...): planned
+ * by pp_plan_request() and carried out by the same executor as the
+ * policy's layers: dry-run gate, journal, checked writer. Only device
+ * and module attributes and the sleep settings the daemon knows are
+ * accepted (else Refused). @device: named in DeviceChanged, or NULL. */
+gboolean       pp_manager_request_layer       (PpManager           *self,
+                                               PpPlanLayer          layer,
                                                PpDevice            *device,
                                                const char          *path,
                                                const char          *value,

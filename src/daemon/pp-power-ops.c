@@ -337,7 +337,8 @@ write_attr (PpPowerOps  *self,
   g_autoptr(GError) error = NULL;
 
   *vanished = FALSE;
-  if (pp_manager_write_attribute (self->manager, dev, path, value, PP_MANAGER_WRITE_SETTING, &error))
+  if (pp_manager_request_layer (self->manager, PP_PLAN_LAYER_POWER_OFF, dev, path, value,
+                                PP_MANAGER_WRITE_SETTING, &error))
     return TRUE;
   if (!device_exists (dev))
     {
@@ -691,8 +692,8 @@ power_up_vanished (PpPowerOps *self, Results *r, const char *syspath)
 
   if (sw == NULL)
     return;
-  if (!pp_manager_write_attribute (self->manager, NULL, sw->path, sw->on_value,
-                                   PP_MANAGER_WRITE_SETTING, &error))
+  if (!pp_manager_request_layer (self->manager, PP_PLAN_LAYER_POWER_OFF, NULL, sw->path,
+                                 sw->on_value, PP_MANAGER_WRITE_SETTING, &error))
     {
       add_row (r, syspath, "failed", error->message);
       return;

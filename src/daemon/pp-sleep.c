@@ -240,8 +240,8 @@ write_kernel_flags (PpSleep *self)
       return;
     }
   /* journalled: put back on exit and after a crash */
-  if (!pp_manager_write_attribute (self->manager, NULL, ACPI_VIDEO_FLAGS, value,
-                                   PP_MANAGER_WRITE_SETTING, &error))
+  if (!pp_manager_request_layer (self->manager, PP_PLAN_LAYER_SLEEP, NULL, ACPI_VIDEO_FLAGS,
+                                 value, PP_MANAGER_WRITE_SETTING, &error))
     g_warning ("%s", error->message);
 }
 
@@ -532,7 +532,8 @@ write_power (PpSleep *self, const char *path, const char *value, GError **error)
   PpManagerWriteFlags flags = g_str_equal (path, SYS_POWER_STATE) ? PP_MANAGER_WRITE_ACTION
                                                                   : PP_MANAGER_WRITE_CHOICE;
 
-  return pp_manager_write_attribute (self->manager, NULL, path, value, flags, error);
+  return pp_manager_request_layer (self->manager, PP_PLAN_LAYER_SLEEP, NULL, path, value, flags,
+                                   error);
 }
 
 static void
@@ -741,8 +742,8 @@ set_display_off (PpSleep *self, gboolean off)
   attr = g_build_filename (bl, "bl_power", NULL);
   /* FB_BLANK_POWERDOWN / FB_BLANK_UNBLANK; journalled, so that a crash
    * with the lid closed leaves no panel off after the restart */
-  if (!pp_manager_write_attribute (self->manager, NULL, attr, off ? "4" : "0",
-                                   PP_MANAGER_WRITE_SETTING, &error))
+  if (!pp_manager_request_layer (self->manager, PP_PLAN_LAYER_LID, NULL, attr,
+                                 off ? "4" : "0", PP_MANAGER_WRITE_SETTING, &error))
     g_warning ("Lid: %s", error->message);
   else if (!dry_run (self))
     g_info ("Lid: internal panel %s", off ? "off" : "on");

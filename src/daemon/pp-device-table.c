@@ -1,0 +1,508 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The manager's device table: the tagged devices by syspath and sysname,
+ * the untagged ones a tree operation looked at, device arguments, the
+ * power supplies read from it, and the per-device status and statistics. */
+#define G_LOG_DOMAIN "pp-manager"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <gio/gio.h>
+
+#include "pp-devarg.h"
+#include "pp-error.h"
+#include "pp-manager-private.h"
+#include "pp-names.h"
+#include "pp-power-state.h"
+#include "pp-residency.h"
+#include "pp-sysfs.h"
+#include "pp-util.h"
+
+static const char *
+lookup_info_property (gpointer user_data, const char *key)
+{
+  return pp_device_info_get_property (user_data, key);
+}
+
+gboolean
+pp_manager_is_usb_device (PpDeviceInfo *info)
+{
+  return g_str_equal (info->subsystem, "usb") && g_strcmp0 (info->devtype, "usb_device") == 0;
+}
+
+/* The class of a USB device also follows the drivers bound to its
+ * interfaces (SPEC §3); POWERPOLICY_CLASS from the rules wins. Other
+ * devices: their class as udev's properties say. */
+static const char *
+usb_effective_class (PpDevice *dev)
+{
+  g_autoptr(GArray) interfaces = NULL;
+
+  if (!pp_manager_is_usb_device (dev->info))
+    return dev->props.klass;
+  interfaces = pp_udev_read_usb_interfaces (dev->info->syspath);
+  return pp_usb_class_effective (pp_device_info_get_property (dev->info, "POWERPOLICY_CLASS"),
+                                 dev->info->subsystem,
+                                 (const PpUsbInterface *) (gpointer) interfaces->data,
+                                 interfaces->len,
+                                 pp_udev_read_usb_vendor (dev->info->syspath));
+}
+
+/* TRUE when the class changed. */
+gboolean
+pp_manager_classify_usb (PpDevice *dev)
+{
+  const char *klass = usb_effective_class (dev);
+
+  if (g_str_equal (klass, dev->props.klass))
+    return FALSE;
+  g_debug ("%s: class %s (udev's class, else its interfaces' drivers)", dev->info->syspath, klass);
+  g_free (dev->props.klass);
+  dev->props.klass = g_strdup (klass);
+  return TRUE;
+}
+
+static PpDevice *
+pp_device_new (PpDeviceInfo *info)
+{
+  PpDevice *dev = g_new0 (PpDevice, 1);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+
+  dev->info = pp_device_info_ref (info);
+  pp_device_props_init (&dev->props, info->subsystem, lookup_info_property, info, warnings);
+  for (guint i = 0; i < warnings->len; i++)
+    g_warning ("%s: %s", info->syspath, (char *) g_ptr_array_index (warnings, i));
+  pp_manager_classify_usb (dev);
+  return dev;
+}
+
+void
+pp_device_free (PpDevice *dev)
+{
+  pp_device_props_clear (&dev->props);
+  pp_device_info_unref (dev->info);
+  g_free (dev);
+}
+
+static void
+index_remove (PpManager *self, PpDevice *dev)
+{
+  GPtrArray *list = g_hash_table_lookup (self->by_sysname, dev->info->sysname);
+
+  if (list == NULL)
+    return;
+  g_ptr_array_remove (list, dev);
+  if (list->len == 0)
+    g_hash_table_remove (self->by_sysname, dev->info->sysname);
+}
+
+static void
+index_add (PpManager *self, PpDevice *dev)
+{
+  GPtrArray *list = g_hash_table_lookup (self->by_sysname, dev->info->sysname);
+
+  if (list == NULL)
+    {
+      list = g_ptr_array_new ();
+      g_hash_table_insert (self->by_sysname, g_strdup (dev->info->sysname), list);
+    }
+  g_ptr_array_add (list, dev);
+}
+
+gboolean
+pp_manager_is_managed_path (const char *syspath)
+{
+  return pp_sysfs_path_is_under (syspath, PP_SYSFS_DEVICES);
+}
+
+/* Device links (/sys/devices/virtual/devlink/...) are edges of the
+ * power-dependency tree, not devices (the kernel gives them no power/):
+ * kept in the table so that their uevents reach the tree, but never
+ * listed, resolved as a device argument, or written. */
+gboolean
+pp_manager_is_device_link (PpDevice *dev)
+{
+  return g_strcmp0 (dev->info->subsystem, "devlink") == 0;
+}
+
+/* Insert or replace; returns the device now in the table. */
+PpDevice *
+pp_manager_device_table_set (PpManager *self, PpDeviceInfo *info)
+{
+  PpDevice *old = g_hash_table_lookup (self->devices, info->syspath);
+  PpDevice *dev = pp_device_new (info);
+
+  if (old != NULL)
+    index_remove (self, old);
+  g_hash_table_replace (self->devices, dev->info->syspath, dev);
+  index_add (self, dev);
+  g_clear_pointer (&self->sorted_cache, g_ptr_array_unref);
+  return dev;
+}
+
+void
+pp_manager_device_table_remove (PpManager *self, const char *syspath)
+{
+  PpDevice *dev = g_hash_table_lookup (self->devices, syspath);
+
+  if (dev == NULL)
+    return;
+  index_remove (self, dev);
+  g_hash_table_remove (self->devices, syspath);
+  g_clear_pointer (&self->sorted_cache, g_ptr_array_unref);
+}
+
+static gint
+compare_devices (gconstpointer a, gconstpointer b)
+{
+  const PpDevice *da = *(PpDevice * const *) a;
+  const PpDevice *db = *(PpDevice * const *) b;
+
+  return strcmp (da->info->syspath, db->info->syspath);
+}
+
+GPtrArray *
+pp_manager_list_devices (PpManager *self)
+{
+  if (self->sorted_cache == NULL)
+    {
+      GHashTableIter iter;
+      gpointer value;
+
+      self->sorted_cache = g_ptr_array_sized_new (g_hash_table_size (self->devices));
+      g_hash_table_iter_init (&iter, self->devices);
+      while (g_hash_table_iter_next (&iter, NULL, &value))
+        if (!pp_manager_is_device_link (value))
+          g_ptr_array_add (self->sorted_cache, value);
+      g_ptr_array_sort (self->sorted_cache, compare_devices);
+    }
+  return self->sorted_cache;
+}
+
+PpDevice *
+pp_manager_get_device (PpManager *self, const char *syspath)
+{
+  return g_hash_table_lookup (self->devices, syspath);
+}
+
+PpDevice *
+pp_manager_get_tree_device (PpManager *self, const char *syspath)
+{
+  PpDevice *dev = g_hash_table_lookup (self->devices, syspath);
+  g_autoptr(PpDeviceInfo) info = NULL;
+
+  if (dev != NULL)
+    return dev;
+  dev = g_hash_table_lookup (self->unmanaged, syspath);
+  if (dev != NULL)
+    return dev;
+  if (self->udev == NULL || !pp_manager_is_managed_path (syspath))
+    return NULL;
+  info = pp_udev_lookup (self->udev, syspath, NULL);
+  if (info == NULL)
+    return NULL;
+  dev = pp_device_new (info);
+  g_hash_table_replace (self->unmanaged, dev->info->syspath, dev);
+  return dev;
+}
+
+void
+pp_manager_forget_tree_devices (PpManager *self)
+{
+  g_hash_table_remove_all (self->unmanaged);
+}
+
+gboolean
+pp_manager_compute_on_battery (PpManager *self)
+{
+  g_autoptr(GArray) facts = g_array_new (FALSE, TRUE, sizeof (PpPowerSupplyFacts));
+  g_autoptr(GPtrArray) strings = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *devices = pp_manager_list_devices (self);
+
+  for (guint i = 0; i < devices->len; i++)
+    {
+      PpDevice *dev = g_ptr_array_index (devices, i);
+      PpPowerSupplyFacts f = { NULL, -1, NULL };
+      char *type, *scope;
+
+      if (!g_str_equal (dev->info->subsystem, "power_supply"))
+        continue;
+      type = pp_sysfs_read_opt (dev->info->syspath, "type");
+      scope = pp_sysfs_read_opt (dev->info->syspath, "scope");
+      g_ptr_array_add (strings, type);
+      g_ptr_array_add (strings, scope);
+      f.type = type;
+      f.scope = scope;
+      f.online = (gint) pp_sysfs_read_int (dev->info->syspath, "online", -1);
+      g_array_append_val (facts, f);
+    }
+  return pp_policy_on_battery ((PpPowerSupplyFacts *) (gpointer) facts->data, facts->len);
+}
+
+/* The charge of the system batteries together, in percent, or -1. */
+gint
+pp_manager_compute_battery_percent (PpManager *self)
+{
+  g_autoptr(GArray) facts = g_array_new (FALSE, TRUE, sizeof (PpBatteryFacts));
+  g_autoptr(GPtrArray) strings = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *devices = pp_manager_list_devices (self);
+
+  for (guint i = 0; i < devices->len; i++)
+    {
+      PpDevice *dev = g_ptr_array_index (devices, i);
+      const char *dir = dev->info->syspath;
+      g_autofree char *type = NULL;
+      PpBatteryFacts f;
+      char *scope;
+
+      if (!g_str_equal (dev->info->subsystem, "power_supply"))
+        continue;
+      type = pp_sysfs_read_opt (dir, "type");
+      if (g_strcmp0 (type, "Battery") != 0)
+        continue;
+      scope = pp_sysfs_read_opt (dir, "scope");
+      g_ptr_array_add (strings, scope);
+      f.scope = scope;
+      f.capacity = (gint) pp_sysfs_read_int (dir, "capacity", -1);
+      f.energy_now = pp_sysfs_read_int (dir, "energy_now", -1);
+      f.energy_full = pp_sysfs_read_int (dir, "energy_full", -1);
+      f.charge_now = pp_sysfs_read_int (dir, "charge_now", -1);
+      f.charge_full = pp_sysfs_read_int (dir, "charge_full", -1);
+      g_array_append_val (facts, f);
+    }
+  return pp_policy_battery_percent ((PpBatteryFacts *) (gpointer) facts->data, facts->len);
+}
+
+static PpDevice *
+resolve_device (PpManager *self, const char *device, GError **error)
+{
+  PpDeviceArgKind kind;
+  PpDevice *dev;
+
+  if (!pp_device_arg_check (device, &kind, error))
+    return NULL;
+  if (kind == PP_DEVICE_ARG_PATH)
+    {
+      char resolved[PATH_MAX];
+
+      dev = g_hash_table_lookup (self->devices, device);
+      if (dev != NULL)
+        return dev;
+      if (realpath (device, resolved) == NULL || !pp_manager_is_managed_path (resolved))
+        {
+          g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE,
+                       "'%s' is not a device under /sys/devices", device);
+          return NULL;
+        }
+      dev = g_hash_table_lookup (self->devices, resolved);
+      if (dev == NULL)
+        {
+          g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE,
+                       "'%s' is not a device the daemon manages", device);
+          return NULL;
+        }
+      return dev;
+    }
+
+  {
+    GPtrArray *list = g_hash_table_lookup (self->by_sysname, device);
+
+    if (list == NULL || list->len == 0)
+      {
+        g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE, "no device named '%s'", device);
+        return NULL;
+      }
+    if (list->len > 1)
+      {
+        g_autoptr(GString) names = g_string_new (NULL);
+        for (guint i = 0; i < list->len; i++)
+          {
+            PpDevice *d = g_ptr_array_index (list, i);
+            g_string_append_printf (names, "%s%s", i ? ", " : "", d->info->syspath);
+          }
+        g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                     "device name '%s' is ambiguous, use one of: %s", device, names->str);
+        return NULL;
+      }
+    return g_ptr_array_index (list, 0);
+  }
+}
+
+PpDevice *
+pp_manager_resolve_device (PpManager *self, const char *device, GError **error)
+{
+  PpDevice *dev = resolve_device (self, device, error);
+
+  if (dev != NULL && pp_manager_is_device_link (dev))
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE,
+                   "'%s' is a device link, not a device", device);
+      return NULL;
+    }
+  return dev;
+}
+
+void
+pp_device_status_free (PpDeviceStatus *status)
+{
+  if (status == NULL)
+    return;
+  g_free (status->parent);
+  g_free (status->runtime_status);
+  g_free (status->control);
+  g_free (status->wakeup);
+  g_free (status);
+}
+
+PpDeviceStatus *
+pp_manager_get_device_status (PpManager *self, PpDevice *dev)
+{
+  PpDeviceStatus *status = g_new0 (PpDeviceStatus, 1);
+  const char *syspath = dev->info->syspath;
+  const char *parent = pp_device_info_get_parent (dev->info);
+  PpPowerState state;
+
+  /* one path walk for the four attributes */
+  pp_power_state_read (syspath, PP_POWER_STATE_ALL, &state);
+  status->parent = g_strdup (parent != NULL && pp_manager_is_managed_path (parent) ? parent : "");
+  status->runtime_status = g_strdup (state.runtime_status);
+  status->control = g_strdup (state.control);
+  status->wakeup = g_strdup (state.wakeup);
+  status->autosuspend_delay_ms = state.autosuspend_delay_ms;
+  status->held = g_hash_table_contains (self->held, syspath);
+  return status;
+}
+
+static void
+append_stats_row (GArray *rows, PpDevice *dev, const PpResidency *r, const PpResidencySample *now)
+{
+  PpManagerStatsRow row = { dev->info->syspath, dev->props.klass, r->suspended_share,
+                            r->active_ms, r->suspended_ms,
+                            pp_runtime_status_to_string (now->status), now->control_auto };
+
+  g_array_append_val (rows, row);
+}
+
+GArray *
+pp_manager_get_statistics (PpManager  *self,
+                           PpDevice   *device,
+                           GError    **error)
+{
+  g_autoptr(GArray) rows = g_array_new (FALSE, TRUE, sizeof (PpManagerStatsRow));
+  GPtrArray *devices;
+  PpResidency r;
+  PpResidencySample now;
+
+  if (device != NULL)
+    {
+      if (!pp_residency_book_query (self->residency, device->info->syspath, &r, &now, error))
+        return NULL;
+      append_stats_row (rows, device, &r, &now);
+      return g_steal_pointer (&rows);
+    }
+
+  /* every managed device that has counters; one gone meanwhile, or
+   * without counters, is left out */
+  devices = pp_manager_list_devices (self);
+  for (guint i = 0; i < devices->len; i++)
+    {
+      PpDevice *dev = g_ptr_array_index (devices, i);
+
+      if (pp_residency_book_query (self->residency, dev->info->syspath, &r, &now, NULL))
+        append_stats_row (rows, dev, &r, &now);
+    }
+  return g_steal_pointer (&rows);
+}
+
+static void
+class_stats_clear (gpointer data)
+{
+  g_free (((PpManagerClassStats *) data)->class);
+}
+
+GArray *
+pp_manager_get_class_statistics (PpManager *self)
+{
+  GPtrArray *devices = pp_manager_list_devices (self);
+  g_autofree PpStatsRow *rows = g_new (PpStatsRow, devices->len + 1);
+  g_autoptr(GArray) totals = NULL;
+  GArray *out;
+  guint n = 0;
+
+  /* the same rows as GetStatistics(""), with their class */
+  for (guint i = 0; i < devices->len; i++)
+    {
+      PpDevice *dev = g_ptr_array_index (devices, i);
+
+      if (!pp_residency_book_query (self->residency, dev->info->syspath, &rows[n].residency,
+                                    NULL, NULL))
+        continue;
+      rows[n].path = dev->info->syspath;
+      rows[n].class = dev->props.klass;
+      n++;
+    }
+  totals = pp_stats_class_totals (rows, n);
+  out = g_array_sized_new (FALSE, TRUE, sizeof (PpManagerClassStats), totals->len);
+  g_array_set_clear_func (out, class_stats_clear);
+  for (guint i = 0; i < totals->len; i++)
+    {
+      const PpStatsClassTotal *t = &g_array_index (totals, PpStatsClassTotal, i);
+      PpManagerClassStats c = { g_strdup (t->class), t->n_devices, t->n_never_suspends,
+                                t->suspended_share, t->active_ms, t->suspended_ms };
+
+      g_array_append_val (out, c);
+    }
+  return out;
+}
+
+static void
+device_count_clear (gpointer data)
+{
+  PpManagerDeviceCount *c = data;
+
+  g_free (c->class);
+  g_free (c->runtime_status);
+}
+
+static gint
+compare_device_counts (gconstpointer a, gconstpointer b)
+{
+  const PpManagerDeviceCount *ca = a, *cb = b;
+  int c = strcmp (ca->class, cb->class);
+
+  return c != 0 ? c : strcmp (ca->runtime_status, cb->runtime_status);
+}
+
+GArray *
+pp_manager_count_devices (PpManager *self)
+{
+  GPtrArray *devices = pp_manager_list_devices (self);
+  GArray *counts = g_array_new (FALSE, TRUE, sizeof (PpManagerDeviceCount));
+  g_autoptr(GHashTable) index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  g_array_set_clear_func (counts, device_count_clear);
+  for (guint i = 0; i < devices->len; i++)
+    {
+      PpDevice *dev = g_ptr_array_index (devices, i);
+      PpPowerState state;
+      g_autofree char *key = NULL;
+      gpointer slot;
+
+      pp_power_state_read (dev->info->syspath, PP_POWER_STATE_RUNTIME_STATUS, &state);
+      key = g_strdup_printf ("%s%c%s", dev->props.klass, 0x1f, state.runtime_status);
+      if (g_hash_table_lookup_extended (index, key, NULL, &slot))
+        {
+          g_array_index (counts, PpManagerDeviceCount, GPOINTER_TO_UINT (slot)).count++;
+          continue;
+        }
+      {
+        PpManagerDeviceCount c = { g_strdup (dev->props.klass), g_strdup (state.runtime_status), 1 };
+
+        g_hash_table_insert (index, g_steal_pointer (&key), GUINT_TO_POINTER (counts->len));
+        g_array_append_val (counts, c);
+      }
+    }
+  g_array_sort (counts, compare_device_counts);
+  return counts;
+}

@@ -1,0 +1,767 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The decision for a device (policy layers, overrides, holds, PowerDown,
+ * PowerUp) and what is told about it: Explain, the decided value, the
+ * exclusion, what changed, overrides and conflicts. */
+#define G_LOG_DOMAIN "pp-manager"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <gio/gio.h>
+
+#include "pp-conflicts.h"
+#include "pp-error.h"
+#include "pp-foreign.h"
+#include "pp-log.h"
+#include "pp-manager-private.h"
+#include "pp-names.h"
+#include "pp-overrides.h"
+#include "pp-restore.h"
+#include "pp-sysfs.h"
+#include "pp-util.h"
+
+static char *revert_origin (PpManager *self, const char *syspath);
+
+typedef struct {
+  PpManager  *self;
+  const char *syspath;
+} OriginalLookup;
+
+/* The original of an attribute of a reverted device: what the journal
+ * recorded before the daemon first wrote it (ListChanges' original); an
+ * attribute the daemon never wrote this run has its original still, its
+ * current value (under dry-run, every attribute). */
+static char *
+lookup_original (gpointer user_data, const char *relpath)
+{
+  OriginalLookup *lookup = user_data;
+  g_autofree char *path = g_build_filename (lookup->syspath, relpath, NULL);
+  const char *recorded = pp_restore_lookup (lookup->self->restore, path);
+
+  if (recorded != NULL)
+    return g_strdup (recorded);
+  return pp_sysfs_read (path, NULL);
+}
+
+/* The NVMe controllers below an NVMe PCI function (nvme/nvme0, ...),
+ * sorted; empty when it has none (not bound yet). */
+static GPtrArray *
+nvme_controllers (PpDevice *dev)
+{
+  g_autofree char *dir = g_build_filename (dev->info->syspath, PP_NVME_DIR, NULL);
+  GPtrArray *names = pp_list_dir_sorted (dir, NULL);
+
+  return names != NULL ? names : g_ptr_array_new_with_free_func (g_free);
+}
+
+/* A PCI id attribute ("0x2646"); 0 when unreadable. */
+static guint
+read_pci_id (const char *syspath, const char *name)
+{
+  g_autofree char *text = pp_sysfs_read_opt (syspath, name);
+  guint64 id = 0;
+
+  if (text == NULL || !g_str_has_prefix (text, "0x") ||
+      !g_ascii_string_to_unsigned (text + 2, 16, 0, G_MAXUINT16, &id, NULL))
+    return 0;
+  return (guint) id;
+}
+
+/* The APST quirk of an NVMe drive, from its PCI ids and the model its
+ * controller reports; NULL for any other device. */
+static const PpNvmeApstQuirk *
+nvme_apst_quirk (PpDevice *dev)
+{
+  g_autoptr(GPtrArray) controllers = NULL;
+  g_autofree char *model = NULL;
+  guint vendor, device;
+
+  if (g_strcmp0 (dev->info->driver, "nvme") != 0 || !g_str_equal (dev->info->subsystem, "pci"))
+    return NULL;
+  vendor = read_pci_id (dev->info->syspath, "vendor");
+  device = read_pci_id (dev->info->syspath, "device");
+  controllers = nvme_controllers (dev);
+  if (controllers->len > 0)
+    {
+      g_autofree char *relpath = g_build_filename (PP_NVME_DIR,
+                                                   (char *) g_ptr_array_index (controllers, 0),
+                                                   "model", NULL);
+      model = pp_sysfs_read_opt (dev->info->syspath, relpath);
+      if (model != NULL)
+        g_strstrip (model);
+    }
+  return pp_nvme_apst_quirk_find (vendor, device, model);
+}
+
+/* A setting key with a '*' (PP_ATTR_NVME_APST) stands for the NVMe
+ * controllers the device has: one setting per controller; a device
+ * without one keeps the pattern, which names no file (nothing is
+ * written, Explain says why). */
+static void
+expand_settings (PpDevice *dev, GPtrArray *settings)
+{
+  g_autoptr(GPtrArray) controllers = NULL;
+
+  for (guint i = 0; i < settings->len; i++)
+    {
+      PpSetting *s = g_ptr_array_index (settings, i);
+
+      if (!g_str_equal (s->key, PP_ATTR_NVME_APST))
+        continue;
+      if (controllers == NULL)
+        controllers = nvme_controllers (dev);
+      if (controllers->len == 0)
+        continue;
+      for (guint c = 0; c < controllers->len; c++)
+        {
+          PpSetting *copy = pp_setting_new_at (NULL, s->value, s->file, s->line);
+
+          copy->key = g_build_filename (PP_NVME_DIR, (char *) g_ptr_array_index (controllers, c),
+                                        PP_NVME_APST_TAIL, NULL);
+          copy->source = s->source;
+          copy->origin = g_strdup (s->origin);
+          g_ptr_array_insert (settings, i + 1 + c, copy);
+        }
+      /* the pattern goes; its copies move down into its place */
+      g_ptr_array_remove_index (settings, i);
+      i += controllers->len - 1;
+    }
+}
+
+/* The one decision for a device, behind applying and Explain.
+ * @power_up: PowerUp's pass, power/control=on above every layer (for
+ * this pass only: the next one is the policy's again). @with_power_down:
+ * PowerDown(auto), when in force, is a layer of the answer. */
+static PpDecision *
+decide_device (PpManager *self, PpDevice *dev, gboolean power_up, gboolean with_power_down)
+{
+  const char *syspath = dev->info->syspath;
+  gboolean held = g_hash_table_contains (self->held, syspath);
+  g_autofree char *held_by = held ? pp_manager_hold_origin (self, syspath) : NULL;
+  gboolean reverted = g_hash_table_contains (self->reverted, syspath);
+  g_autofree char *reverted_by = reverted ? revert_origin (self, syspath) : NULL;
+  OriginalLookup lookup = { self, syspath };
+  PpDeviceState state = {
+    .override = pp_overrides_lookup (self->overrides, syspath),
+    .powered_down = with_power_down && g_hash_table_contains (self->powered_down, syspath),
+    .held = held || power_up,
+    .held_by = held ? held_by : power_up ? "PowerUp over D-Bus" : NULL,
+    .driver = dev->info->driver,
+    .reverted = reverted,
+    .reverted_by = reverted_by,
+    .original = lookup_original,
+    .original_data = &lookup,
+    .apst_quirk = nvme_apst_quirk (dev),
+  };
+  PpDecision *decision = pp_policy_decide (self->config, &dev->props, &self->situation, &state);
+
+  expand_settings (dev, decision->settings);
+  expand_settings (dev, decision->left_alone);
+  return decision;
+}
+
+/* Returns the settings planned (NULL for an ignored device or a link). */
+static GPtrArray *
+plan_device_full (PpManager *self, GPtrArray *plan, PpDevice *dev, gboolean power_up)
+{
+  g_autoptr(PpDecision) decision = NULL;
+
+  if (dev->props.ignore || pp_manager_is_device_link (dev))
+    return NULL;
+  decision = decide_device (self, dev, power_up, TRUE);
+  /* a device whose driver the class excludes gets nothing written, and
+   * what an earlier pass wrote (before that driver was bound) goes back
+   * to its original: decision->settings is empty */
+  pp_manager_plan_settings (self, plan, dev, dev->info->syspath, decision->settings);
+  return g_steal_pointer (&decision->settings);
+}
+
+void
+pp_manager_plan_device (PpManager *self, GPtrArray *plan, PpDevice *dev)
+{
+  g_autoptr(GPtrArray) settings = plan_device_full (self, plan, dev, FALSE);
+}
+
+#define ASPM_POLICY_KEY PP_ASPM_MODULE "/parameters/" PP_ASPM_POLICY_PARAM
+
+/* Does the OS control ASPM of some link? The kernel shows link/ on the
+ * PCI devices whose link it controls and can put in a low-power state,
+ * and none anywhere when the firmware kept ASPM (or pcie_aspm=off): then
+ * the policy cannot be written (EPERM) and would change nothing. */
+static gboolean
+aspm_os_controlled (PpManager *self)
+{
+  GPtrArray *devices = pp_manager_list_devices (self);
+
+  for (guint i = 0; i < devices->len; i++)
+    {
+      PpDevice *dev = g_ptr_array_index (devices, i);
+      g_autofree char *link = NULL;
+
+      if (!g_str_equal (dev->info->subsystem, "pci"))
+        continue;
+      link = g_build_filename (dev->info->syspath, PP_ASPM_LINK_DIR, NULL);
+      if (g_file_test (link, G_FILE_TEST_IS_DIR))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+void
+pp_manager_plan_modules (PpManager *self, GPtrArray *plan)
+{
+  g_autoptr(GPtrArray) settings = pp_policy_module_settings (self->config, &self->situation);
+
+  for (guint i = 0; i < settings->len; i++)
+    {
+      PpSetting *s = g_ptr_array_index (settings, i);
+
+      if (g_str_equal (s->key, ASPM_POLICY_KEY) && !aspm_os_controlled (self))
+        {
+          g_debug ("%s: firmware controls ASPM (no PCI device shows link/), not written", s->key);
+          g_ptr_array_remove_index (settings, i--);
+        }
+    }
+  pp_manager_plan_settings (self, plan, NULL, PP_SYSFS_MODULE, settings);
+}
+
+gboolean
+pp_manager_set_held (PpManager   *self,
+                     GPtrArray   *syspaths,
+                     gboolean     held,
+                     GError     **error)
+{
+  g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
+
+  pp_manager_retry_unjournalled (self);
+  for (guint i = 0; i < syspaths->len; i++)
+    {
+      const char *path = g_ptr_array_index (syspaths, i);
+      guint count = GPOINTER_TO_UINT (g_hash_table_lookup (self->held, path));
+
+      if (held)
+        g_hash_table_replace (self->held, g_strdup (path), GUINT_TO_POINTER (count + 1));
+      else if (count <= 1)
+        g_hash_table_remove (self->held, path);
+      else
+        g_hash_table_replace (self->held, g_strdup (path), GUINT_TO_POINTER (count - 1));
+    }
+  /* what a held device depends on may be a device the rules do not tag */
+  for (guint i = 0; i < syspaths->len; i++)
+    {
+      PpDevice *dev = pp_manager_get_tree_device (self, g_ptr_array_index (syspaths, i));
+      if (dev != NULL)
+        pp_manager_plan_device (self, plan, dev);
+    }
+  return pp_manager_execute_plan (self, plan, error);
+}
+
+gboolean
+pp_manager_set_reverted (PpManager   *self,
+                         GPtrArray   *syspaths,
+                         gboolean     reverted,
+                         GError     **error)
+{
+  g_autoptr(GPtrArray) plan = pp_plan_new ();
+
+  pp_manager_retry_unjournalled (self);
+  for (guint i = 0; i < syspaths->len; i++)
+    {
+      const char *path = g_ptr_array_index (syspaths, i);
+      guint count = GPOINTER_TO_UINT (g_hash_table_lookup (self->reverted, path));
+
+      if (reverted)
+        g_hash_table_replace (self->reverted, g_strdup (path), GUINT_TO_POINTER (count + 1));
+      else if (count <= 1)
+        g_hash_table_remove (self->reverted, path);
+      else
+        g_hash_table_replace (self->reverted, g_strdup (path), GUINT_TO_POINTER (count - 1));
+    }
+  /* a device that left meanwhile has nothing to write */
+  for (guint i = 0; i < syspaths->len; i++)
+    {
+      PpDevice *dev = g_hash_table_lookup (self->devices, g_ptr_array_index (syspaths, i));
+      if (dev != NULL)
+        pp_manager_plan_device (self, plan, dev);
+    }
+  return pp_manager_execute_plan (self, plan, error);
+}
+
+gboolean
+pp_manager_is_reverted (PpManager *self, const char *syspath)
+{
+  return g_hash_table_contains (self->reverted, syspath);
+}
+
+static gboolean
+restore_listed (char **list, const char *name)
+{
+  return list != NULL && name != NULL && g_strv_contains ((const char * const *) list, name);
+}
+
+gboolean
+pp_manager_set_before_sleep (PpManager *self, gboolean before_sleep, GError **error)
+{
+  const PpSleepConfig *sc = &self->config->sleep;
+  g_autoptr(GPtrArray) plan = pp_plan_new ();
+  GPtrArray *devices;
+
+  if (self->situation.before_sleep == before_sleep)
+    return TRUE;
+  self->situation.before_sleep = before_sleep;
+  if (!sc->restore_defaults)
+    return TRUE;
+  g_info ("%s", before_sleep ? "Before sleep: AHCI runtime PM on, PCIe ASPM policy default"
+                             : "After resume: the sleep layer ends");
+  /* only what the layer names: the rest of the policy stays as it is */
+  devices = pp_manager_list_devices (self);
+  for (guint i = 0; i < devices->len; i++)
+    {
+      PpDevice *dev = g_ptr_array_index (devices, i);
+
+      if (restore_listed (sc->restore_defaults_classes, dev->props.klass) ||
+          restore_listed (sc->restore_defaults_drivers, dev->info->driver))
+        pp_manager_plan_device (self, plan, dev);
+    }
+  pp_manager_plan_modules (self, plan);
+  return pp_manager_execute_plan (self, plan, error);
+}
+
+gboolean
+pp_manager_set_powered_down (PpManager  *self,
+                             PpDevice   *dev,
+                             gboolean    down,
+                             GError    **error)
+{
+  pp_manager_retry_unjournalled (self);
+  if (down)
+    g_hash_table_add (self->powered_down, g_strdup (dev->info->syspath));
+  else
+    g_hash_table_remove (self->powered_down, dev->info->syspath);
+  return pp_manager_apply_device (self, dev, error);
+}
+
+gboolean
+pp_manager_power_up_device (PpManager   *self,
+                            PpDevice    *dev,
+                            GPtrArray  **out_decided,
+                            GError     **error)
+{
+  g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
+  g_autoptr(GPtrArray) settings = NULL;
+  GPtrArray *decided = g_ptr_array_new_with_free_func (g_free);
+
+  pp_manager_retry_unjournalled (self);
+  g_hash_table_remove (self->powered_down, dev->info->syspath);
+  settings = plan_device_full (self, plan, dev, TRUE);
+  /* what the pass decides: the layers' settings, and the originals
+   * that the attributes no layer mentions go back to */
+  for (guint i = 0; settings != NULL && i < settings->len; i++)
+    {
+      PpSetting *s = g_ptr_array_index (settings, i);
+      g_autofree char *path = g_build_filename (dev->info->syspath, s->key, NULL);
+
+      if (g_file_test (path, G_FILE_TEST_EXISTS))
+        g_ptr_array_add (decided, g_strdup_printf ("%s=%s", s->key, s->value));
+    }
+  for (guint i = 0; i < plan->len; i++)
+    {
+      PlannedWrite *w = g_ptr_array_index (plan, i);
+      g_autofree char *entry = g_strdup_printf ("%s=", w->relpath);
+      gboolean listed = FALSE;
+
+      for (guint j = 0; j < decided->len && !listed; j++)
+        listed = g_str_has_prefix (g_ptr_array_index (decided, j), entry);
+      if (!listed)
+        g_ptr_array_add (decided, g_strdup_printf ("%s=%s", w->relpath, w->value));
+    }
+  if (out_decided)
+    *out_decided = decided;
+  else
+    g_ptr_array_unref (decided);
+  return pp_manager_execute_plan (self, plan, error);
+}
+
+char *
+pp_manager_get_decided_value (PpManager *self, PpDevice *dev, const char *relpath)
+{
+  /* PowerDown's layer is not part of the answer */
+  g_autoptr(PpDecision) decision = decide_device (self, dev, FALSE, FALSE);
+  for (guint i = 0; i < decision->settings->len; i++)
+    {
+      PpSetting *s = g_ptr_array_index (decision->settings, i);
+      if (g_str_equal (s->key, relpath))
+        return g_strdup (s->value);
+    }
+  return NULL;
+}
+
+/* The row of the PCIe ASPM policy (a module parameter, named by its
+ * path) in the Explain of a PCI device, when the configuration has a
+ * [Module pcie_aspm] section: the policy applies to every link. */
+static PpExplainRow *
+explain_aspm_policy (PpManager *self, PpDevice *dev)
+{
+  g_autoptr(GPtrArray) modules = NULL;
+  g_autofree char *path = g_build_filename (PP_SYSFS_MODULE, PP_ASPM_MODULE, "parameters",
+                                            PP_ASPM_POLICY_PARAM, NULL);
+  const char *key = ASPM_POLICY_KEY;
+  g_autofree char *current = NULL;
+  PpExplainRow *row;
+
+  if (!g_str_equal (dev->info->subsystem, "pci") ||
+      pp_config_get_module (self->config, PP_ASPM_MODULE) == NULL)
+    return NULL;
+  row = g_new0 (PpExplainRow, 1);
+  row->attribute = g_steal_pointer (&path);
+  current = pp_manager_read_current (row->attribute, PP_MANAGER_WRITE_SETTING, NULL);
+  row->current = g_utf8_make_valid (current != NULL ? current : "", -1);
+  modules = pp_policy_module_settings (self->config, &self->situation);
+  for (guint i = 0; i < modules->len; i++)
+    {
+      PpSetting *s = g_ptr_array_index (modules, i);
+
+      if (!g_str_equal (s->key, key))
+        continue;
+      row->layer = pp_setting_source_to_string (s->source);
+      if (current == NULL)
+        {
+          row->decided = g_strdup ("");
+          row->origin = g_strdup_printf ("no such parameter (a kernel without PCIe ASPM "
+                                         "support); nothing written (policy=%s by %s)", s->value,
+                                         s->origin != NULL ? s->origin : "");
+        }
+      else if (!aspm_os_controlled (self))
+        {
+          row->decided = g_strdup ("");
+          row->origin = g_strdup_printf ("firmware controls ASPM (no PCI device shows link/); "
+                                         "nothing written (policy=%s by %s)", s->value,
+                                         s->origin != NULL ? s->origin : "");
+        }
+      else
+        {
+          row->decided = g_strdup (s->value);
+          row->origin = g_strdup (s->origin != NULL ? s->origin : "");
+        }
+      {
+        char *valid = g_utf8_make_valid (row->origin, -1);
+        g_free (row->origin);
+        row->origin = valid;
+      }
+      return row;
+    }
+  row->decided = g_strdup ("");
+  row->layer = "class";
+  row->origin = g_strdup ("not set by [Module " PP_ASPM_MODULE "] in this situation: "
+                          "the kernel's policy stays");
+  return row;
+}
+
+GPtrArray *
+pp_manager_explain (PpManager *self, PpDevice *dev)
+{
+  g_autoptr(PpDecision) decision = decide_device (self, dev, FALSE, TRUE);
+  g_autoptr(GPtrArray) rows = pp_policy_explain (self->config, &dev->props, decision);
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_explain_row_free);
+  /* the plan a pass would make now: its current values are the rows' */
+  g_autoptr(GPtrArray) plan = pp_plan_new ();
+  g_autofree char *link_dir = g_build_filename (dev->info->syspath, PP_ASPM_LINK_DIR, NULL);
+  PpExplainRow *aspm_policy;
+
+  pp_manager_plan_settings (self, plan, dev, dev->info->syspath, decision->settings);
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      PpExplainRow *row = g_ptr_array_index (rows, i);
+      g_autofree char *path = g_build_filename (dev->info->syspath, row->attribute, NULL);
+      g_autofree char *current = NULL;
+      PlannedWrite *w;
+      const char *absent;
+
+      /* an attribute the device does not have and nothing decides: no row */
+      if (!g_file_test (path, G_FILE_TEST_EXISTS) && *row->decided == '\0')
+        continue;
+      /* a knob the device lacks: said why, and that nothing is written */
+      absent = !g_file_test (path, G_FILE_TEST_EXISTS)
+               ? pp_knob_absent_reason (row->attribute, g_file_test (link_dir, G_FILE_TEST_IS_DIR))
+               : NULL;
+      if (absent != NULL)
+        {
+          char *origin = g_strdup_printf ("%s (%s=%s by %s)", absent, row->attribute,
+                                          row->decided, row->origin);
+          g_free (row->origin);
+          row->origin = origin;
+          g_free (row->decided);
+          row->decided = g_strdup ("");
+        }
+      w = pp_plan_lookup (plan, row->attribute);
+      current = w != NULL ? g_strdup (w->current)
+                          : pp_sysfs_read_opt (dev->info->syspath, row->attribute);
+      /* D-Bus strings are UTF-8: an attribute may hold anything */
+      row->current = g_utf8_make_valid (current ? current : "", -1);
+      if (!g_utf8_validate (row->origin, -1, NULL))
+        {
+          char *valid = g_utf8_make_valid (row->origin, -1);
+          g_free (row->origin);
+          row->origin = valid;
+        }
+      g_ptr_array_add (out, g_steal_pointer (&rows->pdata[i]));
+    }
+  aspm_policy = explain_aspm_policy (self, dev);
+  if (aspm_policy != NULL)
+    g_ptr_array_add (out, aspm_policy);
+  return out;
+}
+
+char *
+pp_manager_get_exclusion (PpManager *self, PpDevice *dev)
+{
+  g_autoptr(PpDecision) decision = NULL;
+
+  if (pp_manager_is_device_link (dev))
+    return NULL;
+  decision = decide_device (self, dev, FALSE, TRUE);
+  if (decision->skipped != PP_SOURCE_EXCLUDED)
+    return NULL;
+  return g_steal_pointer (&decision->skip_origin);
+}
+
+void
+pp_manager_set_hold_hook (PpManager         *self,
+                          PpManagerHoldHook  hook,
+                          gpointer           user_data)
+{
+  self->hold_hook = hook;
+  self->hold_hook_data = user_data;
+}
+
+void
+pp_manager_set_revert_hook (PpManager         *self,
+                            PpManagerHoldHook  hook,
+                            gpointer           user_data)
+{
+  self->revert_hook = hook;
+  self->revert_hook_data = user_data;
+}
+
+/* "reverted by WHO (WHY), pid N" of each Revert of @syspath. */
+static char *
+revert_origin (PpManager *self, const char *syspath)
+{
+  char *origin = NULL;
+
+  if (self->revert_hook != NULL)
+    origin = self->revert_hook (self, syspath, self->revert_hook_data);
+  return origin != NULL ? origin : g_strdup ("reverted");
+}
+
+/* "held by WHO (WHY), pid N" of each hold on @syspath, from the hook. */
+char *
+pp_manager_hold_origin (PpManager *self, const char *syspath)
+{
+  char *origin = NULL;
+
+  if (self->hold_hook != NULL)
+    origin = self->hold_hook (self, syspath, self->hold_hook_data);
+  return origin != NULL ? origin : g_strdup ("held");
+}
+
+gboolean
+pp_manager_is_held (PpManager *self, const char *syspath)
+{
+  return g_hash_table_contains (self->held, syspath);
+}
+
+void
+pp_manager_change_free (PpManagerChange *change)
+{
+  if (change == NULL)
+    return;
+  g_free (change->path);
+  g_free (change->attribute);
+  g_free (change->original);
+  g_free (change->current);
+  g_free (change);
+}
+
+/* Split @path into the device it belongs to and the attribute below
+ * it; a path under no device (a module parameter, a /sys/power setting)
+ * is its own path, with its file name as the attribute (as the D-Bus
+ * interface documents ListChanges). */
+static void
+split_attribute_path (PpManager *self, const char *path, char **dir, char **attribute)
+{
+  if (pp_sysfs_path_is_under (path, PP_SYSFS_DEVICES))
+    {
+      g_autofree char *up = g_path_get_dirname (path);
+
+      while (strlen (up) > strlen (PP_SYSFS_DEVICES))
+        {
+          char *parent;
+
+          if (g_hash_table_contains (self->devices, up) ||
+              g_hash_table_contains (self->unmanaged, up))
+            {
+              *attribute = g_strdup (path + strlen (up) + 1);
+              *dir = g_steal_pointer (&up);
+              return;
+            }
+          parent = g_path_get_dirname (up);
+          g_free (up);
+          up = parent;
+        }
+    }
+  *dir = g_strdup (path);
+  *attribute = g_path_get_basename (path);
+}
+
+static gint
+compare_changes (gconstpointer a, gconstpointer b)
+{
+  const PpManagerChange *ca = *(PpManagerChange * const *) a;
+  const PpManagerChange *cb = *(PpManagerChange * const *) b;
+  int r = strcmp (ca->path, cb->path);
+
+  return r != 0 ? r : strcmp (ca->attribute, cb->attribute);
+}
+
+GPtrArray *
+pp_manager_list_changes (PpManager *self)
+{
+  GPtrArray *changes = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_manager_change_free);
+  /* what restoring would write: the same plan as on exit */
+  g_autoptr(GPtrArray) plan = pp_manager_plan_restore (self, pp_restore_get_recorded (self->restore),
+                                                       TRUE);
+
+  for (guint i = 0; i < plan->len; i++)
+    {
+      PlannedWrite *w = g_ptr_array_index (plan, i);
+      PpManagerChange *change;
+
+      /* gone, or back to its original (a layer left, PowerUp): nothing
+       * to restore */
+      if (w->current == NULL || w->in_place)
+        continue;
+      change = g_new0 (PpManagerChange, 1);
+      split_attribute_path (self, w->path, &change->path, &change->attribute);
+      /* D-Bus strings are UTF-8, whatever an attribute held */
+      change->original = g_utf8_make_valid (w->value, -1);
+      change->current = g_utf8_make_valid (w->current, -1);
+      g_ptr_array_add (changes, change);
+    }
+  g_ptr_array_sort (changes, compare_changes);
+  return changes;
+}
+
+GPtrArray *
+pp_manager_list_overrides (PpManager *self)
+{
+  return pp_overrides_list (self->overrides);
+}
+
+GPtrArray *
+pp_manager_list_conflicts (PpManager *self)
+{
+  GPtrArray *rows = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_conflict_free);
+  g_autoptr(GPtrArray) foreign = pp_foreign_tracker_list_conflicts (self->foreign);
+
+  for (guint i = 0; self->installed_conflicts != NULL && i < self->installed_conflicts->len; i++)
+    {
+      PpConflict *c = g_ptr_array_index (self->installed_conflicts, i);
+      g_ptr_array_add (rows, pp_conflict_new (c->subject, c->what, c->evidence));
+    }
+  for (guint i = 0; i < foreign->len; i++)
+    {
+      PpConflict *c = g_ptr_array_index (foreign, i);
+      g_ptr_array_add (rows, pp_conflict_new (c->subject, c->what, c->evidence));
+    }
+  return rows;
+}
+
+gboolean
+pp_manager_set_override (PpManager   *self,
+                         PpDevice    *dev,
+                         const char  *key,
+                         const char  *value,
+                         GError     **error)
+{
+  const char *attr = pp_overrides_key_to_attr (key);
+  const PpOverride *current;
+  g_autoptr(PpOverride) previous = NULL;
+  g_autofree char *attr_path = NULL;
+  g_autofree char *excluded = NULL;
+  g_autoptr(GError) apply_error = NULL;
+
+  if (attr == NULL)
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                   "unknown key '%s' (expected Control, AutosuspendDelayMs or Wakeup)",
+                   key ? key : "");
+      return FALSE;
+    }
+  if (dev->props.ignore)
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
+                   "%s is ignored (POWERPOLICY_IGNORE=1): the daemon never writes to it",
+                   dev->info->syspath);
+      return FALSE;
+    }
+  excluded = pp_manager_get_exclusion (self, dev);
+  if (excluded != NULL)
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
+                   "%s is left to its driver (%s): the daemon never writes to it",
+                   dev->info->syspath, excluded);
+      return FALSE;
+    }
+  attr_path = g_build_filename (dev->info->syspath, attr, NULL);
+  if (!g_file_test (attr_path, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_NOT_SUPPORTED,
+                   "%s has no %s attribute", dev->info->syspath, attr);
+      return FALSE;
+    }
+
+  pp_manager_retry_unjournalled (self);
+  current = pp_overrides_lookup (self->overrides, dev->info->syspath);
+  if (current != NULL)
+    previous = pp_override_copy (current);
+  if (!pp_overrides_set (self->overrides, dev->info->syspath, key, value, error))
+    return FALSE;
+
+  if (!pp_manager_apply_device (self, dev, &apply_error))
+    {
+      g_autoptr(GError) undo_error = NULL;
+
+      /* nothing half-applied: the override goes again */
+      if (!pp_overrides_replace (self->overrides, dev->info->syspath, previous, &undo_error))
+        g_warning ("Cannot take back the override of %s: %s",
+                   dev->info->syspath, undo_error->message);
+      pp_manager_apply_device (self, dev, NULL);
+      g_set_error (error, PP_ERROR, PP_ERROR_FAILED, "%s", apply_error->message);
+      return FALSE;
+    }
+  pp_log_override (TRUE, dev->info->syspath, key, value);
+  return TRUE;
+}
+
+gboolean
+pp_manager_clear_overrides (PpManager  *self,
+                            PpDevice   *dev,
+                            GError    **error)
+{
+  g_autoptr(GError) apply_error = NULL;
+
+  pp_manager_retry_unjournalled (self);
+  if (!pp_overrides_clear (self->overrides, dev->info->syspath, error))
+    return FALSE;
+  if (!pp_manager_apply_device (self, dev, &apply_error))
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_FAILED, "overrides cleared, but: %s",
+                   apply_error->message);
+      return FALSE;
+    }
+  pp_log_override (FALSE, dev->info->syspath, NULL, NULL);
+  return TRUE;
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The manager's state, shared by its parts: pp-manager.c (lifecycle,
+ * uevents, power source, GObject), pp-device-table.c, pp-executor.c and
+ * pp-manager-layers.c (the decision, queries). Not for other callers. */
+#pragma once
+
+#include "pp-foreign.h"
+#include "pp-manager.h"
+#include "pp-overrides.h"
+#include "pp-plan.h"
+#include "pp-residency.h"
+#include "pp-restore.h"
+
+G_BEGIN_DECLS
+
+typedef PpPlanWrite PlannedWrite;
+#define planned_write_free pp_plan_write_free
+
+struct _PpManager {
+  GObject           parent_instance;
+
+  PpManagerOptions  options;
+  char             *backend;        /* set by the sleep component; NULL: none yet */
+  PpConfig         *config;
+  PpUdev           *udev;
+  PpRestore        *restore;
+  PpOverrides      *overrides;
+
+  /* what this run changed: device syspath (or /sys/module) -> set of
+   * relpaths, so a setting that leaves the policy gets its original back */
+  GHashTable       *touched;
+
+  GHashTable       *devices;        /* syspath -> PpDevice*: the tagged devices */
+  GHashTable       *unmanaged;      /* syspath -> PpDevice*: untagged devices a tree
+                                     * operation looked at (pp_manager_get_tree_device) */
+  GHashTable       *by_sysname;     /* sysname -> GPtrArray of PpDevice* (unowned) */
+  GPtrArray        *sorted_cache;   /* PpDevice*, or NULL when stale */
+
+  PpSituation       situation;
+  gboolean          started;
+
+  GHashTable       *held;           /* syspath -> number of holds keeping it on */
+  GHashTable       *powered_down;   /* syspaths PowerDown(auto) allowed to suspend */
+
+  PpManagerHoldHook hold_hook;      /* who holds a device, for Explain */
+  gpointer          hold_hook_data;
+
+  GHashTable       *reverted;       /* syspath -> number of Reverts putting it back */
+  PpManagerHoldHook revert_hook;    /* who reverts a device, for Explain */
+  gpointer          revert_hook_data;
+
+  GHashTable       *failed_writes;  /* path -> errno, to log each failure once */
+  guint64           n_write_failures;
+  guint64           notified_write_failures;  /* the value "write-failures" last announced */
+
+  /* --dry-run or DryRun=true: computed in one place (load_config) */
+  gboolean          dry_run;
+  /* a pass could not journal its originals and changed nothing: the
+   * next pass or event tries everything again */
+  gboolean          journal_failed;
+
+  /* other programs: tools installed (PpConflict*, found at start and on
+   * Reload) and foreign changes of what the daemon wrote */
+  GPtrArray        *installed_conflicts;
+  PpForeignTracker *foreign;
+  gboolean          foreign_changed;   /* since the last conflicts-changed */
+
+  /* writes and failures of the current pass, for policy-applied */
+  guint             pass_written;
+  guint             pass_failed;
+  double            last_pass_sec;    /* duration of the last full pass; 0 before the first */
+
+  /* runtime-PM counter bases (GetStatistics): taken at start and for the
+   * devices a policy pass changed; read when asked, never on a timer */
+  PpResidencyBook  *residency;
+};
+
+enum {
+  PROP_0,
+  PROP_ON_BATTERY,
+  PROP_DRY_RUN,
+  PROP_WRITE_FAILURES,
+  PROP_LAST_POLICY_PASS_SEC,
+  PROP_LOW_BATTERY,
+  N_PROPS,
+};
+extern GParamSpec *pp_manager_props[N_PROPS];
+
+enum {
+  SIGNAL_DEVICE_CHANGED,
+  SIGNAL_DEVICE_ADDED,
+  SIGNAL_DEVICE_REMOVED,
+  SIGNAL_TOPOLOGY_CHANGED,
+  SIGNAL_CONFLICTS_CHANGED,
+  N_SIGNALS,
+};
+extern guint pp_manager_signals[N_SIGNALS];
+
+
+/* the device table (pp-device-table.c) */
+void
+pp_manager_retry_unjournalled (PpManager *self);
+gboolean
+pp_manager_apply_device (PpManager *self, PpDevice *dev, GError **error);
+gboolean
+pp_manager_dry_run (PpManager *self);
+char *
+pp_manager_read_current (const char *path, PpManagerWriteFlags flags, GError **error);
+void
+pp_manager_plan_settings (PpManager *self, GPtrArray *plan, PpDevice *dev, const char *dir, GPtrArray *settings);
+gboolean
+pp_manager_is_setting (PlannedWrite *w);
+void
+pp_manager_compact_journal (PpManager *self);
+void
+pp_manager_flush_conflicts_changed (PpManager *self);
+gboolean
+pp_manager_execute_plan (PpManager *self, GPtrArray *plan, GError **first_error);
+void
+pp_manager_restore_originals (PpManager *self, GPtrArray *originals, const char *why);
+gboolean
+pp_manager_is_usb_device (PpDeviceInfo *info);
+gboolean
+pp_manager_classify_usb (PpDevice *dev);
+void
+pp_device_free (PpDevice *dev);
+gboolean
+pp_manager_is_managed_path (const char *syspath);
+gboolean
+pp_manager_is_device_link (PpDevice *dev);
+PpDevice *
+pp_manager_device_table_set (PpManager *self, PpDeviceInfo *info);
+void
+pp_manager_device_table_remove (PpManager *self, const char *syspath);
+gboolean
+pp_manager_compute_on_battery (PpManager *self);
+gint
+pp_manager_compute_battery_percent (PpManager *self);
+void
+pp_manager_plan_device (PpManager *self, GPtrArray *plan, PpDevice *dev);
+void
+pp_manager_plan_modules (PpManager *self, GPtrArray *plan);
+char *
+pp_manager_hold_origin (PpManager *self, const char *syspath);
+
+GPtrArray *
+pp_manager_plan_restore (PpManager *self, GPtrArray *originals, gboolean read_current);
+
+G_END_DECLS

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#define G_LOG_DOMAIN "pp-plan"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "pp-plan.h"
+#include "pp-util.h"
+
+const char *
+pp_plan_layer_to_string (PpPlanLayer layer)
+{
+  switch (layer)
+    {
+    case PP_PLAN_LAYER_POLICY:
+      return "policy";
+    case PP_PLAN_LAYER_SLEEP:
+      return "sleep";
+    case PP_PLAN_LAYER_LID:
+      return "lid";
+    case PP_PLAN_LAYER_POWER_OFF:
+      return "power-off";
+    case PP_PLAN_LAYER_RESTORE:
+      return "restore";
+    default:
+      return "unknown";
+    }
+}
+
+void
+pp_plan_write_free (PpPlanWrite *w)
+{
+  if (w == NULL)
+    return;
+  g_free (w->dir);
+  g_free (w->path);
+  g_free (w->relpath);
+  g_free (w->value);
+  g_free (w->current);
+  g_free (w);
+}
+
+GPtrArray *
+pp_plan_new (void)
+{
+  return g_ptr_array_new_with_free_func ((GDestroyNotify) pp_plan_write_free);
+}
+
+/* One entry for @relpath of @dir unless the attribute is missing. */
+static void
+plan_one (GPtrArray          *plan,
+          gpointer            dev,
+          const char         *dir,
+          const char         *relpath,
+          const char         *value,
+          const PpPlanValues *values)
+{
+  g_autofree char *path = g_build_filename (dir, relpath, NULL);
+  gboolean unreadable = FALSE;
+  g_autofree char *current = values->read (path, &unreadable, values->user_data);
+  PpPlanWrite *w;
+
+  /* the device does not have it (or vanished): nothing to do */
+  if (current == NULL)
+    return;
+  w = g_new0 (PpPlanWrite, 1);
+  w->dev = dev;
+  w->dir = g_strdup (dir);
+  w->path = g_steal_pointer (&path);
+  w->relpath = g_strdup (relpath);
+  w->value = g_strdup (value);
+  w->unreadable = unreadable;
+  w->current = unreadable ? g_strdup ("") : g_steal_pointer (&current);
+  w->in_place = !unreadable && g_str_equal (w->current, value);
+  g_ptr_array_add (plan, w);
+}
+
+static gboolean
+settings_mention (GPtrArray *settings, const char *relpath)
+{
+  for (guint j = 0; j < settings->len; j++)
+    if (g_str_equal (((PpSetting *) g_ptr_array_index (settings, j))->key, relpath))
+      return TRUE;
+  return FALSE;
+}
+
+void
+pp_plan_settings (GPtrArray          *plan,
+                  gpointer            dev,
+                  const char         *dir,
+                  GPtrArray          *settings,
+                  GHashTable         *touched,
+                  const PpPlanValues *values)
+{
+  g_autoptr(GPtrArray) relpaths = NULL;
+
+  for (guint i = 0; i < settings->len; i++)
+    {
+      PpSetting *s = g_ptr_array_index (settings, i);
+      plan_one (plan, dev, dir, s->key, s->value, values);
+    }
+  if (touched == NULL)
+    return;
+  relpaths = pp_hash_table_sorted_keys (touched);
+  for (guint i = 0; i < relpaths->len; i++)
+    {
+      const char *relpath = g_ptr_array_index (relpaths, i);
+      g_autofree char *path = NULL;
+      const char *original;
+
+      if (settings_mention (settings, relpath))
+        continue;
+      path = g_build_filename (dir, relpath, NULL);
+      original = values->original (path, values->user_data);
+      if (original != NULL)
+        plan_one (plan, dev, dir, relpath, original, values);
+    }
+}
+
+PpPlanWrite *
+pp_plan_write_new (gpointer    dev,
+                   const char *path,
+                   const char *relpath,
+                   const char *value,
+                   const char *current,
+                   PpPlanFlags flags)
+{
+  PpPlanWrite *w = g_new0 (PpPlanWrite, 1);
+
+  w->dev = dev;
+  w->path = g_strdup (path);
+  w->relpath = g_strdup (relpath);
+  w->value = g_strdup (value);
+  w->current = g_strdup (current);
+  w->flags = flags;
+  return w;
+}
+
+gboolean
+pp_plan_request (GPtrArray   *plan,
+                 PpPlanLayer  layer,
+                 gpointer     dev,
+                 const char  *dev_syspath,
+                 const char  *path,
+                 const char  *value,
+                 const char  *current,
+                 PpPlanFlags  flags)
+{
+  PpPlanWrite *w;
+  gsize n = dev_syspath != NULL ? strlen (dev_syspath) : 0;
+
+  /* a setting already in place needs no write; an action always does */
+  if (!(flags & PP_PLAN_ACTION) && g_str_equal (current, value))
+    return FALSE;
+  if (dev != NULL && n > 0 && strncmp (path, dev_syspath, n) == 0 && path[n] == '/')
+    w = pp_plan_write_new (dev, path, path + n + 1, value, current, flags);
+  else
+    w = pp_plan_write_new (NULL, path, path, value, current, flags);
+  w->layer = layer;
+  g_ptr_array_add (plan, w);
+  return TRUE;
+}
+
+void
+pp_plan_restore (GPtrArray *plan, const char *path, const char *value, const char *current)
+{
+  PpPlanWrite *w = pp_plan_write_new (NULL, path, path, value, current, PP_PLAN_SETTING);
+
+  w->layer = PP_PLAN_LAYER_RESTORE;
+  w->in_place = current != NULL && g_str_equal (current, value);
+  g_ptr_array_add (plan, w);
+}
+
+PpPlanWrite *
+pp_plan_lookup (GPtrArray *plan, const char *relpath)
+{
+  for (guint i = 0; i < plan->len; i++)
+    {
+      PpPlanWrite *w = g_ptr_array_index (plan, i);
+      if (g_str_equal (w->relpath, relpath))
+        return w;
+    }
+  return NULL;
+}
+
+guint
+pp_plan_count_writes (GPtrArray *plan)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < plan->len; i++)
+    if (!((PpPlanWrite *) g_ptr_array_index (plan, i))->in_place)
+      n++;
+  return n;
+}
