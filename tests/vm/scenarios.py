@@ -425,7 +425,10 @@ def sleep_record(vm, path, success, held_ms):
     assert rec['state'] == 'mem', rec
     selected = bracketed(vm.read('/sys/power/mem_sleep'))
     assert rec['mem_sleep'] == selected, (rec['mem_sleep'], selected)
-    assert held_ms <= rec['duration_ms'] < held_ms + 10000, \
+    # held_ms is the host's view (QMP's SUSPEND and WAKEUP event times);
+    # the guest's CLOCK_BOOTTIME around the write can miss a few ms of the
+    # transitions that QMP's events include (seen: 3024 ms for 3028 held)
+    assert held_ms - 250 <= rec['duration_ms'] < held_ms + 10000, \
         'duration_ms %s, the guest held suspended %d ms' % (rec['duration_ms'], held_ms)
     assert int(vm.read('/sys/power/suspend_stats/success')) == success
     # 6.1 has no reliable hardware sleep counter for S3 under qemu
