@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "pp-conflicts.h"
+#include "pp-sysfs.h"
 #include "pp-log.h"
 #include "pp-util.h"
 
@@ -226,33 +227,7 @@ enabled_evidence (const Scan *scan, const char *name)
 static char *
 read_bounded (const char *path)
 {
-  g_autofree char *buf = NULL;
-  struct stat st;
-  gsize len = 0;
-  int fd;
-
-  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0)
-    return NULL;
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
-    {
-      close (fd);
-      return NULL;
-    }
-  buf = g_malloc (PP_CONFLICTS_MAX_FILE_SIZE + 1);
-  while (len < PP_CONFLICTS_MAX_FILE_SIZE)
-    {
-      ssize_t n = read (fd, buf + len, PP_CONFLICTS_MAX_FILE_SIZE - len);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        break;
-      len += n;
-    }
-  close (fd);
-  buf[len] = '\0';
-  return g_steal_pointer (&buf);
+  return pp_read_regular_file_bounded (path, PP_CONFLICTS_MAX_FILE_SIZE);
 }
 
 gboolean

@@ -190,25 +190,7 @@ pp_sleep_stats_add_device_wake (PpSleepSnapshot *s, const char *syspath)
 static char *
 read_proc (const char *path)
 {
-  g_autofree char *buf = g_malloc (PP_SLEEP_STATS_FILE_MAX + 1);
-  gsize len = 0;
-  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-
-  if (fd < 0)
-    return NULL;
-  while (len < PP_SLEEP_STATS_FILE_MAX)
-    {
-      ssize_t n = read (fd, buf + len, PP_SLEEP_STATS_FILE_MAX - len);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        break;
-      len += n;
-    }
-  close (fd);
-  buf[len] = '\0';
-  return g_steal_pointer (&buf);
+  return pp_read_regular_file_bounded (path, PP_SLEEP_STATS_FILE_MAX);
 }
 
 void

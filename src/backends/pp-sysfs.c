@@ -54,6 +54,37 @@ pp_sysfs_read (const char *path, GError **error)
 }
 
 char *
+pp_read_regular_file_bounded (const char *path, gsize max)
+{
+  g_autofree char *buf = NULL;
+  struct stat st;
+  gsize len = 0;
+  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+  if (fd < 0)
+    return NULL;
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      close (fd);
+      return NULL;
+    }
+  buf = g_malloc (max + 1);
+  while (len < max)
+    {
+      ssize_t n = read (fd, buf + len, max - len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      len += n;
+    }
+  close (fd);
+  buf[len] = '\0';
+  return g_steal_pointer (&buf);
+}
+
+char *
 pp_sysfs_read_opt (const char *dir, const char *relpath)
 {
   g_autofree char *path = g_build_filename (dir, relpath, NULL);

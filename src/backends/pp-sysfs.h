@@ -14,6 +14,12 @@ char      *pp_sysfs_read        (const char  *path,
 /* Read, NULL on any error. */
 char      *pp_sysfs_read_opt    (const char  *dir,
                                  const char  *relpath);
+/* The first @max bytes of a regular file (opened without blocking and
+ * without becoming its controlling terminal), NUL-terminated; NULL when it
+ * cannot be opened or is not a regular file. For files read whole, such as
+ * /proc/swaps or another tool's configuration. */
+char      *pp_read_regular_file_bounded (const char *path,
+                                         gsize       max);
 /* Read an integer attribute; @fallback on any error. */
 gint64     pp_sysfs_read_int    (const char  *dir,
                                  const char  *relpath,
