@@ -51,6 +51,19 @@ def preload_active():
     return 'libumockdev-preload' in os.environ.get('LD_PRELOAD', '')
 
 
+def line_of(text, section, line):
+    """The 1-based line number of @line in [@section] of the configuration
+    @text (for FILE:LINE origins)."""
+    lines = text.splitlines()
+    start = lines.index('[%s]' % section)
+    for n in range(start + 1, len(lines)):
+        if lines[n].startswith('['):
+            break
+        if lines[n] == line:
+            return n + 1
+    raise AssertionError('%s not in [%s]' % (line, section))
+
+
 def wait_until(cond, timeout=5.0, message='condition'):
     """Poll @cond until it returns a true value; fail after @timeout."""
     deadline = time.monotonic() + timeout

@@ -22,7 +22,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from ppharness import (  # noqa: E402
-    BUILDDIR, HUB, PCI, PowerPolicyTestCase, main, usb_attrs, wait_until,
+    line_of, BUILDDIR, HUB, PCI, PowerPolicyTestCase, main, usb_attrs, wait_until,
 )
 
 PMCTL = os.path.join(BUILDDIR, 'src', 'pmctl')
@@ -67,17 +67,6 @@ Control=auto
 Control=auto
 """
 
-
-def line_of(text, section, line):
-    """The 1-based line number of @line in [@section] of @text."""
-    lines = text.splitlines()
-    start = lines.index('[%s]' % section)
-    for n in range(start + 1, len(lines)):
-        if lines[n].startswith('['):
-            break
-        if lines[n] == line:
-            return n + 1
-    raise AssertionError('%s not in [%s]' % (line, section))
 
 
 class CascadeTestCase(PowerPolicyTestCase):

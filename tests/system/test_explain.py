@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gi.repository import GLib, Gio  # noqa: E402
 
 from ppharness import (  # noqa: E402
-    BUILDDIR, BUS_NAME, HUB, OBJ_PATH, PCI, STORAGE, TEST_CONFIG, XHCI,
+    line_of, BUILDDIR, BUS_NAME, HUB, OBJ_PATH, PCI, STORAGE, TEST_CONFIG, XHCI,
     PowerPolicyTestCase, main, usb_attrs, wait_until,
 )
 import ppevdev  # noqa: E402
@@ -56,17 +56,6 @@ AutosuspendDelayMs=3000
 """
 IDLE_CONFIG = CONFIG.replace('IdleTimeoutSec=0', 'IdleTimeoutSec=1', 1)
 
-
-def line_of(text, section, line):
-    """The line number (1-based) of @line in [@section] of @text."""
-    lines = text.splitlines()
-    start = lines.index('[%s]' % section)
-    for n in range(start + 1, len(lines)):
-        if lines[n].startswith('['):
-            break
-        if lines[n] == line:
-            return n + 1
-    raise AssertionError('%s not in [%s]' % (line, section))
 
 
 class ExplainTestCase(PowerPolicyTestCase):
