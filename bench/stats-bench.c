@@ -217,7 +217,9 @@ main (int argc, char **argv)
     }
   for (guint r = 0; r < runs; r++)
     {
-      PpMetrics m = { counts, n, classes, totals->len, 3, 1, 2, 0, 0, TRUE, FALSE, 0.012, 0 };
+      PpMetrics m = { .devices = counts, .n_devices = n, .classes = classes,
+                      .n_classes = totals->len, .n_overrides = 3, .n_holds = 1,
+                      .n_inhibitors = 2, .on_battery = TRUE, .last_pass_seconds = 0.012 };
       double t0 = now_s (), c0 = cpu_s ();
       g_autofree char *text = pp_metrics_format (&m);
 
