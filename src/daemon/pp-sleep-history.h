@@ -35,8 +35,9 @@ void            pp_sleep_history_set_blocker_hook (PpSleepHistory     *self,
  * (unknown: logind's sleep). A sleep already begun is begun again. */
 void            pp_sleep_history_begin        (PpSleepHistory   *self,
                                                const char       *state);
-/* Take the snapshot before the sleep again, right before it (after the
- * preparation); nothing when no sleep has begun. */
+/* Read again right before the sleep (after the preparation) what moves
+ * meanwhile: clocks, kernel counters, /sys/class/wakeup, batteries; not
+ * the per-device reads of the snapshot. Nothing when no sleep has begun. */
 void            pp_sleep_history_refresh      (PpSleepHistory   *self);
 /* The sleep is over (or failed, @error: why the kernel refused it): the
  * snapshot after it, the record stored, logged and announced
