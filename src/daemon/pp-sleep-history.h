@@ -44,6 +44,11 @@ void            pp_sleep_history_refresh      (PpSleepHistory   *self);
  * (notify::last-sleep). Nothing when no sleep has begun. */
 void            pp_sleep_history_end          (PpSleepHistory   *self,
                                                const char       *error);
+/* Find what keeps each device the snapshot before the sleep found awake
+ * (the blocker hook): after the delay inhibitor's release on logind's
+ * path, before /sys/power/state on the kernel's; blockers read while the
+ * machine slept are left unknown. Nothing when no sleep has begun. */
+void            pp_sleep_history_explain_awake (PpSleepHistory  *self);
 gboolean        pp_sleep_history_in_progress  (PpSleepHistory   *self);
 
 /* The records, oldest first (PpSleepRecord*, owned by @self). */

@@ -28,6 +28,8 @@
 #define HELPER_NAME           "powerpolicy-video-restore"
 #define LOGIND_NAME           "org.freedesktop.login1"
 #define LKW_FILE_NAME         "video-quirks-last-known-working"
+/* a preparation this long: the sleep record's counters read again */
+#define REFRESH_AFTER_MS      500
 
 
 typedef void (*StepDone) (PpSleep *self, gpointer data);
@@ -413,12 +415,20 @@ pre_done_logind (PpSleep *self, gpointer data)
    * delay inhibitor is gone (unless the sleep is already over) */
   gint64 t0 = g_get_monotonic_time ();
 
-  if (!self->resume_pending)
-    pp_sleep_history_refresh (self->history);
-  g_debug ("Before sleep: record again %.1f ms", ms_since (t0));
+  /* the snapshot of the sleep's beginning is a few ms old, unless the
+   * helper's suspend phase ran: its counters read again then (not on
+   * the way to the release otherwise) */
+  if (!self->resume_pending && ms_since (self->pre_start_us) >= REFRESH_AFTER_MS)
+    {
+      pp_sleep_history_refresh (self->history);
+      g_debug ("Before sleep: record again %.1f ms", ms_since (t0));
+    }
   if (self->logind)
     pp_logind_release_sleep_delay (self->logind);
   g_info ("Ready for sleep after %.1f ms: delay inhibitor released", ms_since (self->pre_start_us));
+  /* not on the way to the release: the tree may have to be read first */
+  if (!self->resume_pending)
+    pp_sleep_history_explain_awake (self->history);
   if (self->resume_pending)
     {
       self->resume_pending = FALSE;
@@ -646,6 +656,7 @@ kernel_pre_done (PpSleep *self, gpointer data)
 
   /* on real hardware this write returns after resume; a failure still
    * runs the resume phase, which undoes the pre phase */
+  pp_sleep_history_explain_awake (self->history);
   pp_sleep_history_refresh (self->history);
   if (!write_power (self, SYS_POWER_STATE, k->state, &k->error))
     g_warning ("Sleep failed: %s", k->error->message);
