@@ -63,6 +63,8 @@ struct _PpSleep {
                                       * "unknown" (static); NULL: no */
   gint64            pre_start_us;   /* when the pre phase began (monotonic) */
   const char       *requested_state; /* "mem"/"disk" asked of logind by us (static), or NULL */
+  gboolean          hibernation_asked; /* the lid asked logind for a sleep that may
+                                        * hibernate (hybrid, suspend-then-hibernate) */
   PpSleepHistory   *history;      /* a record for every sleep */
 
   /* lid: the lid, dock and lid-inhibitor state are PpActivity's */
@@ -494,7 +496,7 @@ resume_needs_full_pass (PpSleep *self, const char *recorded_state)
                                                                    : self->sleep_state;
 
   if (state == NULL)
-    state = recorded_state;
+    state = self->hibernation_asked ? "disk" : recorded_state;
   if (g_strcmp0 (state, "mem") == 0)
     return NULL;
   return g_strcmp0 (state, "disk") == 0 ? "disk" : "unknown";
@@ -574,6 +576,7 @@ on_prepare_for_sleep (PpLogind *logind, gboolean start, PpSleep *self)
   end_sleep_record (self, NULL);
   g_debug ("After resume: record %.1f ms", ms_since (t0));
   self->requested_state = NULL;
+  self->hibernation_asked = FALSE;
   if (self->helper != NULL)
     {
       /* the pre phase still runs (bounded): resume right after it */
@@ -896,6 +899,11 @@ lid_run_action (PpSleep *self, PpLidAction action)
   g_info ("Lid closed: %s", pp_lid_action_to_string (action));
   if (self->logind != NULL)
     {
+      /* the kernel's suspend counters move for these too: the resume
+       * after them gets the full pass of a hibernation */
+      self->hibernation_asked = action == PP_LID_ACTION_HIBERNATE ||
+                                action == PP_LID_ACTION_HYBRID_SLEEP ||
+                                action == PP_LID_ACTION_SUSPEND_THEN_HIBERNATE;
       pp_logind_call (self->logind, method, FALSE, on_lid_action_reply, (gpointer) method);
       return;
     }
@@ -1017,6 +1025,7 @@ on_logind_vanished (GDBusConnection *bus, const char *name, gpointer user_data)
     {
       end_sleep_record (self, NULL);
       self->requested_state = NULL;
+  self->hibernation_asked = FALSE;
       if (self->helper != NULL)
         self->resume_pending = TRUE;
       else
