@@ -62,6 +62,7 @@ struct _PpSleep {
   const char       *full_pass_after; /* a full policy pass after this sleep, from: "disk",
                                       * "unknown" (static); NULL: no */
   gint64            pre_start_us;   /* when the pre phase began (monotonic) */
+  gboolean          policy_resumed; /* the sleep layer undone for this resume */
   const char       *requested_state; /* "mem"/"disk" asked of logind by us (static), or NULL */
   gboolean          hibernation_asked; /* the lid asked logind for a sleep that may
                                         * hibernate (hybrid, suspend-then-hibernate) */
@@ -477,6 +478,9 @@ resume_policy (PpSleep *self)
   g_autoptr(GError) error = NULL;
   gint64 start = g_get_monotonic_time ();
 
+  if (self->policy_resumed)
+    return;
+  self->policy_resumed = TRUE;
   pp_log_sleep (TRUE, self->sleep_state);
   if (!pp_manager_set_before_sleep (self->manager, FALSE, &error))
     g_warning ("After resume: %s", error->message);
@@ -527,6 +531,7 @@ post_resume_done (PpSleep *self, gpointer data)
       pp_manager_reapply (self->manager);
     }
   self->full_pass_after = NULL;
+  self->policy_resumed = FALSE;
   save_last_known_working (self);
   self->sleeping = FALSE;
   self->logind_sleep = FALSE;
@@ -571,8 +576,12 @@ on_prepare_for_sleep (PpLogind *logind, gboolean start, PpSleep *self)
       return;
     }
   self->logind_sleep = FALSE;
+  /* the policy back first (unless the pre phase still runs); the sleep
+   * layer's writes change nothing the record reads after the sleep */
+  if (self->helper == NULL)
+    resume_policy (self);
   t0 = g_get_monotonic_time ();
-  /* the snapshot after the sleep: before the resume steps change anything */
+  /* the snapshot after the sleep: before the helper changes anything */
   end_sleep_record (self, NULL);
   g_debug ("After resume: record %.1f ms", ms_since (t0));
   self->requested_state = NULL;
@@ -663,8 +672,8 @@ kernel_pre_done (PpSleep *self, gpointer data)
   pp_sleep_history_refresh (self->history);
   if (!write_power (self, SYS_POWER_STATE, k->state, &k->error))
     g_warning ("Sleep failed: %s", k->error->message);
-  end_sleep_record (self, k->error != NULL ? k->error->message : NULL);
   resume_policy (self);
+  end_sleep_record (self, k->error != NULL ? k->error->message : NULL);
   run_helper (self, "resume", kernel_resume_done, task);
 }
 

@@ -553,6 +553,30 @@ class TestLid(SleepTestCase):
     def test_lid_suspend_then_hibernate(self):
         self.check_lid_action('suspend-then-hibernate', 'SuspendThenHibernate', [False])
 
+    def check_resume_pass(self, action, full):
+        """The lid's @action, then logind's sleep, the kernel counting a
+        suspend: the full pass after resume when it may have hibernated."""
+        self.make_file('/sys/power/suspend_stats/success', '0\n')
+        self.make_file('/sys/power/suspend_stats/fail', '0\n')
+        method = {'suspend': 'Suspend', 'suspend-then-hibernate': 'SuspendThenHibernate'}[action]
+        self.check_lid_action(action, method, [False])
+        self.wait_delay_inhibitors(1)
+        self.prepare_for_sleep(True)
+        self.wait_delay_inhibitors(0)
+        self.make_file('/sys/power/suspend_stats/success', '1\n')
+        self.prepare_for_sleep(False)
+        self.wait_delay_inhibitors(1)
+        self.barrier()
+        log = self.daemon.read_log()
+        self.assertIn('Resumed', log)
+        self.assertEqual('After resume from hibernation: re-applying the whole policy' in log, full)
+
+    def test_lid_suspend_then_hibernate_resume_full_pass(self):
+        self.check_resume_pass('suspend-then-hibernate', True)
+
+    def test_lid_suspend_resume_no_full_pass(self):
+        self.check_resume_pass('suspend', False)
+
     def test_lid_lock(self):
         self.check_lid_action('lock', 'LockSessions', [])
 
