@@ -150,17 +150,17 @@ take_snapshot (PpSleepHistory *self, PpSleepSnapshot *s, gboolean after)
 
       if (is_system_battery (dev))
         pp_sleep_stats_add_battery (s, syspath);
-      /* the class has the devices' counts already: one read per device
-       * less (two system calls a device at ~1,000 devices were most of
-       * the time before the delay inhibitor's release) */
+      /* the class has the devices' counts already: two reads per device
+       * less (at ~1,000 devices, most of the time before the delay
+       * inhibitor's release) */
       if (!s->wakeup_class)
         pp_sleep_stats_add_device_wake (s, syspath);
       if (!after && s->awake_devices->len < PP_SLEEP_LIST_MAX)
         {
           g_autofree char *status = pp_sysfs_read_opt (syspath, "power/runtime_status");
 
-          /* "unsupported": no runtime PM, nothing to learn */
-          /* what keeps each awake: pp_sleep_history_explain_awake() */
+          /* "unsupported": no runtime PM, nothing to learn; what keeps
+           * each awake: pp_sleep_history_explain_awake() */
           if (status != NULL && !g_str_equal (status, "suspended") &&
               !g_str_equal (status, "unsupported"))
             {
