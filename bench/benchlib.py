@@ -11,6 +11,7 @@ import ctypes
 import os
 import shutil
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -493,6 +494,23 @@ class Inotify:
                 pass
         except BlockingIOError:
             pass
+
+    def read_wds(self):
+        """The watch descriptors of the events waiting (none: [])."""
+        wds = []
+        try:
+            while True:
+                buf = os.read(self.fd, 65536)
+                if not buf:
+                    break
+                off = 0
+                while off + 16 <= len(buf):
+                    wd, _mask, _cookie, length = struct.unpack_from('iIII', buf, off)
+                    wds.append(wd)
+                    off += 16 + length
+        except BlockingIOError:
+            pass
+        return wds
 
     def close(self):
         os.close(self.fd)

@@ -76,6 +76,7 @@ read_wakeup_sources (PpSleepSnapshot *s)
 {
   g_autoptr(GPtrArray) names = pp_list_dir_sorted (CLASS_WAKEUP, NULL);
 
+  s->wakeup_class = names != NULL;
   for (guint i = 0; names != NULL && i < names->len && i < PP_SLEEP_STATS_MAX_WAKEUP_SOURCES; i++)
     {
       g_autofree char *dir = g_build_filename (CLASS_WAKEUP, g_ptr_array_index (names, i), NULL);

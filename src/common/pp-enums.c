@@ -123,3 +123,47 @@ pp_video_quirk_is_known (const char *name)
 {
   return name != NULL && g_strv_contains (pp_video_quirk_names, name);
 }
+
+static gboolean
+quirk_listed (const char * const *quirks, const char *name)
+{
+  return quirks != NULL && g_strv_contains (quirks, name);
+}
+
+/* The phases of powerpolicy-video-restore.c, which asks this too: keep
+ * both in step. */
+gboolean
+pp_video_quirks_helper_has_work (const char * const *quirks, gboolean resume)
+{
+  /* both phases: saved before sleep, or given back on resume, by them */
+  static const char * const both[] = {
+    "save_pci", "vbestate_restore", "vbemode_restore", "radeon_off", NULL,
+  };
+  static const char * const suspend_only[] = { "dpms_suspend", NULL };
+  static const char * const resume_only[] = {
+    "vbe_post", "vga_mode_3", "dpms_on", "reset_brightness", NULL,
+  };
+  /* the framebuffer console goes off and on around these (no_fb: not) */
+  static const char * const fbcon[] = {
+    "vbe_post", "vbestate_restore", "vbemode_restore", "vga_mode_3", "dpms_on",
+    "dpms_suspend", NULL,
+  };
+  const char * const *phase = resume ? resume_only : suspend_only;
+
+  if (!quirk_listed (quirks, "no_chvt"))
+    return TRUE;
+  if (quirk_listed (quirks, "none"))
+    return FALSE;
+  for (guint i = 0; both[i]; i++)
+    if (quirk_listed (quirks, both[i]))
+      return TRUE;
+  for (guint i = 0; phase[i]; i++)
+    if (quirk_listed (quirks, phase[i]))
+      return TRUE;
+  if (quirk_listed (quirks, "no_fb"))
+    return FALSE;
+  for (guint i = 0; fbcon[i]; i++)
+    if (quirk_listed (quirks, fbcon[i]))
+      return TRUE;
+  return FALSE;
+}

@@ -61,5 +61,11 @@ char       *pp_inhibit_flags_to_string    (PpInhibitFlags    flags);
 gboolean    pp_inhibit_flags_from_string  (const char       *text,
                                            PpInhibitFlags   *flags);
 gboolean    pp_video_quirk_is_known       (const char       *name);
+/* Whether the restore helper has anything to do in its suspend (@resume
+ * FALSE) or resume phase with @quirks in force: the VT switch (unless
+ * no_chvt), or a quirk it acts on in that phase (not the kernel-flag
+ * quirks s3_bios/s3_mode, which are the daemon's). */
+gboolean    pp_video_quirks_helper_has_work (const char * const *quirks,
+                                             gboolean            resume);
 
 G_END_DECLS

@@ -168,6 +168,30 @@ pp_manager_plan_settings (PpManager *self, GPtrArray *plan, PpDevice *dev, const
   pp_plan_settings (plan, dev, dir, settings, g_hash_table_lookup (self->touched, dir), &values);
 }
 
+void
+pp_manager_plan_attribute (PpManager *self, GPtrArray *plan, PpDevice *dev, GPtrArray *settings,
+                           const char *relpath)
+{
+  PpPlanValues values = { plan_read, plan_original, self };
+  GHashTable *touched = g_hash_table_lookup (self->touched, dev->info->syspath);
+  g_autoptr(GPtrArray) one = g_ptr_array_new ();
+  g_autoptr(GHashTable) touched_one = NULL;
+
+  for (guint i = 0; settings != NULL && i < settings->len; i++)
+    {
+      PpSetting *s = g_ptr_array_index (settings, i);
+
+      if (g_str_equal (s->key, relpath))
+        g_ptr_array_add (one, s);
+    }
+  if (touched != NULL && g_hash_table_contains (touched, relpath))
+    {
+      touched_one = g_hash_table_new (g_str_hash, g_str_equal);
+      g_hash_table_add (touched_one, (gpointer) relpath);
+    }
+  pp_plan_settings (plan, dev, dev->info->syspath, one, touched_one, &values);
+}
+
 static void
 mark_touched (PpManager *self, PlannedWrite *w)
 {

@@ -113,6 +113,12 @@ pp_manager_read_current (const char *path, PpManagerWriteFlags flags, GError **e
 void           pp_manager_plan_layer_requests (PpManager *self, GPtrArray *plan);
 void
 pp_manager_plan_settings (PpManager *self, GPtrArray *plan, PpDevice *dev, const char *dir, GPtrArray *settings);
+/* Only @relpath of @dev, as pp_manager_plan_settings() plans it: its
+ * value in @settings, or (changed by the daemon, no layer sets it now)
+ * its original; the device's other attributes are not read. */
+void
+pp_manager_plan_attribute (PpManager *self, GPtrArray *plan, PpDevice *dev, GPtrArray *settings,
+                           const char *relpath);
 gboolean
 pp_manager_is_setting (PlannedWrite *w);
 void

@@ -35,14 +35,20 @@ void            pp_sleep_history_set_blocker_hook (PpSleepHistory     *self,
  * (unknown: logind's sleep). A sleep already begun is begun again. */
 void            pp_sleep_history_begin        (PpSleepHistory   *self,
                                                const char       *state);
-/* Take the snapshot before the sleep again, right before it (after the
- * preparation); nothing when no sleep has begun. */
+/* Read again right before the sleep (after the preparation) what moves
+ * meanwhile: clocks, kernel counters, /sys/class/wakeup, batteries; not
+ * the per-device reads of the snapshot. Nothing when no sleep has begun. */
 void            pp_sleep_history_refresh      (PpSleepHistory   *self);
 /* The sleep is over (or failed, @error: why the kernel refused it): the
  * snapshot after it, the record stored, logged and announced
  * (notify::last-sleep). Nothing when no sleep has begun. */
 void            pp_sleep_history_end          (PpSleepHistory   *self,
                                                const char       *error);
+/* Find what keeps each device the snapshot before the sleep found awake
+ * (the blocker hook): after the delay inhibitor's release on logind's
+ * path, before /sys/power/state on the kernel's; blockers read while the
+ * machine slept are left unknown. Nothing when no sleep has begun. */
+void            pp_sleep_history_explain_awake (PpSleepHistory  *self);
 gboolean        pp_sleep_history_in_progress  (PpSleepHistory   *self);
 
 /* The records, oldest first (PpSleepRecord*, owned by @self). */

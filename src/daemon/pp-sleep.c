@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "pp-config-files.h"
+#include "pp-enums.h"
 #include "pp-error.h"
 #include "pp-log.h"
 #include "pp-lid.h"
@@ -27,6 +28,8 @@
 #define HELPER_NAME           "powerpolicy-video-restore"
 #define LOGIND_NAME           "org.freedesktop.login1"
 #define LKW_FILE_NAME         "video-quirks-last-known-working"
+/* a preparation this long: the sleep record's counters read again */
+#define REFRESH_AFTER_MS      500
 
 
 typedef void (*StepDone) (PpSleep *self, gpointer data);
@@ -56,7 +59,13 @@ struct _PpSleep {
   const char       *sleep_state;  /* of the last sleep: "mem", "disk", "logind" (static) */
   const char       *helper_phase; /* "suspend" or "resume" (static) */
   gboolean          resume_pending;
+  const char       *full_pass_after; /* a full policy pass after this sleep, from: "disk",
+                                      * "unknown" (static); NULL: no */
+  gint64            pre_start_us;   /* when the pre phase began (monotonic) */
+  gboolean          policy_resumed; /* the sleep layer undone for this resume */
   const char       *requested_state; /* "mem"/"disk" asked of logind by us (static), or NULL */
+  gboolean          hibernation_asked; /* the lid asked logind for a sleep that may
+                                        * hibernate (hybrid, suspend-then-hibernate) */
   PpSleepHistory   *history;      /* a record for every sleep */
 
   /* lid: the lid, dock and lid-inhibitor state are PpActivity's */
@@ -347,6 +356,16 @@ run_helper (PpSleep *self, const char *phase, StepDone done, gpointer data)
 
   g_return_if_fail (self->helper == NULL);
 
+  /* kernel modesetting (no_chvt, no quirk): nothing to save or give
+   * back, and a process started and waited for on the way to sleep and
+   * back is time the delay inhibitor and the resume wait for */
+  if (!pp_video_quirks_helper_has_work ((const char * const *) self->quirk_names,
+                                        g_str_equal (phase, "resume")))
+    {
+      g_debug ("No video quirk needs the restore helper's %s phase: not started", phase);
+      done (self, data);
+      return;
+    }
   if (dry_run (self))
     {
       g_message ("dry-run: would run the video restore helper for %s", phase);
@@ -386,16 +405,33 @@ start_holdoff (PpSleep *self);
 
 static void resume_logind (PpSleep *self);
 
+static double
+ms_since (gint64 start_us)
+{
+  return (double) (g_get_monotonic_time () - start_us) / 1000.0;
+}
+
 static void
 pre_done_logind (PpSleep *self, gpointer data)
 {
   /* as close to the sleep as the daemon gets: logind sleeps once the
    * delay inhibitor is gone (unless the sleep is already over) */
-  if (!self->resume_pending)
-    pp_sleep_history_refresh (self->history);
+  gint64 t0 = g_get_monotonic_time ();
+
+  /* the snapshot of the sleep's beginning is a few ms old, unless the
+   * helper's suspend phase ran: its counters read again then (not on
+   * the way to the release otherwise) */
+  if (!self->resume_pending && ms_since (self->pre_start_us) >= REFRESH_AFTER_MS)
+    {
+      pp_sleep_history_refresh (self->history);
+      g_debug ("Before sleep: record again %.1f ms", ms_since (t0));
+    }
   if (self->logind)
     pp_logind_release_sleep_delay (self->logind);
-  g_info ("Ready for sleep: delay inhibitor released");
+  g_info ("Ready for sleep after %.1f ms: delay inhibitor released", ms_since (self->pre_start_us));
+  /* not on the way to the release: the tree may have to be read first */
+  if (!self->resume_pending)
+    pp_sleep_history_explain_awake (self->history);
   if (self->resume_pending)
     {
       self->resume_pending = FALSE;
@@ -411,28 +447,91 @@ static void
 pre_sleep (PpSleep *self, StepDone done, gpointer data)
 {
   g_autoptr(GError) error = NULL;
+  gint64 t0 = g_get_monotonic_time (), t1, t2;
 
   self->sleeping = TRUE;
   if (!pp_manager_set_before_sleep (self->manager, TRUE, &error))
     g_warning ("Before sleep: %s", error->message);
+  t1 = g_get_monotonic_time ();
   select_quirks (self);
   /* what this sleep uses, for last-known-working */
   self->used_source = self->selection->source;
   g_strfreev (self->used_names);
   self->used_names = g_strdupv (self->quirk_names);
   write_kernel_flags (self);
+  t2 = g_get_monotonic_time ();
+  g_debug ("Before sleep: record %.1f ms, sleep layer %.1f ms, quirks %.1f ms",
+           (double) (t0 - self->pre_start_us) / 1000.0, (double) (t1 - t0) / 1000.0,
+           (double) (t2 - t1) / 1000.0);
   run_helper (self, "suspend", done, data);
+}
+
+/* The policy back after resume, first thing (before the helper's resume
+ * phase): the sleep layer's writes undone (AHCI runtime PM, the PCIe ASPM
+ * policy), nothing else. What the kernel keeps across a suspend it keeps:
+ * every attribute the daemon writes is the kernel's own setting, in
+ * memory; a device re-enumerated or whose driver was bound again on
+ * resume comes as a uevent and gets its policy then (pp-manager.c). */
+static void
+resume_policy (PpSleep *self)
+{
+  g_autoptr(GError) error = NULL;
+  gint64 start = g_get_monotonic_time ();
+
+  if (self->policy_resumed)
+    return;
+  self->policy_resumed = TRUE;
+  pp_log_sleep (TRUE, self->sleep_state);
+  if (!pp_manager_set_before_sleep (self->manager, FALSE, &error))
+    g_warning ("After resume: %s", error->message);
+  g_debug ("After resume: the sleep layer undone in %.1f ms", ms_since (start));
+}
+
+/* After hibernation the machine was off: firmware and a boot kernel
+ * initialised the hardware before the image came back, and a driver
+ * that does not restore everything from memory leaves it at the
+ * firmware's value; resuming from disk takes seconds anyway, so the
+ * daemon re-applies everything then. Also when the kind of sleep is
+ * unknown (logind's, and the kernel's suspend counters did not move). */
+static const char *
+resume_needs_full_pass (PpSleep *self, const char *recorded_state)
+{
+  const char *state = g_strcmp0 (self->sleep_state, "logind") == 0 ? self->requested_state
+                                                                   : self->sleep_state;
+
+  if (state == NULL)
+    state = self->hibernation_asked ? "disk" : recorded_state;
+  if (g_strcmp0 (state, "mem") == 0)
+    return NULL;
+  return g_strcmp0 (state, "disk") == 0 ? "disk" : "unknown";
+}
+
+/* The sleep is over: its record, and whether a full pass follows. */
+static void
+end_sleep_record (PpSleep *self, const char *error)
+{
+  gboolean recording = pp_sleep_history_in_progress (self->history);
+  GPtrArray *records;
+  const char *recorded = NULL;
+
+  pp_sleep_history_end (self->history, error);
+  records = pp_sleep_history_get_records (self->history);
+  if (recording && records->len > 0)
+    recorded = ((PpSleepRecord *) g_ptr_array_index (records, records->len - 1))->state;
+  self->full_pass_after = resume_needs_full_pass (self, recorded);
 }
 
 static void
 post_resume_done (PpSleep *self, gpointer data)
 {
-  g_autoptr(GError) error = NULL;
-
-  pp_log_sleep (TRUE, self->sleep_state);
-  if (!pp_manager_set_before_sleep (self->manager, FALSE, &error))
-    g_warning ("After resume: %s", error->message);
-  pp_manager_reapply (self->manager);
+  if (self->full_pass_after != NULL)
+    {
+      g_info ("After resume from %s: re-applying the whole policy",
+              g_str_equal (self->full_pass_after, "disk") ? "hibernation" : "a sleep of unknown kind");
+      pp_manager_reapply (self->manager);
+    }
+  self->full_pass_after = NULL;
+  self->policy_resumed = FALSE;
   save_last_known_working (self);
   self->sleeping = FALSE;
   self->logind_sleep = FALSE;
@@ -452,12 +551,15 @@ resume_done_logind (PpSleep *self, gpointer data)
 static void
 resume_logind (PpSleep *self)
 {
+  resume_policy (self);
   run_helper (self, "resume", resume_done_logind, NULL);
 }
 
 static void
 on_prepare_for_sleep (PpLogind *logind, gboolean start, PpSleep *self)
 {
+  gint64 t0;
+
   if (start)
     {
       if (self->helper != NULL || self->sleeping)
@@ -465,6 +567,7 @@ on_prepare_for_sleep (PpLogind *logind, gboolean start, PpSleep *self)
           g_debug ("PrepareForSleep(true) while a sleep is in progress: nothing to do");
           return;
         }
+      self->pre_start_us = g_get_monotonic_time ();
       self->sleep_state = "logind";
       pp_log_sleep (FALSE, self->sleep_state);
       self->logind_sleep = TRUE;
@@ -473,9 +576,16 @@ on_prepare_for_sleep (PpLogind *logind, gboolean start, PpSleep *self)
       return;
     }
   self->logind_sleep = FALSE;
-  /* the snapshot after the sleep: before the resume steps change anything */
-  pp_sleep_history_end (self->history, NULL);
+  /* the policy back first (unless the pre phase still runs); the sleep
+   * layer's writes change nothing the record reads after the sleep */
+  if (self->helper == NULL)
+    resume_policy (self);
+  t0 = g_get_monotonic_time ();
+  /* the snapshot after the sleep: before the helper changes anything */
+  end_sleep_record (self, NULL);
+  g_debug ("After resume: record %.1f ms", ms_since (t0));
   self->requested_state = NULL;
+  self->hibernation_asked = FALSE;
   if (self->helper != NULL)
     {
       /* the pre phase still runs (bounded): resume right after it */
@@ -558,10 +668,12 @@ kernel_pre_done (PpSleep *self, gpointer data)
 
   /* on real hardware this write returns after resume; a failure still
    * runs the resume phase, which undoes the pre phase */
+  pp_sleep_history_explain_awake (self->history);
   pp_sleep_history_refresh (self->history);
   if (!write_power (self, SYS_POWER_STATE, k->state, &k->error))
     g_warning ("Sleep failed: %s", k->error->message);
-  pp_sleep_history_end (self->history, k->error != NULL ? k->error->message : NULL);
+  resume_policy (self);
+  end_sleep_record (self, k->error != NULL ? k->error->message : NULL);
   run_helper (self, "resume", kernel_resume_done, task);
 }
 
@@ -622,6 +734,7 @@ kernel_sleep (PpSleep *self, GTask *task, const char *state)
   k->state = g_strdup (state);
   g_task_set_task_data (task, k, (GDestroyNotify) kernel_sleep_free);
   self->sleep_state = g_str_equal (state, "disk") ? "disk" : "mem";
+  self->pre_start_us = g_get_monotonic_time ();
   pp_log_sleep (FALSE, self->sleep_state);
   /* under dry-run no sleep happens: nothing to record */
   if (!dry_run (self))
@@ -798,6 +911,11 @@ lid_run_action (PpSleep *self, PpLidAction action)
   g_info ("Lid closed: %s", pp_lid_action_to_string (action));
   if (self->logind != NULL)
     {
+      /* the kernel's suspend counters move for these too: the resume
+       * after them gets the full pass of a hibernation */
+      self->hibernation_asked = action == PP_LID_ACTION_HIBERNATE ||
+                                action == PP_LID_ACTION_HYBRID_SLEEP ||
+                                action == PP_LID_ACTION_SUSPEND_THEN_HIBERNATE;
       pp_logind_call (self->logind, method, FALSE, on_lid_action_reply, (gpointer) method);
       return;
     }
@@ -917,8 +1035,9 @@ on_logind_vanished (GDBusConnection *bus, const char *name, gpointer user_data)
    * the pre phase now (right after it, when it still runs) */
   if (self->logind_sleep)
     {
-      pp_sleep_history_end (self->history, NULL);
+      end_sleep_record (self, NULL);
       self->requested_state = NULL;
+  self->hibernation_asked = FALSE;
       if (self->helper != NULL)
         self->resume_pending = TRUE;
       else

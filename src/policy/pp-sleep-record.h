@@ -62,6 +62,8 @@ typedef struct {
   double      energy_full_mwh;    /* < 0 unknown */
 
   GHashTable *wake_counts;        /* name (device path or source name) -> PpWakeCount* */
+  gboolean    wakeup_class;       /* /sys/class/wakeup read (kernel 5.4+): it lists every
+                                   * wakeup source, the devices' too */
   GPtrArray  *awake_devices;      /* char*: managed devices not runtime-suspended */
   GPtrArray  *awake_blockers;     /* char*: the tree's blocker of each, "" none */
   char       *wake_irq;           /* pm_wakeup_irq ("" unreadable): after only */

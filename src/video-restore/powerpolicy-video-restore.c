@@ -396,6 +396,7 @@ int
 main (int argc, char **argv)
 {
   const char *phase;
+  GPtrArray *known;
 
   if (argc < 2 || (!g_str_equal (argv[1], "suspend") && !g_str_equal (argv[1], "resume")))
     {
@@ -404,6 +405,7 @@ main (int argc, char **argv)
     }
   phase = argv[1];
   quirks = g_hash_table_new (g_str_hash, g_str_equal);
+  known = g_ptr_array_new ();
   for (int i = 2; i < argc; i++)
     {
       if (!pp_video_quirk_is_known (argv[i]))
@@ -412,7 +414,18 @@ main (int argc, char **argv)
           continue;
         }
       g_hash_table_add (quirks, argv[i]);
+      g_ptr_array_add (known, argv[i]);
     }
+  g_ptr_array_add (known, NULL);
+  /* the daemon does not start it then; run by hand, it does nothing */
+  if (!pp_video_quirks_helper_has_work ((const char * const *) known->pdata,
+                                        g_str_equal (phase, "resume")))
+    {
+      g_ptr_array_unref (known);
+      g_hash_table_unref (quirks);
+      return 0;
+    }
+  g_ptr_array_unref (known);
 
   state_dir = g_getenv ("POWERPOLICY_VIDEO_RESTORE_STATE");
   if (state_dir == NULL || *state_dir == '\0')

@@ -79,6 +79,46 @@ def wait_until(cond, timeout=5.0, message='condition'):
         time.sleep(0.005)
 
 
+class WriteWatch:
+    """Which of @files were written (closed after a write) since the
+    watch began: inotify on the testbed's plain files."""
+    IN_CLOSE_WRITE = 0x8
+
+    def __init__(self, files):
+        import ctypes
+        self.libc = ctypes.CDLL(None, use_errno=True)
+        self.fd = self.libc.inotify_init1(os.O_CLOEXEC | os.O_NONBLOCK)
+        if self.fd < 0:
+            raise OSError(ctypes.get_errno(), 'inotify_init1')
+        self.by_wd = {}
+        for f in files:
+            wd = self.libc.inotify_add_watch(self.fd, f.encode(), self.IN_CLOSE_WRITE)
+            if wd < 0:
+                raise OSError(ctypes.get_errno(), 'inotify_add_watch %s' % f)
+            self.by_wd[wd] = f
+        self.seen = set()
+
+    def written(self):
+        import struct
+        try:
+            while True:
+                buf = os.read(self.fd, 65536)
+                off = 0
+                while off + 16 <= len(buf):
+                    wd, _mask, _cookie, length = struct.unpack_from('iIII', buf, off)
+                    if wd in self.by_wd:
+                        self.seen.add(self.by_wd[wd])
+                    off += 16 + length
+        except BlockingIOError:
+            pass
+        return set(self.seen)
+
+    def close(self):
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
 # Like python-dbusmock's private system bus, but any local user may
 # connect, so tests can call the daemon as an unprivileged user.
 PRIVATE_BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"

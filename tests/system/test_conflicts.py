@@ -242,21 +242,46 @@ class TestForeignChanges(ConflictsTestCase):
 
 class TestResume(SleepTestCase):
 
-    def test_firmware_reset_across_resume_is_not_foreign(self):
-        self.start(args=['--no-logind'], config=SLEEP_CONFIG + 'MemSleep=s2idle\n')
+    def test_firmware_reset_across_hibernation_is_not_foreign(self):
+        self.start(args=['--no-logind'], config=SLEEP_CONFIG + 'HibernateMode=shutdown\n')
         self.assertEqual(self.attr(HDA, 'power/control'), 'auto')
-        # "firmware" resets the attribute while the machine sleeps: the
-        # resume pass puts the policy back and reports nothing
+        # "firmware" resets the attribute while the machine is off: after
+        # hibernation the full pass puts the policy back and reports nothing
         self.laptop.write(HDA + '/power/control', 'on')
-        self.call('Suspend', (False,), '(b)', timeout=10000)
+        self.call('Hibernate', (False,), '(b)', timeout=10000)
         self.wait_attr(HDA, 'power/control', 'auto')
         self.assertEqual(self.get_property('Conflicts'), [])
         log = self.daemon.read_log()
         self.assertNotIn('another program', log)
-        self.assertIn('Resumed from mem', log)
+        self.assertIn('Resumed from disk', log)
+        self.assertIn('After resume from hibernation: re-applying the whole policy', log)
         # a setting of its own (no device): its own path, its name
-        self.assertIn(('/sys/power/mem_sleep', 'mem_sleep', 'deep', 's2idle'),
+        self.assertIn(('/sys/power/disk', 'disk', 'platform', 'shutdown'),
                       self.call('ListChanges')[0])
+
+    def test_device_reset_across_suspend_is_not_foreign(self):
+        """After a suspend no full pass: a device the kernel reset comes
+        back as a uevent (re-enumerated, or its driver bound again), and
+        that is no other program's change."""
+        self.start_logind()
+        self.make_file('/sys/power/suspend_stats/success', '0\n')
+        self.make_file('/sys/power/suspend_stats/fail', '0\n')
+        self.start()
+        self.wait_delay_inhibitors(1)
+        self.assertEqual(self.attr(HDA, 'power/control'), 'auto')
+        self.prepare_for_sleep(True)
+        self.wait_delay_inhibitors(0)
+        # the kernel counts a suspend
+        self.make_file('/sys/power/suspend_stats/success', '1\n')
+        self.prepare_for_sleep(False)
+        self.wait_delay_inhibitors(1)
+        self.laptop.write(HDA + '/power/control', 'on')
+        self.laptop.tb.uevent(HDA, 'bind')
+        self.wait_attr(HDA, 'power/control', 'auto')
+        self.assertEqual(self.get_property('Conflicts'), [])
+        log = self.daemon.read_log()
+        self.assertNotIn('another program', log)
+        self.assertNotIn('re-applying the whole policy', log)
 
 
 class TestInstalledTools(ConflictsTestCase):

@@ -22,7 +22,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from ppharness import (  # noqa: E402
-    AHCI, BAT, PCI, SCSI_HOST, TEST_CONFIG, PowerPolicyTestCase, main, wait_until,
+    AHCI, BAT, PCI, SCSI_HOST, STORAGE, TEST_CONFIG, PowerPolicyTestCase, WriteWatch, main,
+    wait_until,
 )
 from test_sleep import SLEEP_CONFIG, SleepTestCase  # noqa: E402
 
@@ -345,6 +346,78 @@ class TestAroundSleep(SleepTestCase):
         self.daemon.stop()
         self.assertEqual(self.attr(AHCI, 'power/control'), 'on')
         self.assertEqual(self.read_file(self.policy), 'default')
+
+    def sys_files(self):
+        """Every plain file of the testbed's devices and modules."""
+        files = []
+        for top in ('sys/devices', 'sys/module'):
+            for dirpath, _dirs, names in os.walk(os.path.join(self.laptop.root, top)):
+                files += [os.path.join(dirpath, n) for n in names
+                          if os.path.isfile(os.path.join(dirpath, n)) and
+                          not os.path.islink(os.path.join(dirpath, n))]
+        return files
+
+    def sleep_and_watch(self, asleep):
+        """A logind sleep: @asleep() between the delay inhibitor's release
+        and PrepareForSleep(false), with a value changed behind the
+        daemon's back meanwhile (no uevent); returns the files written from
+        PrepareForSleep(false) until the daemon took its delay inhibitor
+        again (the end of its resume)."""
+        self.prepare_for_sleep(True)
+        self.wait_delay_inhibitors(0)
+        asleep()
+        self.laptop.write(STORAGE + '/power/autosuspend_delay_ms', '7000')
+        watch = WriteWatch(self.sys_files())
+        self.addCleanup(watch.close)
+        self.prepare_for_sleep(False)
+        self.wait_delay_inhibitors(1)
+        wait_until(lambda: len(watch.written()) >= 3, 5, 'the sleep layer undone (%r)' % watch.written())
+        self.barrier()
+        root = self.laptop.root
+        return {f[len(root):] for f in watch.written()}
+
+    def test_after_suspend_only_the_sleep_layer_rewritten(self):
+        self.start_logind()
+        self.laptop.set_ac(False)
+        self.make_file(SCSI_HOST + '/power/control', 'auto\n')
+        stats = self.make_file('/sys/power/suspend_stats/success', '0\n')
+        self.make_file('/sys/power/suspend_stats/fail', '0\n')
+        self.start(AROUND_SLEEP_CONFIG)
+        self.wait_delay_inhibitors(1)
+        self.wait_attr(STORAGE, 'power/autosuspend_delay_ms', '2000')
+
+        def suspended():
+            with open(stats, 'w') as f:
+                f.write('1\n')
+        written = self.sleep_and_watch(suspended)
+        # what the sleep layer changed, nothing else: the kernel keeps its
+        # settings across a suspend, so no full pass
+        self.assertEqual(written, {AHCI + '/power/control', SCSI_HOST + '/power/control',
+                                   ASPM_POLICY})
+        self.assertEqual(self.attr(AHCI, 'power/control'), 'auto')
+        self.assertEqual(self.attr(SCSI_HOST, 'power/control'), 'auto')
+        self.assertEqual(self.read_file(self.policy), 'powersave')
+        self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '7000')
+        self.assertNotIn('re-applying the whole policy', self.daemon.read_log())
+
+    def test_after_hibernation_full_pass(self):
+        self.start_logind()
+        self.laptop.set_ac(False)
+        self.make_file('/sys/power/suspend_stats/success', '0\n')
+        self.make_file('/sys/power/suspend_stats/fail', '0\n')
+        self.start(AROUND_SLEEP_CONFIG)
+        self.wait_delay_inhibitors(1)
+        self.wait_attr(STORAGE, 'power/autosuspend_delay_ms', '2000')
+        # asked of logind through the daemon: a hibernation (the kernel's
+        # suspend counters do not move)
+        self.call('Hibernate', (False,), '(b)')
+        self.assertEqual(len(self.logind.GetMethodCalls('Hibernate')), 1)
+        written = self.sleep_and_watch(lambda: None)
+        self.assertIn(STORAGE + '/power/autosuspend_delay_ms', written)
+        self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '2000')
+        self.assertEqual(self.attr(AHCI, 'power/control'), 'auto')
+        self.assertIn('After resume from hibernation: re-applying the whole policy',
+                      self.daemon.read_log())
 
     def test_turned_off(self):
         self.start_logind()

@@ -339,7 +339,9 @@ class TestLogindSleep(SleepTestCase):
         self.wait_delay_inhibitors(1)
         self.prepare_for_sleep(True)
         self.wait_delay_inhibitors(0)
-        # firmware reset an attribute while the machine slept
+        # firmware reset an attribute while the machine slept; the kernel's
+        # suspend counters (none in this testbed) do not tell a suspend:
+        # a sleep of unknown kind gets the full pass, as a hibernation
         self.laptop.write(STORAGE + '/power/autosuspend_delay_ms', '2000')
         self.prepare_for_sleep(False)
         self.wait_delay_inhibitors(1)
@@ -347,6 +349,40 @@ class TestLogindSleep(SleepTestCase):
         wait_until(lambda: len(self.helper_lines()) == 2, 5, 'helper resume phase')
         self.assertEqual(self.helper_lines(), [['suspend'] + INSPIRON_1501_QUIRKS,
                                                ['resume'] + INSPIRON_1501_QUIRKS])
+
+    def test_no_helper_without_work(self):
+        """Kernel modesetting: no quirk, no VT switch (no_chvt), nothing
+        to save or give back: the helper is not started, the inhibitor is
+        released and the resume done without it."""
+        self.start_logind()
+        self.add_machine(INSPIRON_1501, vendor='0x8086', device='0x2a42', driver='i915', kms=True)
+        self.start()
+        self.assertEqual(self.get_property('VideoQuirks'), ['no_chvt'])
+        self.wait_delay_inhibitors(1)
+        self.prepare_for_sleep(True)
+        self.wait_delay_inhibitors(0)
+        self.prepare_for_sleep(False)
+        self.wait_delay_inhibitors(1)
+        self.barrier()
+        self.assertEqual(self.helper_lines(), [])
+        log = self.daemon.read_log()
+        self.assertIn("No video quirk needs the restore helper's suspend phase: not started", log)
+        self.assertIn("No video quirk needs the restore helper's resume phase: not started", log)
+
+    def test_helper_for_one_phase_only(self):
+        """reset_brightness (no VT switch): nothing to save before sleep,
+        the backlight to set again after it: only the resume phase runs."""
+        self.start_logind()
+        self.add_machine(INSPIRON_1501)
+        self.start(SLEEP_CONFIG + 'VideoQuirks=reset_brightness,no_chvt\n')
+        self.wait_delay_inhibitors(1)
+        self.prepare_for_sleep(True)
+        self.wait_delay_inhibitors(0)
+        self.assertEqual(self.helper_lines(), [])
+        self.prepare_for_sleep(False)
+        self.wait_delay_inhibitors(1)
+        wait_until(lambda: len(self.helper_lines()) == 1, 5, 'helper resume phase')
+        self.assertEqual(self.helper_lines(), [['resume', 'reset_brightness', 'no_chvt']])
 
     def test_resume_saves_last_known_working(self):
         self.start_logind()
@@ -536,6 +572,30 @@ class TestLid(SleepTestCase):
 
     def test_lid_suspend_then_hibernate(self):
         self.check_lid_action('suspend-then-hibernate', 'SuspendThenHibernate', [False])
+
+    def check_resume_pass(self, action, full):
+        """The lid's @action, then logind's sleep, the kernel counting a
+        suspend: the full pass after resume when it may have hibernated."""
+        self.make_file('/sys/power/suspend_stats/success', '0\n')
+        self.make_file('/sys/power/suspend_stats/fail', '0\n')
+        method = {'suspend': 'Suspend', 'suspend-then-hibernate': 'SuspendThenHibernate'}[action]
+        self.check_lid_action(action, method, [False])
+        self.wait_delay_inhibitors(1)
+        self.prepare_for_sleep(True)
+        self.wait_delay_inhibitors(0)
+        self.make_file('/sys/power/suspend_stats/success', '1\n')
+        self.prepare_for_sleep(False)
+        self.wait_delay_inhibitors(1)
+        self.barrier()
+        log = self.daemon.read_log()
+        self.assertIn('Resumed', log)
+        self.assertEqual('After resume from hibernation: re-applying the whole policy' in log, full)
+
+    def test_lid_suspend_then_hibernate_resume_full_pass(self):
+        self.check_resume_pass('suspend-then-hibernate', True)
+
+    def test_lid_suspend_resume_no_full_pass(self):
+        self.check_resume_pass('suspend', False)
 
     def test_lid_lock(self):
         self.check_lid_action('lock', 'LockSessions', [])

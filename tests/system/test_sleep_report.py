@@ -33,6 +33,9 @@ PMCTL = os.path.join(BUILDDIR, 'src', 'pmctl')
 STATS = '/sys/power/suspend_stats'
 MSG_SLEEP_RECORD = '93d17684318b47619ab684159922780b'
 RTC_SOURCE = 'virtual/wakeup/wakeup9'
+# the xHCI's wakeup source: on kernels with /sys/class/wakeup (5.4+) every
+# device's source is listed there too, and the daemon reads only the class
+XHCI_SOURCE = 'pci0000:00/0000:00:14.0/wakeup/wakeup3'
 
 
 class SleepReportTestCase(SleepTestCase):
@@ -50,6 +53,10 @@ class SleepReportTestCase(SleepTestCase):
         tb.set_attribute(XHCI, 'power/wakeup_count', '5')
         self.rtc = tb.add_device('wakeup', RTC_SOURCE, None,
                                  ['name', 'rtc_alarm', 'event_count', '2', 'wakeup_count', '0'], [])
+        self.xhci_source = tb.add_device('wakeup', XHCI_SOURCE, None,
+                                         ['name', '0000:00:14.0', 'event_count', '5',
+                                          'wakeup_count', '0'], [])
+        tb.set_attribute_link(self.xhci_source, 'device', '../../../0000:00:14.0')
 
     def set_stats(self, **values):
         for k, v in values.items():
@@ -93,7 +100,9 @@ class SleepReportTestCase(SleepTestCase):
         if charge is not None:
             tb.set_attribute(self.laptop.bat, 'charge_now', str(charge))
         if wake:
+            # one counter, two names (power/wakeup_count is the source's event_count)
             tb.set_attribute(XHCI, 'power/wakeup_count', '6')
+            tb.set_attribute(self.xhci_source, 'event_count', '6')
             self.make_file('/sys/power/pm_wakeup_irq', '9\n')
 
     def logind_cycle(self, **resume):

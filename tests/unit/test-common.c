@@ -155,6 +155,42 @@ test_inhibit_flags (void **state)
 }
 
 static void
+test_video_quirks_helper_work (void **state)
+{
+  const char *kms[] = { "no_chvt", NULL };
+  const char *vt_only[] = { "none", NULL };
+  const char *none_no_vt[] = { "none", "no_chvt", "vbe_post", NULL };
+  const char *flags_only[] = { "s3_bios", "s3_mode", "no_chvt", NULL };
+  const char *post[] = { "vbe_post", "no_chvt", NULL };
+  const char *post_no_fb[] = { "vbe_post", "no_fb", "no_chvt", NULL };
+  const char *state_save[] = { "vbestate_restore", "no_fb", "no_chvt", NULL };
+  const char *suspend_dpms[] = { "dpms_suspend", "no_fb", "no_chvt", NULL };
+
+  (void) state;
+  /* no list: the VT switch is pm-utils' default */
+  assert_true (pp_video_quirks_helper_has_work (NULL, FALSE));
+  /* nothing to do: not started */
+  assert_false (pp_video_quirks_helper_has_work (kms, FALSE));
+  assert_false (pp_video_quirks_helper_has_work (kms, TRUE));
+  assert_false (pp_video_quirks_helper_has_work (flags_only, FALSE));
+  assert_false (pp_video_quirks_helper_has_work (flags_only, TRUE));
+  assert_false (pp_video_quirks_helper_has_work (none_no_vt, FALSE));
+  assert_false (pp_video_quirks_helper_has_work (none_no_vt, TRUE));
+  /* the VT switch, both phases */
+  assert_true (pp_video_quirks_helper_has_work (vt_only, FALSE));
+  assert_true (pp_video_quirks_helper_has_work (vt_only, TRUE));
+  /* vbe_post: the console off before sleep, POST and console on after */
+  assert_true (pp_video_quirks_helper_has_work (post, FALSE));
+  assert_true (pp_video_quirks_helper_has_work (post, TRUE));
+  assert_false (pp_video_quirks_helper_has_work (post_no_fb, FALSE));
+  assert_true (pp_video_quirks_helper_has_work (post_no_fb, TRUE));
+  assert_true (pp_video_quirks_helper_has_work (state_save, FALSE));
+  assert_true (pp_video_quirks_helper_has_work (state_save, TRUE));
+  assert_true (pp_video_quirks_helper_has_work (suspend_dpms, FALSE));
+  assert_false (pp_video_quirks_helper_has_work (suspend_dpms, TRUE));
+}
+
+static void
 test_video_quirk_names (void **state)
 {
   assert_true (pp_video_quirk_is_known ("dpms_on"));
@@ -188,6 +224,7 @@ main (void)
     cmocka_unit_test (test_enum_names),
     cmocka_unit_test (test_inhibit_flags),
     cmocka_unit_test (test_video_quirk_names),
+    cmocka_unit_test (test_video_quirks_helper_work),
     cmocka_unit_test (test_generated_interface),
   };
 
