@@ -43,3 +43,77 @@ pp_device_row_to_variant (const PpDeviceRow *row)
   g_variant_get_data (v);
   return v;
 }
+
+/* The serialised form of an array of variable-size elements (GVariant's
+ * format): each element aligned to its type's alignment (8 for a{sv},
+ * which holds variants), then one framing offset per element (where it
+ * ends), all of the smallest size that can address the whole. */
+#define ROW_ALIGNMENT 8
+
+struct _PpDeviceRows {
+  GByteArray *body;
+  GArray     *ends;   /* gsize: where each row ends in @body */
+};
+
+PpDeviceRows *
+pp_device_rows_new (guint n_hint)
+{
+  PpDeviceRows *rows = g_new0 (PpDeviceRows, 1);
+
+  /* ~530 bytes a row on a typical machine */
+  rows->body = g_byte_array_sized_new (MIN (n_hint, 1u << 20) * 512);
+  rows->ends = g_array_sized_new (FALSE, FALSE, sizeof (gsize), n_hint);
+  return rows;
+}
+
+void
+pp_device_rows_add (PpDeviceRows *rows, const PpDeviceRow *row)
+{
+  static const guint8 zeros[ROW_ALIGNMENT] = { 0 };
+  g_autoptr(GVariant) v = g_variant_ref_sink (pp_device_row_to_variant (row));
+  gsize size = g_variant_get_size (v);
+  gsize end;
+
+  if (rows->body->len % ROW_ALIGNMENT != 0)
+    g_byte_array_append (rows->body, zeros, ROW_ALIGNMENT - rows->body->len % ROW_ALIGNMENT);
+  g_byte_array_append (rows->body, g_variant_get_data (v), (guint) size);
+  end = rows->body->len;
+  g_array_append_val (rows->ends, end);
+}
+
+/* The size of one framing offset for a container of @body bytes and
+ * @n offsets (gvs_calculate_total_size() in GLib). */
+static guint
+offset_size (gsize body, gsize n)
+{
+  if (body + n <= G_MAXUINT8)
+    return 1;
+  if (body + 2 * n <= G_MAXUINT16)
+    return 2;
+  if (body + 4 * n <= G_MAXUINT32)
+    return 4;
+  return 8;
+}
+
+GVariant *
+pp_device_rows_end (PpDeviceRows *rows)
+{
+  guint size = offset_size (rows->body->len, rows->ends->len);
+  GBytes *bytes;
+  GVariant *v;
+
+  for (guint i = 0; i < rows->ends->len; i++)
+    {
+      guint64 le = GUINT64_TO_LE ((guint64) g_array_index (rows->ends, gsize, i));
+
+      /* little-endian: the first @size bytes are the low ones */
+      g_byte_array_append (rows->body, (const guint8 *) &le, size);
+    }
+  g_array_unref (rows->ends);
+  bytes = g_byte_array_free_to_bytes (rows->body);
+  g_free (rows);
+  /* trusted: made of serialised a{sv} in normal form, framed as above */
+  v = g_variant_new_from_bytes (G_VARIANT_TYPE ("aa{sv}"), bytes, TRUE);
+  g_bytes_unref (bytes);
+  return v;
+}

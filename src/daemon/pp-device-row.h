@@ -34,4 +34,17 @@ typedef struct {
  * array of many rows does not keep a tree of small GVariants per row. */
 GVariant *pp_device_row_to_variant (const PpDeviceRow *row);
 
+/* ListDevices' aa{sv}, row by row: each row's a{sv} is serialised and
+ * copied into one buffer at once, and its GVariants freed before the
+ * next row is made, so that many rows never hold thousands of small
+ * GVariants at the same time (GLib's slice allocator keeps what they
+ * used after they are gone). pp_device_rows_end() frees @rows. */
+typedef struct _PpDeviceRows PpDeviceRows;
+
+PpDeviceRows *pp_device_rows_new  (guint               n_hint);
+void          pp_device_rows_add  (PpDeviceRows       *rows,
+                                   const PpDeviceRow  *row);
+/* The aa{sv} of the rows added, in order: a floating GVariant. */
+GVariant     *pp_device_rows_end  (PpDeviceRows       *rows);
+
 G_END_DECLS

@@ -349,34 +349,15 @@ pp_manager_resolve_device (PpManager *self, const char *device, GError **error)
 }
 
 void
-pp_device_status_free (PpDeviceStatus *status)
+pp_manager_read_device_status (PpManager *self, PpDevice *dev, PpDeviceStatus *out)
 {
-  if (status == NULL)
-    return;
-  g_free (status->parent);
-  g_free (status->runtime_status);
-  g_free (status->control);
-  g_free (status->wakeup);
-  g_free (status);
-}
-
-PpDeviceStatus *
-pp_manager_get_device_status (PpManager *self, PpDevice *dev)
-{
-  PpDeviceStatus *status = g_new0 (PpDeviceStatus, 1);
   const char *syspath = dev->info->syspath;
   const char *parent = pp_device_info_get_parent (dev->info);
-  PpPowerState state;
 
   /* one path walk for the four attributes */
-  pp_power_state_read (syspath, PP_POWER_STATE_ALL, &state);
-  status->parent = g_strdup (parent != NULL && pp_manager_is_managed_path (parent) ? parent : "");
-  status->runtime_status = g_strdup (state.runtime_status);
-  status->control = g_strdup (state.control);
-  status->wakeup = g_strdup (state.wakeup);
-  status->autosuspend_delay_ms = state.autosuspend_delay_ms;
-  status->held = g_hash_table_contains (self->held, syspath);
-  return status;
+  pp_power_state_read (syspath, PP_POWER_STATE_ALL, &out->power);
+  out->parent = parent != NULL && pp_manager_is_managed_path (parent) ? parent : "";
+  out->held = g_hash_table_contains (self->held, syspath);
 }
 
 static void

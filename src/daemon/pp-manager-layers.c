@@ -530,14 +530,11 @@ pp_manager_explain (PpManager *self, PpDevice *dev)
 char *
 pp_manager_get_exclusion (PpManager *self, PpDevice *dev)
 {
-  g_autoptr(PpDecision) decision = NULL;
-
   if (pp_manager_is_device_link (dev))
     return NULL;
-  decision = decide_device (self, dev, FALSE, TRUE);
-  if (decision->skipped != PP_SOURCE_EXCLUDED)
-    return NULL;
-  return g_steal_pointer (&decision->skip_origin);
+  /* what decide_device() would say, without deciding the layers (this
+   * is asked for every row of ListDevices) */
+  return pp_policy_get_exclusion (self->config, &dev->props, dev->info->driver);
 }
 
 void

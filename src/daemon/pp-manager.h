@@ -8,6 +8,7 @@
 #include "pp-config.h"
 #include "pp-plan.h"
 #include "pp-policy.h"
+#include "pp-power-state.h"
 #include "pp-udev.h"
 
 G_BEGIN_DECLS
@@ -211,15 +212,16 @@ gboolean       pp_manager_clear_overrides     (PpManager   *self,
                                                PpDevice    *device,
                                                GError     **error);
 
-/* What the device dictionary of SPEC §5 shows beyond PpDevice itself,
- * read when asked. */
+/* What the device dictionary of SPEC §5 shows beyond PpDevice itself.
+ * The runtime-PM attributes are read when asked, never kept: the kernel
+ * changes runtime_status without a uevent, and other programs may write
+ * control, autosuspend_delay_ms and wakeup without one
+ * (pp-power-state.h). Nothing in it is allocated. */
 typedef struct {
-  char     *parent;                /* the managed parent's syspath, or "" */
-  char     *runtime_status;        /* power/runtime_status, "unsupported" without */
-  char     *control;               /* power/control, "" without */
-  gint32    autosuspend_delay_ms;  /* -1 without */
-  char     *wakeup;                /* power/wakeup, "" without */
-  gboolean  held;                  /* a hold keeps it up */
+  const char   *parent;   /* the parent device's syspath (kept by the device), or "" */
+  PpPowerState  power;    /* power/runtime_status ("unsupported" without), control,
+                           * autosuspend_delay_ms (-1 without), wakeup, read now */
+  gboolean      held;     /* a hold keeps it up */
 } PpDeviceStatus;
 
 /* Every attribute the daemon changed and would restore (SPEC §5
@@ -249,10 +251,11 @@ GPtrArray     *pp_manager_list_overrides      (PpManager   *self);
  * The signal "conflicts-changed" (no arguments) says when they change. */
 GPtrArray     *pp_manager_list_conflicts      (PpManager   *self);
 
-PpDeviceStatus *pp_manager_get_device_status (PpManager   *self,
-                                              PpDevice    *device);
-void           pp_device_status_free          (PpDeviceStatus *status);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (PpDeviceStatus, pp_device_status_free)
+/* Fill @out for @device: its parent and hold from memory, the power/
+ * attributes read now (one path walk). */
+void           pp_manager_read_device_status  (PpManager      *self,
+                                               PpDevice       *device,
+                                               PpDeviceStatus *out);
 
 /* Who holds @syspath, as Explain's origin of a hold: "held by WHO (WHY),
  * pid N" per hold keeping it on, g_malloc'ed, or NULL when the hook

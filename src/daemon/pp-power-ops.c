@@ -45,6 +45,7 @@ struct _PpPowerOps {
   GObject     parent_instance;
   PpManager  *manager;
   PpTree     *tree;          /* read from sysfs when needed (get_tree), or NULL */
+  GHashTable *no_control;    /* the tree's paths found without power/control, while it lives */
   gint64      tree_used;     /* monotonic time of its last use */
   guint       tree_timeout;  /* drops it after TREE_KEEP_SEC unused */
   GPtrArray  *with_links;    /* while building: devices with supplier:/consumer: links */
@@ -117,6 +118,7 @@ drop_tree (PpPowerOps *self)
   gboolean had_tree = self->tree != NULL;
 
   g_clear_handle_id (&self->tree_timeout, g_source_remove);
+  g_clear_pointer (&self->no_control, g_hash_table_unref);
   g_clear_pointer (&self->tree, pp_tree_free);
   pp_manager_forget_tree_devices (self->manager);
   /* a tree of every device under /sys/devices: its pages go back too */
@@ -156,6 +158,7 @@ build_tree (PpPowerOps *self)
   g_autoptr(GPtrArray) links = NULL;
 
   self->tree = pp_tree_new ();
+  self->no_control = g_hash_table_new (g_str_hash, g_str_equal);
   self->with_links = g_ptr_array_new_with_free_func (g_free);
 
   prune_removed (self);
@@ -988,13 +991,25 @@ is_blocking (const char *path, gpointer user_data)
     return GPOINTER_TO_INT (known) == BLOCKING_YES;
   /* control first: most devices the policy does not manage (USB
    * interfaces, SCSI targets, block devices) have none, and then one
-   * read answers */
-  if (pp_manager_is_held (ctx->self->manager, path) ||
-      (pp_power_state_read_one (path, "control", control) && g_str_equal (control, "on")))
+   * read answers. That a device has no power/control is kept while the
+   * tree lives (the kernel makes the attribute when it adds the device;
+   * any add, remove or move drops the tree): later answers do not look
+   * again. Values are never kept. */
+  if (pp_manager_is_held (ctx->self->manager, path))
+    blocking = TRUE;
+  else if (g_hash_table_contains (ctx->self->no_control, path))
+    blocking = FALSE;
+  else if (!pp_power_state_read_one (path, "control", control))
+    {
+      /* @path is the tree's, like the table */
+      g_hash_table_add (ctx->self->no_control, (gpointer) path);
+      blocking = FALSE;
+    }
+  else
+    blocking = g_str_equal (control, "on");
+  if (blocking)
     blocking = pp_power_state_read_one (path, "runtime_status", status) &&
                g_str_equal (status, "active");
-  else
-    blocking = FALSE;
   /* @path is the tree's: it lives as long as the tree, longer than @memo */
   if (ctx->memo != NULL)
     g_hash_table_insert (ctx->memo, (gpointer) path,
@@ -1048,6 +1063,7 @@ pp_power_ops_finalize (GObject *object)
   g_signal_handlers_disconnect_by_data (self->manager, self);
   g_clear_object (&self->manager);
   g_clear_handle_id (&self->tree_timeout, g_source_remove);
+  g_clear_pointer (&self->no_control, g_hash_table_unref);
   g_clear_pointer (&self->tree, pp_tree_free);
   g_hash_table_unref (self->removed);
   g_hash_table_unref (self->off);

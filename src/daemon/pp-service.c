@@ -85,11 +85,12 @@ rows_to_variant (GPtrArray *rows, const char *type, PpAddRow add_row)
 }
 
 /* The device dictionary of SPEC §5: what the manager knows of @dev, its
- * runtime-PM state read now, and its power-dependency fields from the
- * tree. @status: read just now. @memo: see
- * pp_power_ops_get_tree_fields(). */
+ * runtime-PM state read now (@status), and its power-dependency fields
+ * from the tree. @memo: see pp_power_ops_get_tree_fields(). With @rows,
+ * the dictionary is added to them and NULL returned. */
 static GVariant *
-device_status_to_variant (PpService *self, PpDevice *dev, PpDeviceStatus *status, GHashTable *memo)
+device_status_to_variant (PpService *self, PpDevice *dev, const PpDeviceStatus *status,
+                          GHashTable *memo, PpDeviceRows *rows)
 {
   g_autoptr(GPtrArray) suppliers = NULL;
   g_autoptr(GPtrArray) consumers = NULL;
@@ -97,8 +98,9 @@ device_status_to_variant (PpService *self, PpDevice *dev, PpDeviceStatus *status
   g_autofree char *excluded = pp_manager_get_exclusion (self->manager, dev);
   PpDeviceRow row = { 0 };
 
-  pp_power_ops_get_tree_fields (self->power_ops, dev->info->syspath, status->control,
-                                status->runtime_status, memo, &suppliers, &consumers, &blocker);
+  pp_power_ops_get_tree_fields (self->power_ops, dev->info->syspath, status->power.control,
+                                status->power.runtime_status, memo, &suppliers, &consumers,
+                                &blocker);
   row.path = dev->info->syspath;
   row.subsystem = dev->info->subsystem;
   row.class = dev->props.klass;
@@ -108,23 +110,29 @@ device_status_to_variant (PpService *self, PpDevice *dev, PpDeviceStatus *status
   row.n_suppliers = suppliers->len;
   row.consumers = (const char * const *) consumers->pdata;
   row.n_consumers = consumers->len;
-  row.runtime_status = status->runtime_status;
-  row.control = status->control;
-  row.autosuspend_delay_ms = status->autosuspend_delay_ms;
-  row.wakeup = status->wakeup;
+  row.runtime_status = status->power.runtime_status;
+  row.control = status->power.control;
+  row.autosuspend_delay_ms = status->power.autosuspend_delay_ms;
+  row.wakeup = status->power.wakeup;
   row.held = status->held;
   row.blocker = blocker ? blocker : "";
   row.ignored = dev->props.ignore;
   row.excluded = excluded ? excluded : "";
+  if (rows != NULL)
+    {
+      pp_device_rows_add (rows, &row);
+      return NULL;
+    }
   return pp_device_row_to_variant (&row);
 }
 
 static GVariant *
 device_to_variant (PpService *self, PpDevice *dev)
 {
-  g_autoptr(PpDeviceStatus) status = pp_manager_get_device_status (self->manager, dev);
+  PpDeviceStatus status;
 
-  return device_status_to_variant (self, dev, status, NULL);
+  pp_manager_read_device_status (self->manager, dev, &status);
+  return device_status_to_variant (self, dev, &status, NULL, NULL);
 }
 
 /* a(sss) of PowerDown/PowerUp */
@@ -388,32 +396,35 @@ who_or_sender (GDBusMethodInvocation *invocation, const char *who)
 
 /* ---- methods ---------------------------------------------------------- */
 
-/* Every managed device's state is read once (the blocker search meets
- * the managed devices again: it finds them in @memo), then the rows. */
+/* Every managed device's state is read once, into one array (the
+ * blocker search meets the managed devices again: it finds them in
+ * @memo), then the rows, each serialised into the reply as it is made
+ * (pp_device_rows_add()). What a row shows of the runtime-PM attributes
+ * is read now, never kept (pp-power-state.h); the rest comes from the
+ * device table and the tree. The states and the memo go before the
+ * reply is sent. */
 static gboolean
 handle_list_devices (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
 {
   GPtrArray *devices = pp_manager_list_devices (self->manager);
-  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("aa{sv}"));
+  PpDeviceRows *rows = pp_device_rows_new (devices->len);
   g_autoptr(GHashTable) memo = pp_power_ops_blocking_memo_new ();
-  g_autoptr(GPtrArray) statuses =
-    g_ptr_array_new_full (devices->len, (GDestroyNotify) pp_device_status_free);
+  g_autofree PpDeviceStatus *statuses = g_new (PpDeviceStatus, MAX (devices->len, 1));
 
   for (guint i = 0; i < devices->len; i++)
     {
       PpDevice *dev = g_ptr_array_index (devices, i);
-      PpDeviceStatus *status = pp_manager_get_device_status (self->manager, dev);
+      PpDeviceStatus *status = &statuses[i];
 
-      pp_power_ops_blocking_memo_add (memo, dev->info->syspath, status->runtime_status,
-                                      status->control, status->held);
-      g_ptr_array_add (statuses, status);
+      pp_manager_read_device_status (self->manager, dev, status);
+      pp_power_ops_blocking_memo_add (memo, dev->info->syspath, status->power.runtime_status,
+                                      status->power.control, status->held);
     }
   for (guint i = 0; i < devices->len; i++)
-    g_variant_builder_add_value (&b, device_status_to_variant (self, g_ptr_array_index (devices, i),
-                                                               g_ptr_array_index (statuses, i), memo));
-  pp_dbus_manager_complete_list_devices (skeleton, invocation, g_variant_builder_end (&b));
-  g_clear_pointer (&statuses, g_ptr_array_unref);
+    device_status_to_variant (self, g_ptr_array_index (devices, i), &statuses[i], memo, rows);
   g_clear_pointer (&memo, g_hash_table_unref);
+  g_clear_pointer (&statuses, g_free);
+  pp_dbus_manager_complete_list_devices (skeleton, invocation, pp_device_rows_end (rows));
   give_back_memory ();
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }

@@ -547,6 +547,26 @@ effective_exclude (const PpConfig      *config,
   return NULL;
 }
 
+char *
+pp_policy_get_exclusion (const PpConfig      *config,
+                         const PpDeviceProps *props,
+                         const char          *driver)
+{
+  const char *exclude_section = NULL;
+  const PpLayeredSettings *ls = effective_exclude (config, props, &exclude_section);
+  g_autofree char *where = NULL;
+
+  if (props->ignore || ls == NULL || ls->exclude_drivers == NULL || driver == NULL ||
+      !g_strv_contains ((const char * const *) ls->exclude_drivers, driver))
+    return NULL;
+  if (ls->exclude_drivers_file != NULL && ls->exclude_drivers_line > 0)
+    where = g_strdup_printf ("%s:%u [Class %s]", ls->exclude_drivers_file,
+                             ls->exclude_drivers_line, exclude_section);
+  else
+    where = g_strdup_printf ("[Class %s]", exclude_section);
+  return g_strdup_printf ("driver %s excluded by %s", driver, where);
+}
+
 PpDecision *
 pp_policy_decide (const PpConfig      *config,
                   const PpDeviceProps *props,
@@ -555,9 +575,8 @@ pp_policy_decide (const PpConfig      *config,
 {
   static const PpDeviceState no_state = { NULL, FALSE, FALSE, NULL, NULL };
   PpDecision *d = g_new0 (PpDecision, 1);
-  const char *exclude_section = NULL;
-  const PpLayeredSettings *ls = effective_exclude (config, props, &exclude_section);
   GPtrArray *settings;
+  char *excluded;
 
   if (state == NULL)
     state = &no_state;
@@ -569,18 +588,10 @@ pp_policy_decide (const PpConfig      *config,
       d->skipped = PP_SOURCE_IGNORED;
       d->skip_origin = g_strdup ("POWERPOLICY_IGNORE=1");
     }
-  else if (ls != NULL && ls->exclude_drivers != NULL && state->driver != NULL &&
-           g_strv_contains ((const char * const *) ls->exclude_drivers, state->driver))
+  else if ((excluded = pp_policy_get_exclusion (config, props, state->driver)) != NULL)
     {
-      g_autofree char *where = NULL;
-
-      if (ls->exclude_drivers_file != NULL && ls->exclude_drivers_line > 0)
-        where = g_strdup_printf ("%s:%u [Class %s]", ls->exclude_drivers_file,
-                                 ls->exclude_drivers_line, exclude_section);
-      else
-        where = g_strdup_printf ("[Class %s]", exclude_section);
       d->skipped = PP_SOURCE_EXCLUDED;
-      d->skip_origin = g_strdup_printf ("driver %s excluded by %s", state->driver, where);
+      d->skip_origin = excluded;
     }
 
   if (d->skipped != PP_SOURCE_NONE)

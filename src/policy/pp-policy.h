@@ -125,6 +125,13 @@ PpDecision *pp_policy_decide          (const PpConfig      *config,
                                        const PpSituation   *situation,
                                        const PpDeviceState *state);
 void        pp_decision_free          (PpDecision          *decision);
+/* The skip_origin pp_policy_decide() gives a device whose class excludes
+ * its bound @driver ("driver D excluded by FILE:LINE [Class C]"), else
+ * NULL (also for an ignored device): that part of the decision alone,
+ * without the layers, for the device dictionaries. */
+char       *pp_policy_get_exclusion   (const PpConfig      *config,
+                                       const PpDeviceProps *props,
+                                       const char          *driver);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PpDecision, pp_decision_free)
 
 /* The settings of pp_policy_decide() without a driver or PowerDown (the

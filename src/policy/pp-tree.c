@@ -15,15 +15,58 @@ typedef struct {
   PpTreeNode *consumer;
 } PpTreeLink;
 
+/* A node's list of other nodes or links: in the node, its array
+ * allocated at the first entry. Not a GPtrArray: with GLib's slice
+ * allocator, four of those per node of a 10,000-device tree stay in its
+ * caches after the tree is dropped (the daemon drops it when unused). */
+typedef struct {
+  gpointer *pdata;
+  guint     len;
+  guint     alloc;
+} PtrList;
+
 struct _PpTreeNode {
   char       *path;
   char       *parent_path;   /* as told, even while the parent is absent */
   PpTreeNode *parent;
-  GPtrArray  *children;      /* PpTreeNode* */
-  GPtrArray  *suppliers;     /* PpTreeNode*, one entry per linked device */
-  GPtrArray  *consumers;     /* PpTreeNode* */
-  GPtrArray  *links;         /* PpTreeLink* ending here (unowned) */
+  PtrList     children;      /* PpTreeNode* */
+  PtrList     suppliers;     /* PpTreeNode*, one entry per linked device */
+  PtrList     consumers;     /* PpTreeNode* */
+  PtrList     links;         /* PpTreeLink* ending here (unowned) */
 };
+
+static void
+ptr_list_add (PtrList *list, gpointer p)
+{
+  if (list->len == list->alloc)
+    {
+      list->alloc = MAX (4, list->alloc * 2);
+      list->pdata = g_renew (gpointer, list->pdata, list->alloc);
+    }
+  list->pdata[list->len++] = p;
+}
+
+static void
+ptr_list_remove_fast (PtrList *list, gpointer p)
+{
+  for (guint i = 0; i < list->len; i++)
+    if (list->pdata[i] == p)
+      {
+        list->pdata[i] = list->pdata[--list->len];
+        return;
+      }
+}
+
+/* A new GPtrArray of @list's entries. */
+static GPtrArray *
+ptr_list_copy (const PtrList *list, guint reserve)
+{
+  GPtrArray *out = g_ptr_array_sized_new (list->len + reserve);
+
+  for (guint i = 0; i < list->len; i++)
+    g_ptr_array_add (out, list->pdata[i]);
+  return out;
+}
 
 struct _PpTree {
   GHashTable *nodes;         /* path -> PpTreeNode* (owned) */
@@ -38,10 +81,10 @@ pp_tree_node_free (PpTreeNode *node)
 {
   g_free (node->path);
   g_free (node->parent_path);
-  g_ptr_array_unref (node->children);
-  g_ptr_array_unref (node->suppliers);
-  g_ptr_array_unref (node->consumers);
-  g_ptr_array_unref (node->links);
+  g_free (node->children.pdata);
+  g_free (node->suppliers.pdata);
+  g_free (node->consumers.pdata);
+  g_free (node->links.pdata);
   g_free (node);
 }
 
@@ -116,7 +159,7 @@ static void
 detach_from_parent (PpTree *tree, PpTreeNode *node)
 {
   if (node->parent != NULL)
-    g_ptr_array_remove_fast (node->parent->children, node);
+    ptr_list_remove_fast (&node->parent->children, node);
   else
     orphan_remove (tree, node);
   node->parent = NULL;
@@ -133,7 +176,7 @@ attach_to_parent (PpTree *tree, PpTreeNode *node)
   if (parent != NULL && parent != node)
     {
       node->parent = parent;
-      g_ptr_array_add (parent->children, node);
+      ptr_list_add (&parent->children, node);
     }
   else
     {
@@ -163,10 +206,6 @@ pp_tree_add_node (PpTree *tree, const char *path, const char *parent)
   node = g_new0 (PpTreeNode, 1);
   node->path = g_strdup (path);
   node->parent_path = g_strdup (parent);
-  node->children = g_ptr_array_new ();
-  node->suppliers = g_ptr_array_new ();
-  node->consumers = g_ptr_array_new ();
-  node->links = g_ptr_array_new ();
   g_hash_table_insert (tree->nodes, node->path, node);
   attach_to_parent (tree, node);
 
@@ -178,7 +217,7 @@ pp_tree_add_node (PpTree *tree, const char *path, const char *parent)
         {
           PpTreeNode *child = g_ptr_array_index (waiting, i);
           child->parent = node;
-          g_ptr_array_add (node->children, child);
+          ptr_list_add (&node->children, child);
         }
       g_hash_table_remove (tree->orphans, path);
     }
@@ -187,11 +226,11 @@ pp_tree_add_node (PpTree *tree, const char *path, const char *parent)
 static gboolean
 has_other_link (PpTreeLink *link)
 {
-  GPtrArray *links = link->supplier->links;
+  const PtrList *links = &link->supplier->links;
 
   for (guint i = 0; i < links->len; i++)
     {
-      PpTreeLink *other = g_ptr_array_index (links, i);
+      PpTreeLink *other = links->pdata[i];
       if (other != link && other->supplier == link->supplier && other->consumer == link->consumer)
         return TRUE;
     }
@@ -203,11 +242,11 @@ unlink_link (PpTreeLink *link)
 {
   if (!has_other_link (link))
     {
-      g_ptr_array_remove_fast (link->supplier->consumers, link->consumer);
-      g_ptr_array_remove_fast (link->consumer->suppliers, link->supplier);
+      ptr_list_remove_fast (&link->supplier->consumers, link->consumer);
+      ptr_list_remove_fast (&link->consumer->suppliers, link->supplier);
     }
-  g_ptr_array_remove_fast (link->supplier->links, link);
-  g_ptr_array_remove_fast (link->consumer->links, link);
+  ptr_list_remove_fast (&link->supplier->links, link);
+  ptr_list_remove_fast (&link->consumer->links, link);
 }
 
 void
@@ -228,16 +267,16 @@ pp_tree_remove_node (PpTree *tree, const char *path)
 
   if (node == NULL)
     return;
-  while (node->links->len > 0)
+  while (node->links.len > 0)
     {
-      PpTreeLink *link = g_ptr_array_index (node->links, node->links->len - 1);
+      PpTreeLink *link = node->links.pdata[node->links.len - 1];
       pp_tree_remove_link (tree, link->id);
     }
   detach_from_parent (tree, node);
   /* the children wait for the parent to come back */
-  for (guint i = 0; i < node->children->len; i++)
+  for (guint i = 0; i < node->children.len; i++)
     {
-      PpTreeNode *child = g_ptr_array_index (node->children, i);
+      PpTreeNode *child = node->children.pdata[i];
       child->parent = NULL;
       orphan_add (tree, child);
     }
@@ -287,11 +326,11 @@ pp_tree_add_link (PpTree     *tree,
   link->consumer = c;
   if (!has_other_link (link))
     {
-      g_ptr_array_add (s->consumers, c);
-      g_ptr_array_add (c->suppliers, s);
+      ptr_list_add (&s->consumers, c);
+      ptr_list_add (&c->suppliers, s);
     }
-  g_ptr_array_add (s->links, link);
-  g_ptr_array_add (c->links, link);
+  ptr_list_add (&s->links, link);
+  ptr_list_add (&c->links, link);
   g_hash_table_insert (tree->links, link->id, link);
   return TRUE;
 }
@@ -314,9 +353,9 @@ compare_nodes (gconstpointer a, gconstpointer b)
 }
 
 static GPtrArray *
-paths_of (GPtrArray *nodes)
+paths_of (const PtrList *nodes)
 {
-  g_autoptr(GPtrArray) sorted = g_ptr_array_copy (nodes, NULL, NULL);
+  g_autoptr(GPtrArray) sorted = ptr_list_copy (nodes, 0);
   GPtrArray *out = g_ptr_array_sized_new (nodes->len);
 
   g_ptr_array_sort (sorted, compare_nodes);
@@ -330,7 +369,7 @@ pp_tree_get_children (PpTree *tree, const char *path)
 {
   PpTreeNode *node = lookup (tree, path);
 
-  return node ? paths_of (node->children) : g_ptr_array_new ();
+  return node ? paths_of (&node->children) : g_ptr_array_new ();
 }
 
 GPtrArray *
@@ -338,7 +377,7 @@ pp_tree_get_suppliers (PpTree *tree, const char *path)
 {
   PpTreeNode *node = lookup (tree, path);
 
-  return node ? paths_of (node->suppliers) : g_ptr_array_new ();
+  return node ? paths_of (&node->suppliers) : g_ptr_array_new ();
 }
 
 GPtrArray *
@@ -346,7 +385,7 @@ pp_tree_get_consumers (PpTree *tree, const char *path)
 {
   PpTreeNode *node = lookup (tree, path);
 
-  return node ? paths_of (node->consumers) : g_ptr_array_new ();
+  return node ? paths_of (&node->consumers) : g_ptr_array_new ();
 }
 
 /* ---- walks ------------------------------------------------------------ */
@@ -355,11 +394,11 @@ pp_tree_get_consumers (PpTree *tree, const char *path)
 static GPtrArray *
 dependents_of (PpTreeNode *node)
 {
-  GPtrArray *out = g_ptr_array_sized_new (node->children->len + node->consumers->len);
-  g_autoptr(GPtrArray) consumers = g_ptr_array_copy (node->consumers, NULL, NULL);
+  GPtrArray *out = g_ptr_array_sized_new (node->children.len + node->consumers.len);
+  g_autoptr(GPtrArray) consumers = ptr_list_copy (&node->consumers, 0);
 
-  for (guint i = 0; i < node->children->len; i++)
-    g_ptr_array_add (out, g_ptr_array_index (node->children, i));
+  for (guint i = 0; i < node->children.len; i++)
+    g_ptr_array_add (out, node->children.pdata[i]);
   g_ptr_array_sort (out, compare_nodes);
   g_ptr_array_sort (consumers, compare_nodes);
   for (guint i = 0; i < consumers->len; i++)
@@ -371,10 +410,10 @@ dependents_of (PpTreeNode *node)
 static GPtrArray *
 prerequisites_of (PpTreeNode *node)
 {
-  GPtrArray *out = g_ptr_array_sized_new (node->suppliers->len + 1);
+  GPtrArray *out = g_ptr_array_sized_new (node->suppliers.len + 1);
 
-  for (guint i = 0; i < node->suppliers->len; i++)
-    g_ptr_array_add (out, g_ptr_array_index (node->suppliers, i));
+  for (guint i = 0; i < node->suppliers.len; i++)
+    g_ptr_array_add (out, node->suppliers.pdata[i]);
   g_ptr_array_sort (out, compare_nodes);
   if (node->parent != NULL)
     g_ptr_array_insert (out, 0, node->parent);

@@ -321,9 +321,11 @@ test_hold_until_fd_closed (void **state)
   dev = pp_manager_get_device (st->manager, STORAGE);
   assert_non_null (dev);
   {
-    g_autoptr(PpDeviceStatus) status = pp_manager_get_device_status (st->manager, dev);
-    assert_true (status->held);
-    assert_string_equal (status->parent, HUB);
+    PpDeviceStatus status;
+
+    pp_manager_read_device_status (st->manager, dev, &status);
+    assert_true (status.held);
+    assert_string_equal (status.parent, HUB);
   }
 
   /* the holder goes: the hold ends, from the main loop */
