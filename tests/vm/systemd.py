@@ -11,8 +11,9 @@ configuration are where a user has them. systemd starts the agent as a
 service (ppvm-agent.service) and only what ppvm.target needs: journald,
 udevd, dbus, logind, polkitd.
 
-The scenario `installed` checks the issue's six points in order; the
-system sleep is last (the host root over 9p does not survive it).
+The scenario `installed` checks the issue's six points; the system sleep
+(point 5, check_sleep) is last: the 9p lower does not survive it, and after
+the wake only what was copied up into the overlay's tmpfs runs.
 """
 
 import json
