@@ -9,9 +9,10 @@
 #   make fuzz     the libFuzzer targets (clang), each for FUZZ_SECONDS, in
 #                 its own build directory (FUZZ_BUILDDIR); tests/fuzz/README.md
 #   make bench    the benchmarks (bench/run)
-#   make test-vm  the VM tier: a real kernel under qemu (tests/vm/README.md)
-#   make test-vm-installed  the installed daemon under systemd in the VM
-#                 (issue 21; its own build, INSTALLED_BUILDDIR)
+#   make test-vm  the VM tier: a real kernel under qemu (tests/vm/README.md),
+#                 with the installed daemon under systemd (its own build,
+#                 INSTALLED_BUILDDIR) as the last boot
+#   make test-vm-installed  only that boot (issue 21)
 #   make          build;  make install;  make clean;  make deps
 #
 # Variables: BUILDDIR (default: build), MESON_ARGS (passed to `meson setup`
@@ -48,7 +49,7 @@ DEB_PACKAGES := \
 VM_DEB_PACKAGES := qemu-system-x86 linux-image-amd64 busybox-static
 DEB_PACKAGES += $(VM_DEB_PACKAGES)
 
-.PHONY: all build setup demo test test-sanitize test-vm test-vm-installed fuzz bench install clean deps
+.PHONY: all build setup demo test test-sanitize test-vm test-vm-installed installed-build fuzz bench install clean deps
 
 all: build
 
@@ -143,22 +144,25 @@ fuzz: deps
 
 # The VM tier: boots a real kernel under qemu (one boot at a time, each
 # bounded by a deadline that kills qemu) and runs the scenarios of
-# tests/vm/scenarios.py in it, as root. Fails, with the reason, where qemu
-# or the kernel is missing after deps.
-test-vm: build
-	$(PYTHON) tests/vm/run --builddir "$(BUILDDIR)"
+# tests/vm/scenarios.py in it, as root (two boots), then the installed
+# daemon under systemd as PID 1 (tests/vm/systemd.py, a third boot).
+# Fails, with the reason, where qemu or the kernel is missing after deps.
+test-vm: build installed-build
+	$(PYTHON) tests/vm/run --builddir "$(BUILDDIR)" --installed-builddir "$(INSTALLED_BUILDDIR)"
 
-# The installed daemon under systemd as PID 1 in the VM (issue 21): a build
-# of its own configured with --prefix=/usr (where systemd, dbus-daemon and
-# polkitd look), installed into the guest. Not part of test-vm: see
-# tests/vm/README.md for what it cannot observe yet.
-test-vm-installed: deps
+# Only the installed daemon under systemd in the VM (issue 21).
+test-vm-installed: installed-build
+	$(PYTHON) tests/vm/run --builddir "$(INSTALLED_BUILDDIR)" installed
+
+# The build the installed boot installs into the guest: configured with
+# --prefix=/usr (where systemd, dbus-daemon and polkitd look), without the
+# tests (it installs only the daemon, pmctl, helpers and data).
+installed-build: deps
 	@if [ ! -f "$(INSTALLED_BUILDDIR)/build.ninja" ]; then \
 		$(MESON) setup $(if $(wildcard $(INSTALLED_BUILDDIR)/meson-private/coredata.dat),--wipe) \
-			--prefix=/usr "$(INSTALLED_BUILDDIR)"; \
+			--prefix=/usr -Dtests=false "$(INSTALLED_BUILDDIR)"; \
 	fi
 	$(MESON) compile -C "$(INSTALLED_BUILDDIR)"
-	$(PYTHON) tests/vm/run --builddir "$(INSTALLED_BUILDDIR)" installed
 
 bench: build
 	bench/run --builddir "$(BUILDDIR)"

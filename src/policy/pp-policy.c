@@ -434,6 +434,16 @@ map_apply_sleep_layer (SettingMap          *map,
     return;
   origin = sleep_layer_origin (sc);
   map_set (map, PP_ATTR_CONTROL, "on", PP_SOURCE_SLEEP, origin);
+  /* a class whose runtime PM lives in another device's directory gets it
+   * there too: the ATA port's (ata-port, Attr.device/power/control); its
+   * own power/control is the class device's, which the kernel ignores */
+  for (guint i = 0; i < map->settings->len; i++)
+    {
+      PpSetting *s = g_ptr_array_index (map->settings, i);
+
+      if (g_str_has_suffix (s->key, "/" PP_ATTR_CONTROL))
+        map_set (map, s->key, "on", PP_SOURCE_SLEEP, origin);
+    }
 }
 
 /* Every layer, the skip rules aside. The entries empty assignments left

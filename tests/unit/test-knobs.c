@@ -460,6 +460,28 @@ test_sleep_layer (void **state)
   assert_string_equal (value_of (ahci_off->settings, PP_ATTR_CONTROL), "auto");
 }
 
+/* The ATA port's runtime PM is its device's (Attr.device/power/control of
+ * the shipped ata-port class): the sleep layer puts that one to on (the
+ * VM tier saw the port stay auto across a sleep through logind). */
+static void
+test_sleep_layer_ata_port (void **state)
+{
+  static const char text[] =
+    "[Class ata-port]\nAttr.device/power/control=auto\n";
+  g_autoptr(PpConfig) config = load (text, NULL);
+  PpSituation battery = { TRUE, FALSE, FALSE, FALSE };
+  PpSituation sleeping = { TRUE, FALSE, FALSE, TRUE };
+  g_autoptr(PpDecision) awake = decide (config, "ata_port", "ata-port", &battery, NULL, NULL);
+  g_autoptr(PpDecision) before = decide (config, "ata_port", "ata-port", &sleeping, NULL, NULL);
+  const PpSetting *s;
+
+  assert_string_equal (value_of (awake->settings, "device/power/control"), "auto");
+  s = get (before->settings, "device/power/control");
+  assert_string_equal (s->value, "on");
+  assert_int_equal (s->source, PP_SOURCE_SLEEP);
+  assert_string_equal (value_of (before->settings, PP_ATTR_CONTROL), "on");
+}
+
 static void
 test_aspm_policy_before_sleep (void **state)
 {
@@ -511,6 +533,7 @@ main (void)
     cmocka_unit_test (test_apst_quirk_layer),
     cmocka_unit_test (test_aspm_l1_and_substates),
     cmocka_unit_test (test_sleep_layer),
+    cmocka_unit_test (test_sleep_layer_ata_port),
     cmocka_unit_test (test_aspm_policy_before_sleep),
   };
 

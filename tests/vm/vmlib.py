@@ -190,6 +190,14 @@ mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=524288 hostroo
     echo "ppvm: FATAL cannot mount the host root over 9p"; poweroff -f; }
 mount -t tmpfs tmpfs /ovl
 mkdir -p /ovl/up /ovl/work
+# after a system sleep the 9p lower is dead (its fids are gone with qemu's
+# device reset) and 9p answers readlink and the lookup of a missing name
+# only from the host: the upper layer owns the root's symlinks (/lib, /bin,
+# ... of the merged /usr, which every exec and path walk crosses) and a
+# whiteout for /selinux (libselinux's constructor looks it up in every
+# program linked with it); tests/vm/README.md
+for l in /lower/*; do [ -L "$l" ] && ln -s "$(readlink "$l")" /ovl/up/"${l##*/}"; done
+[ -e /lower/selinux ] || mknod /ovl/up/selinux c 0 0
 mount -t overlay overlay -o lowerdir=/lower,upperdir=/ovl/up,workdir=/ovl/work /newroot || {
     echo "ppvm: FATAL overlay on /"; poweroff -f; }
 for d in tmp run dev/shm; do mount -t tmpfs -o mode=1777 tmpfs /newroot/$d; done
