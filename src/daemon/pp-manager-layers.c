@@ -298,19 +298,51 @@ restore_listed (char **list, const char *name)
   return list != NULL && name != NULL && g_strv_contains ((const char * const *) list, name);
 }
 
-/* The sleep layer's one device attribute (power/control) of @dev,
- * decided as every pass decides it: at ~100 AHCI-related devices the
+/* Whether @key is a runtime PM switch: the device's own power/control,
+ * or another device's that holds its runtime PM (the ATA port's
+ * Attr.device/power/control). */
+static gboolean
+is_control_key (const char *key)
+{
+  return g_str_equal (key, PP_ATTR_CONTROL) || g_str_has_suffix (key, "/" PP_ATTR_CONTROL);
+}
+
+/* The sleep layer's attributes of @dev, the runtime PM switches,
+ * decided as every pass decides them: at ~100 AHCI-related devices the
  * other attributes' reads were most of the time before the delay
- * inhibitor's release, and after resume. */
+ * inhibitor's release, and after resume. A switch the daemon changed
+ * that no layer sets now is planned too (back to its original). */
 static void
 plan_sleep_layer_device (PpManager *self, GPtrArray *plan, PpDevice *dev)
 {
   g_autoptr(PpDecision) decision = NULL;
+  g_autoptr(GHashTable) keys = g_hash_table_new (g_str_hash, g_str_equal);
+  GHashTable *touched;
+  GHashTableIter iter;
+  gpointer key;
 
   if (dev->props.ignore || pp_manager_is_device_link (dev))
     return;
   decision = decide_device (self, dev, FALSE, TRUE);
-  pp_manager_plan_attribute (self, plan, dev, decision->settings, PP_ATTR_CONTROL);
+  g_hash_table_add (keys, (gpointer) PP_ATTR_CONTROL);
+  for (guint i = 0; decision->settings != NULL && i < decision->settings->len; i++)
+    {
+      PpSetting *s = g_ptr_array_index (decision->settings, i);
+
+      if (is_control_key (s->key))
+        g_hash_table_add (keys, s->key);
+    }
+  touched = g_hash_table_lookup (self->touched, dev->info->syspath);
+  if (touched != NULL)
+    {
+      g_hash_table_iter_init (&iter, touched);
+      while (g_hash_table_iter_next (&iter, &key, NULL))
+        if (is_control_key (key))
+          g_hash_table_add (keys, key);
+    }
+  g_hash_table_iter_init (&iter, keys);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    pp_manager_plan_attribute (self, plan, dev, decision->settings, key);
 }
 
 gboolean
