@@ -38,15 +38,21 @@ static const char *
 usb_effective_class (PpDevice *dev)
 {
   g_autoptr(GArray) interfaces = NULL;
+  const char *udev_class;
+  const PpUsbInterface *ifaces;
 
   if (!pp_manager_is_usb_device (dev->info))
     return dev->props.klass;
+  /* the rules' class wins: then the interfaces are not read at all, and
+   * the vendor only when a driver makes it matter */
+  udev_class = pp_device_info_get_property (dev->info, "POWERPOLICY_CLASS");
+  if (udev_class != NULL && *udev_class != '\0')
+    return pp_usb_class_effective (udev_class, dev->info->subsystem, NULL, 0, 0);
   interfaces = pp_udev_read_usb_interfaces (dev->info->syspath);
-  return pp_usb_class_effective (pp_device_info_get_property (dev->info, "POWERPOLICY_CLASS"),
-                                 dev->info->subsystem,
-                                 (const PpUsbInterface *) (gpointer) interfaces->data,
-                                 interfaces->len,
-                                 pp_udev_read_usb_vendor (dev->info->syspath));
+  ifaces = (const PpUsbInterface *) (gpointer) interfaces->data;
+  return pp_usb_class_effective (NULL, dev->info->subsystem, ifaces, interfaces->len,
+                                 pp_usb_class_needs_vendor (ifaces, interfaces->len) ?
+                                 pp_udev_read_usb_vendor (dev->info->syspath) : 0);
 }
 
 /* TRUE when the class changed. */

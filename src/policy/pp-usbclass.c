@@ -178,6 +178,25 @@ interface_rank (const PpUsbInterface *iface,
   return RANK_NONE;
 }
 
+gboolean
+pp_usb_class_needs_vendor (const PpUsbInterface *interfaces,
+                           gsize                 n_interfaces)
+{
+  for (gsize i = 0; interfaces != NULL && i < n_interfaces; i++)
+    {
+      const char *driver = interfaces[i].driver;
+
+      if (driver == NULL)
+        continue;
+      if (is_modem_capable_net_driver (driver))
+        return TRUE;
+      for (gsize j = 0; j < G_N_ELEMENTS (drivers); j++)
+        if (drivers[j].rank == RANK_SERIAL && g_str_equal (driver, drivers[j].name))
+          return TRUE;
+    }
+  return FALSE;
+}
+
 const char *
 pp_usb_class_from_interfaces (const PpUsbInterface *interfaces,
                               gsize                 n_interfaces,

@@ -53,6 +53,12 @@ const char *pp_usb_class_from_interfaces (const PpUsbInterface *interfaces,
                                           gsize                 n_interfaces,
                                           guint16               vendor_id);
 
+/* Whether pp_usb_class_from_interfaces() looks at the vendor for these
+ * interfaces (a modem-capable network driver, a serial driver): the
+ * caller reads idVendor only then. */
+gboolean    pp_usb_class_needs_vendor    (const PpUsbInterface *interfaces,
+                                          gsize                 n_interfaces);
+
 /* The class to use for a USB device (DEVTYPE usb_device): @udev_class (the
  * POWERPOLICY_CLASS property, NULL or "" when unset) always wins; else the
  * class from its interface drivers; else @subsystem ("usb"). */
