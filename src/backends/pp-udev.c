@@ -153,6 +153,20 @@ sd_device_value (int (*getter) (sd_device *, const char **), sd_device *dev)
   return getter (dev, &value) >= 0 ? value : NULL;
 }
 
+/* The bound driver: the kernel writes it into the uevent file sd-device
+ * has read already (DRIVER=, as in a hotplug event); the driver link is
+ * read only when the uevent does not say. */
+static const char *
+sd_device_driver (sd_device *dev)
+{
+  const char *driver = NULL;
+
+  if (sd_device_get_property_value (dev, "DRIVER", &driver) >= 0 && driver != NULL &&
+      *driver != '\0')
+    return driver;
+  return sd_device_value (sd_device_get_driver, dev);
+}
+
 static PpDeviceInfo *
 device_info_new_from_sd_device (sd_device *dev, gboolean tagged)
 {
@@ -161,7 +175,7 @@ device_info_new_from_sd_device (sd_device *dev, gboolean tagged)
     .subsystem = sd_device_value (sd_device_get_subsystem, dev),
     .sysname = sd_device_value (sd_device_get_sysname, dev),
     .devtype = sd_device_value (sd_device_get_devtype, dev),
-    .driver = sd_device_value (sd_device_get_driver, dev),
+    .driver = sd_device_driver (dev),
     .devnode = sd_device_value (sd_device_get_devname, dev),
   };
   PpDeviceInfo *info = device_info_new (&ids, tagged);
@@ -264,8 +278,13 @@ pp_udev_read_usb_interfaces (const char *syspath)
 
       if (!read_hex_byte (iface, "bInterfaceClass", &entry.interface_class))
         continue;
-      read_hex_byte (iface, "bInterfaceSubClass", &entry.interface_subclass);
-      read_hex_byte (iface, "bInterfaceProtocol", &entry.interface_protocol);
+      /* subclass and protocol tell a boot keyboard from a mouse: HID
+       * interfaces only (pp-usbclass.c looks at nothing else) */
+      if (entry.interface_class == PP_USB_INTERFACE_CLASS_HID)
+        {
+          read_hex_byte (iface, "bInterfaceSubClass", &entry.interface_subclass);
+          read_hex_byte (iface, "bInterfaceProtocol", &entry.interface_protocol);
+        }
       target = g_file_read_link (link, NULL);
       if (target != NULL)
         {

@@ -153,7 +153,8 @@ interface_rank (const PpUsbInterface *iface,
       if (!g_str_equal (driver, drivers[i].name))
         continue;
       if (drivers[i].rank == RANK_HID &&
-          iface->interface_class == 0x03 && iface->interface_subclass == 0x01)
+          iface->interface_class == PP_USB_INTERFACE_CLASS_HID &&
+          iface->interface_subclass == 0x01)
         {
           /* HID boot interface: the protocol says keyboard or mouse */
           if (iface->interface_protocol == 0x01)

@@ -38,6 +38,10 @@ typedef struct {
   const char *driver;
 } PpUsbInterface;
 
+/* HID: the one class whose subclass and protocol the inference reads
+ * (boot keyboard or mouse); a reader may leave them 0 for the others. */
+#define PP_USB_INTERFACE_CLASS_HID 0x03
+
 /* The class a USB device gets from the drivers bound to its interfaces, or
  * NULL when none of them tells (no driver bound yet, only unknown drivers,
  * usbfs): the device then keeps the class it has. Several interfaces pick
