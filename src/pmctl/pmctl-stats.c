@@ -100,7 +100,7 @@ stats_answer_from_devices (StatsAnswer *out, GVariant *devices, GVariant *stats)
   stats_answer_init (out, g_variant_n_children (stats));
   g_ptr_array_add (out->replies, g_variant_ref (devices));
   g_ptr_array_add (out->replies, g_variant_ref (stats));
-  /* path -> its dictionary (the first), kept alive by @devices */
+  /* path -> its dictionary (the first), kept in the answer's replies */
   g_variant_iter_init (&iter, devices);
   while ((dict = g_variant_iter_next_value (&iter)) != NULL)
     {
