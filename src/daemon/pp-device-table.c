@@ -285,9 +285,12 @@ resolve_device (PpManager *self, const char *device, GError **error)
 {
   PpDeviceArgKind kind;
   PpDevice *dev;
+  g_autofree char *shown = NULL;
 
   if (!pp_device_arg_check (device, &kind, error))
     return NULL;
+  /* errors quote the caller's argument escaped and bounded */
+  shown = pp_escape_text (device, PP_ESCAPE_SHOWN_MAX);
   if (kind == PP_DEVICE_ARG_PATH)
     {
       char resolved[PATH_MAX];
@@ -298,14 +301,14 @@ resolve_device (PpManager *self, const char *device, GError **error)
       if (realpath (device, resolved) == NULL || !pp_manager_is_managed_path (resolved))
         {
           g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE,
-                       "'%s' is not a device under /sys/devices", device);
+                       "'%s' is not a device under /sys/devices", shown);
           return NULL;
         }
       dev = g_hash_table_lookup (self->devices, resolved);
       if (dev == NULL)
         {
           g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE,
-                       "'%s' is not a device the daemon manages", device);
+                       "'%s' is not a device the daemon manages", shown);
           return NULL;
         }
       return dev;
@@ -316,7 +319,7 @@ resolve_device (PpManager *self, const char *device, GError **error)
 
     if (list == NULL || list->len == 0)
       {
-        g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE, "no device named '%s'", device);
+        g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE, "no device named '%s'", shown);
         return NULL;
       }
     if (list->len > 1)
@@ -328,7 +331,7 @@ resolve_device (PpManager *self, const char *device, GError **error)
             g_string_append_printf (names, "%s%s", i ? ", " : "", d->info->syspath);
           }
         g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
-                     "device name '%s' is ambiguous, use one of: %s", device, names->str);
+                     "device name '%s' is ambiguous, use one of: %s", shown, names->str);
         return NULL;
       }
     return g_ptr_array_index (list, 0);
@@ -342,8 +345,10 @@ pp_manager_resolve_device (PpManager *self, const char *device, GError **error)
 
   if (dev != NULL && pp_manager_is_device_link (dev))
     {
+      g_autofree char *shown = pp_escape_text (device, PP_ESCAPE_SHOWN_MAX);
+
       g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE,
-                   "'%s' is a device link, not a device", device);
+                   "'%s' is a device link, not a device", shown);
       return NULL;
     }
   return dev;

@@ -543,14 +543,41 @@ pp_manager_restore_originals (PpManager *self, GPtrArray *originals, const char 
   g_info ("Restored %u original values (%s)%s", ok, why, failed ? ", some failed" : "");
 }
 
-gboolean
-pp_manager_request_layer (PpManager           *self,
-                          PpPlanLayer          layer,
-                          PpDevice            *dev,
-                          const char          *path,
-                          const char          *value,
-                          PpManagerWriteFlags  flags,
-                          GError             **error)
+static char *
+request_read (const char *path, PpPlanFlags flags, gpointer user_data)
+{
+  return pp_manager_read_current (path, flags, NULL);
+}
+
+static gpointer
+request_device (const char *syspath, gpointer user_data)
+{
+  PpManager *self = user_data;
+  PpDevice *dev = g_hash_table_lookup (self->devices, syspath);
+
+  return dev != NULL ? dev : g_hash_table_lookup (self->unmanaged, syspath);
+}
+
+void
+pp_manager_plan_layer_requests (PpManager *self, GPtrArray *plan)
+{
+  PpPlanRequestValues values = { request_read, request_device, self };
+
+  pp_plan_requests (plan, self->layer_requests, &values);
+}
+
+/* @path to @value, planned and executed now; with @standing the
+ * request stays in force (every pass plans it again) unless the write
+ * fails, else @path's standing request ends. */
+static gboolean
+execute_layer_request (PpManager           *self,
+                       PpPlanLayer          layer,
+                       PpDevice            *dev,
+                       const char          *path,
+                       const char          *value,
+                       PpManagerWriteFlags  flags,
+                       gboolean             standing,
+                       GError             **error)
 {
   g_autoptr(GPtrArray) plan = pp_plan_new ();
   g_autoptr(GError) read_error = NULL;
@@ -563,17 +590,49 @@ pp_manager_request_layer (PpManager           *self,
                    "refusing to write %s: not an attribute powerpolicyd manages", path);
       return FALSE;
     }
+  pp_plan_requests_withdraw (self->layer_requests, path);
   current = pp_manager_read_current (path, flags, &read_error);
   if (current == NULL)
     {
       g_propagate_prefixed_error (error, g_steal_pointer (&read_error), "cannot read ");
       return FALSE;
     }
-  if (!pp_plan_request (plan, layer, dev, dev != NULL ? dev->info->syspath : NULL,
-                        path, value, current, flags))
-    return TRUE;
-  g_debug ("%s layer: %s = %s", pp_plan_layer_to_string (layer), path, value);
-  return pp_manager_execute_plan (self, plan, error);
+  if (pp_plan_request (plan, layer, dev, dev != NULL ? dev->info->syspath : NULL,
+                       path, value, current, flags))
+    {
+      g_debug ("%s layer: %s = %s", pp_plan_layer_to_string (layer), path, value);
+      if (!pp_manager_execute_plan (self, plan, error))
+        return FALSE;
+    }
+  if (standing && !(flags & PP_PLAN_ACTION))
+    pp_plan_requests_set (self->layer_requests,
+                          pp_plan_request_new (layer, dev != NULL ? dev->info->syspath : NULL,
+                                               path, value, flags));
+  return TRUE;
+}
+
+gboolean
+pp_manager_request_layer (PpManager           *self,
+                          PpPlanLayer          layer,
+                          PpDevice            *dev,
+                          const char          *path,
+                          const char          *value,
+                          PpManagerWriteFlags  flags,
+                          GError             **error)
+{
+  return execute_layer_request (self, layer, dev, path, value, flags, TRUE, error);
+}
+
+gboolean
+pp_manager_end_layer (PpManager           *self,
+                      PpPlanLayer          layer,
+                      PpDevice            *dev,
+                      const char          *path,
+                      const char          *value,
+                      PpManagerWriteFlags  flags,
+                      GError             **error)
+{
+  return execute_layer_request (self, layer, dev, path, value, flags, FALSE, error);
 }
 
 const char *

@@ -29,19 +29,17 @@ typedef struct {
 } OriginalLookup;
 
 /* The original of an attribute of a reverted device: what the journal
- * recorded before the daemon first wrote it (ListChanges' original); an
- * attribute the daemon never wrote this run has its original still, its
- * current value (under dry-run, every attribute). */
-static char *
+ * recorded before the daemon first wrote it (ListChanges' original), a
+ * lookup in memory. An attribute the daemon never wrote has its
+ * original still (under dry-run, every attribute the journal does not
+ * have): NULL, and the decision leaves it alone. */
+static const char *
 lookup_original (gpointer user_data, const char *relpath)
 {
   OriginalLookup *lookup = user_data;
   g_autofree char *path = g_build_filename (lookup->syspath, relpath, NULL);
-  const char *recorded = pp_restore_lookup (lookup->self->restore, path);
 
-  if (recorded != NULL)
-    return g_strdup (recorded);
-  return pp_sysfs_read (path, NULL);
+  return pp_restore_lookup (lookup->self->restore, path);
 }
 
 /* The NVMe controllers below an NVMe PCI function (nvme/nvme0, ...),

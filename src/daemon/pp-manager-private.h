@@ -46,6 +46,9 @@ struct _PpManager {
   gpointer          hold_hook_data;
 
   GHashTable       *reverted;       /* syspath -> number of Reverts putting it back */
+  /* the standing requests of the layers outside the policy's decision
+   * (sleep, lid, power-off): PpPlanRequest*, planned by every pass */
+  GPtrArray        *layer_requests;
   PpManagerHoldHook revert_hook;    /* who reverts a device, for Explain */
   gpointer          revert_hook_data;
 
@@ -106,6 +109,8 @@ gboolean
 pp_manager_dry_run (PpManager *self);
 char *
 pp_manager_read_current (const char *path, PpManagerWriteFlags flags, GError **error);
+/* The standing requests of the layers into @plan (pp-executor.c). */
+void           pp_manager_plan_layer_requests (PpManager *self, GPtrArray *plan);
 void
 pp_manager_plan_settings (PpManager *self, GPtrArray *plan, PpDevice *dev, const char *dir, GPtrArray *settings);
 gboolean

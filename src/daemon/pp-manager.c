@@ -74,6 +74,7 @@ apply_all_pass (PpManager *self, const char *reason)
   for (guint i = 0; i < devices->len; i++)
     pp_manager_plan_device (self, plan, g_ptr_array_index (devices, i));
   pp_manager_plan_modules (self, plan);
+  pp_manager_plan_layer_requests (self, plan);
   pp_manager_execute_plan (self, plan, NULL);
   seconds = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
   if (seconds != self->last_pass_sec)
@@ -634,6 +635,7 @@ pp_manager_finalize (GObject *object)
   g_hash_table_unref (self->failed_writes);
   g_hash_table_unref (self->held);
   g_hash_table_unref (self->reverted);
+  g_ptr_array_unref (self->layer_requests);
   g_hash_table_unref (self->powered_down);
   g_clear_pointer (&self->restore, pp_restore_free);
   g_clear_pointer (&self->overrides, pp_overrides_free);
@@ -718,6 +720,7 @@ pp_manager_init (PpManager *self)
   self->failed_writes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->held = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->reverted = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->layer_requests = pp_plan_requests_new ();
   self->powered_down = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->touched = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                          (GDestroyNotify) g_hash_table_unref);

@@ -136,8 +136,22 @@ typedef PpPlanFlags PpManagerWriteFlags;
  * by pp_plan_request() and carried out by the same executor as the
  * policy's layers: dry-run gate, journal, checked writer. Only device
  * and module attributes and the sleep settings the daemon knows are
- * accepted (else Refused). @device: named in DeviceChanged, or NULL. */
+ * accepted (else Refused). @device: named in DeviceChanged, or NULL.
+ * A setting (not an action) is a standing request: the manager keeps it
+ * (the request for the same path before it ends) and every policy pass
+ * plans it again, like holds and overrides, until the layer ends it
+ * (pp_manager_end_layer()); a request whose write fails is not kept. */
 gboolean       pp_manager_request_layer       (PpManager           *self,
+                                               PpPlanLayer          layer,
+                                               PpDevice            *device,
+                                               const char          *path,
+                                               const char          *value,
+                                               PpManagerWriteFlags  flags,
+                                               GError             **error);
+/* The layer's request for @path ends, leaving @value there (the panel on
+ * at lid open, a port's switch on at PowerUp): written as a request
+ * would be, and not planned again. */
+gboolean       pp_manager_end_layer           (PpManager           *self,
                                                PpPlanLayer          layer,
                                                PpDevice            *device,
                                                const char          *path,

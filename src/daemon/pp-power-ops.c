@@ -324,21 +324,25 @@ results_init (Results *r)
 
 /* Write a switch through the manager's plan/execute (journalled, so
  * that stopping the daemon or a restart after a crash puts the original
- * back). FALSE with @detail set; @vanished tells a device that went away
- * from a real failure. */
+ * back): @off, the power-off layer's standing request (no policy pass
+ * undoes it), else its end. FALSE with @detail set; @vanished tells a
+ * device that went away from a real failure. */
 static gboolean
 write_attr (PpPowerOps  *self,
             PpDevice    *dev,
             const char  *path,
             const char  *value,
+            gboolean     off,
             char       **detail,
             gboolean    *vanished)
 {
   g_autoptr(GError) error = NULL;
 
   *vanished = FALSE;
-  if (pp_manager_request_layer (self->manager, PP_PLAN_LAYER_POWER_OFF, dev, path, value,
-                                PP_MANAGER_WRITE_SETTING, &error))
+  if ((off ? pp_manager_request_layer : pp_manager_end_layer) (self->manager,
+                                                               PP_PLAN_LAYER_POWER_OFF, dev, path,
+                                                               value, PP_MANAGER_WRITE_SETTING,
+                                                               &error))
     return TRUE;
   if (!device_exists (dev))
     {
@@ -522,7 +526,7 @@ power_down_off (PpPowerOps *self, Results *r, PpDevice *dev)
       add_row (r, syspath, "skipped", why_not);
       return;
     }
-  if (!write_attr (self, dev, path, off_value, &detail, &vanished))
+  if (!write_attr (self, dev, path, off_value, TRUE, &detail, &vanished))
     {
       g_hash_table_add (r->stayed_up, g_strdup (syspath));
       add_row (r, syspath, vanished ? "skipped" : "failed", detail);
@@ -637,7 +641,7 @@ power_up_one (PpPowerOps *self, Results *r, const char *syspath)
   sw = g_hash_table_lookup (self->off, syspath);
   if (sw != NULL)
     {
-      if (!write_attr (self, dev, sw->path, sw->on_value, &detail, &vanished))
+      if (!write_attr (self, dev, sw->path, sw->on_value, FALSE, &detail, &vanished))
         {
           add_row (r, syspath, vanished ? "skipped" : "failed", detail);
           return;
@@ -692,8 +696,8 @@ power_up_vanished (PpPowerOps *self, Results *r, const char *syspath)
 
   if (sw == NULL)
     return;
-  if (!pp_manager_request_layer (self->manager, PP_PLAN_LAYER_POWER_OFF, NULL, sw->path,
-                                 sw->on_value, PP_MANAGER_WRITE_SETTING, &error))
+  if (!pp_manager_end_layer (self->manager, PP_PLAN_LAYER_POWER_OFF, NULL, sw->path,
+                             sw->on_value, PP_MANAGER_WRITE_SETTING, &error))
     {
       add_row (r, syspath, "failed", error->message);
       return;

@@ -741,9 +741,12 @@ set_display_off (PpSleep *self, gboolean off)
     }
   attr = g_build_filename (bl, "bl_power", NULL);
   /* FB_BLANK_POWERDOWN / FB_BLANK_UNBLANK; journalled, so that a crash
-   * with the lid closed leaves no panel off after the restart */
-  if (!pp_manager_request_layer (self->manager, PP_PLAN_LAYER_LID, NULL, attr,
-                                 off ? "4" : "0", PP_MANAGER_WRITE_SETTING, &error))
+   * with the lid closed leaves no panel off after the restart. The panel
+   * off is the lid layer's standing request (no policy pass turns it on
+   * again); opening the lid ends it */
+  if (!(off ? pp_manager_request_layer : pp_manager_end_layer) (self->manager, PP_PLAN_LAYER_LID,
+                                                                NULL, attr, off ? "4" : "0",
+                                                                PP_MANAGER_WRITE_SETTING, &error))
     g_warning ("Lid: %s", error->message);
   else if (!dry_run (self))
     g_info ("Lid: internal panel %s", off ? "off" : "on");

@@ -762,6 +762,53 @@ typedef struct {
   GPtrArray     *applied;     /* "Key=value"; NULL without --apply */
 } Outcome;
 
+/* --json's "device": the device found, its changes, the commands and the
+ * udev rule that keep it at its original values. */
+static void
+json_add_found (JsonBuilder *b, const Outcome *o)
+{
+  g_autofree char *rule = udev_rule (o->found);
+
+  json_builder_set_member_name (b, "device");
+  json_builder_begin_object (b);
+  json_add_string (b, "path", o->found->path);
+  json_add_string (b, "class", o->found->klass);
+  json_builder_set_member_name (b, "changes");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < o->found->changes->len; i++)
+    {
+      Change *c = g_ptr_array_index (o->found->changes, i);
+      const char *layer, *origin;
+
+      lookup_explain (o->explain, c->attribute, &layer, &origin);
+      json_builder_begin_object (b);
+      json_add_string (b, "attribute", c->attribute);
+      json_add_string (b, "original", c->original);
+      json_add_string (b, "policy", c->current);
+      json_add_string (b, "layer", layer);
+      json_add_string (b, "origin", origin);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "commands");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < o->found->changes->len; i++)
+    {
+      Change *c = g_ptr_array_index (o->found->changes, i);
+      const char *key = override_key (c->attribute);
+
+      if (key != NULL)
+        {
+          g_autofree char *command = g_strdup_printf ("pmctl set %s %s %s", o->found->path,
+                                                      key, c->original);
+          json_builder_add_string_value (b, command);
+        }
+    }
+  json_builder_end_array (b);
+  json_add_string (b, "udev_rule", rule);
+  json_builder_end_object (b);
+}
+
 static void
 print_json (Bisect *bs, const Outcome *o)
 {
@@ -791,48 +838,7 @@ print_json (Bisect *bs, const Outcome *o)
   json_builder_end_array (b);
 
   if (o->found != NULL)
-    {
-      g_autofree char *rule = udev_rule (o->found);
-
-      json_builder_set_member_name (b, "device");
-      json_builder_begin_object (b);
-      json_add_string (b, "path", o->found->path);
-      json_add_string (b, "class", o->found->klass);
-      json_builder_set_member_name (b, "changes");
-      json_builder_begin_array (b);
-      for (guint i = 0; i < o->found->changes->len; i++)
-        {
-          Change *c = g_ptr_array_index (o->found->changes, i);
-          const char *layer, *origin;
-
-          lookup_explain (o->explain, c->attribute, &layer, &origin);
-          json_builder_begin_object (b);
-          json_add_string (b, "attribute", c->attribute);
-          json_add_string (b, "original", c->original);
-          json_add_string (b, "policy", c->current);
-          json_add_string (b, "layer", layer);
-          json_add_string (b, "origin", origin);
-          json_builder_end_object (b);
-        }
-      json_builder_end_array (b);
-      json_builder_set_member_name (b, "commands");
-      json_builder_begin_array (b);
-      for (guint i = 0; i < o->found->changes->len; i++)
-        {
-          Change *c = g_ptr_array_index (o->found->changes, i);
-          const char *key = override_key (c->attribute);
-
-          if (key != NULL)
-            {
-              g_autofree char *command = g_strdup_printf ("pmctl set %s %s %s", o->found->path,
-                                                          key, c->original);
-              json_builder_add_string_value (b, command);
-            }
-        }
-      json_builder_end_array (b);
-      json_add_string (b, "udev_rule", rule);
-      json_builder_end_object (b);
-    }
+    json_add_found (b, o);
   if (o->has_together)
     json_add_paths (bs, b, "together", o->together_first, o->together_count);
   if (o->applied != NULL)

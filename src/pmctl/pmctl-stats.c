@@ -639,12 +639,10 @@ metrics_add_sleep (Pmctl *ctl, PpMetrics *m)
     m->has_sleep_failures = TRUE;
 }
 
-/* --json: the same values as one object (devices added up by class and
- * status; null for what the daemon does not report). */
+/* --json's "devices": the devices added up by class and status, sorted. */
 static void
-metrics_print_json (Pmctl *ctl, const PpMetrics *m)
+metrics_json_add_devices (JsonBuilder *b, const PpMetrics *m)
 {
-  g_autoptr(JsonBuilder) b = json_builder_new ();
   g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
   for (guint i = 0; i < m->n_devices; i++)
@@ -657,7 +655,6 @@ metrics_print_json (Pmctl *ctl, const PpMetrics *m)
       g_hash_table_replace (seen, g_steal_pointer (&key),
                             GUINT_TO_POINTER (GPOINTER_TO_UINT (old) + c->count));
     }
-  json_builder_begin_object (b);
   json_builder_set_member_name (b, "devices");
   json_builder_begin_array (b);
   {
@@ -688,6 +685,17 @@ metrics_print_json (Pmctl *ctl, const PpMetrics *m)
       }
   }
   json_builder_end_array (b);
+}
+
+/* --json: the same values as one object (devices added up by class and
+ * status; null for what the daemon does not report). */
+static void
+metrics_print_json (Pmctl *ctl, const PpMetrics *m)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  metrics_json_add_devices (b, m);
   json_builder_set_member_name (b, "classes");
   json_builder_begin_array (b);
   for (guint i = 0; i < m->n_classes; i++)
@@ -834,15 +842,83 @@ metrics_ask_devices (Pmctl *ctl, GArray *counts, GArray *classes, GPtrArray *kee
   return TRUE;
 }
 
-static int
-run_metrics (Pmctl *ctl, char **args, char **command_argv)
+/* Holds, inhibitors and overrides into @m. FALSE (reported) when a call
+ * failed; a daemon without ListOverrides leaves that family unknown. */
+static gboolean
+metrics_ask_inhibitors (Pmctl *ctl, PpMetrics *m)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GVariant) inhibitors = NULL;
   g_autoptr(GVariant) overrides = NULL;
+  GVariantIter iter;
+  const char *what, *who, *why, *device;
+  guint32 pid;
+
+  if (!pp_dbus_manager_call_list_inhibitors_sync (ctl->manager, &inhibitors, NULL, &error))
+    {
+      pmctl_report_error (error, "list the inhibitors", NULL);
+      return FALSE;
+    }
+  /* a daemon without ListOverrides (unknown, or declared and not served
+   * yet): the family has no sample */
+  if (!pp_dbus_manager_call_list_overrides_sync (ctl->manager, &overrides, NULL, &error))
+    {
+      if (!g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD) &&
+          !g_error_matches (error, PP_ERROR, PP_ERROR_NOT_SUPPORTED))
+        {
+          pmctl_report_error (error, "list the overrides", NULL);
+          return FALSE;
+        }
+      g_clear_error (&error);
+      m->unknown |= PP_METRICS_UNKNOWN_OVERRIDES;
+    }
+  else
+    m->n_overrides = g_variant_n_children (overrides);
+
+  g_variant_iter_init (&iter, inhibitors);
+  while (g_variant_iter_next (&iter, "(&s&s&s&su)", &what, &who, &why, &device, &pid))
+    {
+      if (g_str_equal (what, "hold"))
+        m->n_holds++;
+      else
+        m->n_inhibitors++;
+    }
+  return TRUE;
+}
+
+/* The daemon's properties into @m, through the proxy's typed getters. */
+static void
+metrics_read_properties (Pmctl *ctl, PpMetrics *m)
+{
   g_autoptr(GVariant) conflicts = NULL;
   g_autoptr(GVariant) write_failures = NULL;
   double last_pass;
+
+  /* the proxy checks each property's type against the interface; one an
+   * older daemon lacks is NULL (a typed getter would give 0) */
+  conflicts = pp_dbus_manager_dup_conflicts (ctl->manager);
+  if (conflicts != NULL)
+    m->n_conflicts = g_variant_n_children (conflicts);
+  else
+    m->unknown |= PP_METRICS_UNKNOWN_CONFLICTS;
+  m->on_battery = pp_dbus_manager_get_on_battery (ctl->manager);
+  m->user_idle = pp_dbus_manager_get_user_idle (ctl->manager);
+  /* an older daemon without WriteFailures or LastPolicyPassSec: the
+   * family has no sample; a pass of 0 s is "none yet" (the cached value
+   * is asked for only to tell "absent" from 0; the typed getter reads it) */
+  write_failures = g_dbus_proxy_get_cached_property (G_DBUS_PROXY (ctl->manager), "WriteFailures");
+  if (write_failures != NULL)
+    m->write_failures_total = pp_dbus_manager_get_write_failures (ctl->manager);
+  else
+    m->unknown |= PP_METRICS_UNKNOWN_WRITE_FAILURES;
+  last_pass = pp_dbus_manager_get_last_policy_pass_sec (ctl->manager);
+  m->last_pass_seconds = isfinite (last_pass) && last_pass > 0 ? last_pass : (double) NAN;
+}
+
+static int
+run_metrics (Pmctl *ctl, char **args, char **command_argv)
+{
+  g_autoptr(GError) error = NULL;
   g_autoptr(GArray) counts = g_array_new (FALSE, TRUE, sizeof (PpMetricsDeviceCount));
   g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
   g_autoptr(GArray) classes = g_array_new (FALSE, TRUE, sizeof (PpMetricsClass));
@@ -850,9 +926,6 @@ run_metrics (Pmctl *ctl, char **args, char **command_argv)
   g_autofree char *text = NULL;
   PpMetrics m = { 0 };
   StatsAnswer answer = { 0 };
-  GVariantIter iter;
-  const char *what, *who, *why, *device;
-  guint32 pid;
 
   if (!pmctl_connect (ctl, G_DBUS_PROXY_FLAGS_NONE))
     return PMCTL_EXIT_FAILURE;
@@ -878,57 +951,12 @@ run_metrics (Pmctl *ctl, char **args, char **command_argv)
   m.classes = (const PpMetricsClass *) (gpointer) classes->data;
   m.n_classes = classes->len;
 
-  if (!pp_dbus_manager_call_list_inhibitors_sync (ctl->manager, &inhibitors, NULL, &error))
+  if (!metrics_ask_inhibitors (ctl, &m))
     {
-      pmctl_report_error (error, "list the inhibitors", NULL);
       stats_answer_clear (&answer);
       return PMCTL_EXIT_FAILURE;
     }
-  /* a daemon without ListOverrides (unknown, or declared and not served
-   * yet): the family has no sample */
-  if (!pp_dbus_manager_call_list_overrides_sync (ctl->manager, &overrides, NULL, &error))
-    {
-      if (!g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD) &&
-          !g_error_matches (error, PP_ERROR, PP_ERROR_NOT_SUPPORTED))
-        {
-          pmctl_report_error (error, "list the overrides", NULL);
-          stats_answer_clear (&answer);
-          return PMCTL_EXIT_FAILURE;
-        }
-      g_clear_error (&error);
-      m.unknown |= PP_METRICS_UNKNOWN_OVERRIDES;
-    }
-  else
-    m.n_overrides = g_variant_n_children (overrides);
-
-  g_variant_iter_init (&iter, inhibitors);
-  while (g_variant_iter_next (&iter, "(&s&s&s&su)", &what, &who, &why, &device, &pid))
-    {
-      if (g_str_equal (what, "hold"))
-        m.n_holds++;
-      else
-        m.n_inhibitors++;
-    }
-
-  /* the proxy checks each property's type against the interface; one an
-   * older daemon lacks is NULL (a typed getter would give 0) */
-  conflicts = pp_dbus_manager_dup_conflicts (ctl->manager);
-  if (conflicts != NULL)
-    m.n_conflicts = g_variant_n_children (conflicts);
-  else
-    m.unknown |= PP_METRICS_UNKNOWN_CONFLICTS;
-  m.on_battery = pp_dbus_manager_get_on_battery (ctl->manager);
-  m.user_idle = pp_dbus_manager_get_user_idle (ctl->manager);
-  /* an older daemon without WriteFailures or LastPolicyPassSec: the
-   * family has no sample; a pass of 0 s is "none yet" */
-  write_failures = g_dbus_proxy_get_cached_property (G_DBUS_PROXY (ctl->manager), "WriteFailures");
-  if (write_failures != NULL)
-    m.write_failures_total = pp_dbus_manager_get_write_failures (ctl->manager);
-  else
-    m.unknown |= PP_METRICS_UNKNOWN_WRITE_FAILURES;
-  last_pass = pp_dbus_manager_get_last_policy_pass_sec (ctl->manager);
-  m.last_pass_seconds = isfinite (last_pass) && last_pass > 0 ? last_pass : (double) NAN;
-
+  metrics_read_properties (ctl, &m);
   metrics_add_sleep (ctl, &m);
   if (ctl->json)
     metrics_print_json (ctl, &m);

@@ -163,6 +163,10 @@ property_names (GDBusProxy *proxy)
   return names;
 }
 
+/* Every property the daemon has is printed, those this pmctl does not
+ * know too (a newer daemon's), so the rows go by the cached names; the
+ * ones that need more than their value (Conflicts, LastPolicyPassSec,
+ * DryRun, WriteFailures) are read through the proxy's typed getters. */
 static void
 print_status_json (Pmctl *ctl, GPtrArray *names, GVariant *inhibitors, GVariant *devices,
                    GPtrArray *statuses, GHashTable *counts)
@@ -176,7 +180,10 @@ print_status_json (Pmctl *ctl, GPtrArray *names, GVariant *inhibitors, GVariant 
                                                                     names->pdata[i]);
       json_builder_set_member_name (b, names->pdata[i]);
       if (g_str_equal (names->pdata[i], "Conflicts"))
-        json_builder_add_value (b, conflicts_to_json (value));
+        {
+          g_autoptr(GVariant) conflicts = pp_dbus_manager_dup_conflicts (ctl->manager);
+          json_builder_add_value (b, conflicts_to_json (conflicts));
+        }
       else
         json_builder_add_value (b, json_gvariant_serialize (value));
     }
@@ -211,9 +218,11 @@ print_status_text (Pmctl *ctl, GPtrArray *names, GVariant *inhibitors, GVariant 
                                                                     names->pdata[i]);
       if (g_str_equal (names->pdata[i], "Conflicts"))
         {
-          pmctl_table_add_row (t, g_strdup (names->pdata[i]), format_conflicts (value));
+          g_autoptr(GVariant) conflicts = pp_dbus_manager_dup_conflicts (ctl->manager);
+
+          pmctl_table_add_row (t, g_strdup (names->pdata[i]), format_conflicts (conflicts));
           /* another tool at work: worth a look */
-          if (value != NULL && g_variant_n_children (value) > 0)
+          if (conflicts != NULL && g_variant_n_children (conflicts) > 0)
             pmctl_table_colour (t, ctl, 1, 0, PMCTL_SGR_YELLOW);
           continue;
         }

@@ -377,6 +377,49 @@ static const GOptionEntry tree_entries[] = {
   { NULL }
 };
 
+/* --json: one array of the roots' subtrees; with @cycles, the devices in
+ * a parent cycle too (they have no root above them: each cycle shows
+ * once, from its first device). */
+static void
+tree_print_json (Pmctl *ctl, Tree *tree, GPtrArray *roots, gboolean cycles)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonNode) root = NULL;
+
+  json_builder_begin_array (b);
+  for (guint i = 0; i < roots->len; i++)
+    tree_add_json (tree, b, g_ptr_array_index (roots, i));
+  for (guint i = 0; cycles && i < tree->order->len; i++)
+    {
+      TreeNode *node = g_ptr_array_index (tree->order, i);
+      if (!node->visited)
+        tree_add_json (tree, b, node);
+    }
+  json_builder_end_array (b);
+  root = json_builder_get_root (b);
+  pmctl_json_print (ctl, root);
+}
+
+/* The table: the roots' subtrees, then (with @cycles) the parent cycles. */
+static void
+tree_print_table (Pmctl *ctl, Tree *tree, GPtrArray *roots, gboolean cycles)
+{
+  static const char * const header[] = {
+    "DEVICE", "CLASS", "CONTROL", "STATUS", "HELD", "BLOCKER", NULL,
+  };
+  g_autoptr(PmctlTable) t = pmctl_table_new (6);
+
+  for (guint i = 0; i < roots->len; i++)
+    tree_add_rows (ctl, tree, t, g_ptr_array_index (roots, i), "", TRUE, TRUE);
+  for (guint i = 0; cycles && i < tree->order->len; i++)
+    {
+      TreeNode *node = g_ptr_array_index (tree->order, i);
+      if (!node->visited)
+        tree_add_rows (ctl, tree, t, node, "", TRUE, TRUE);
+    }
+  pmctl_table_print (t, ctl, header);
+}
+
 static int
 run_tree (Pmctl *ctl, char **args, char **command_argv)
 {
@@ -436,42 +479,9 @@ run_tree (Pmctl *ctl, char **args, char **command_argv)
   if (dot)
     tree_print_dot (&tree, roots, top_path == NULL);
   else if (ctl->json)
-    {
-      g_autoptr(JsonBuilder) b = json_builder_new ();
-      g_autoptr(JsonNode) root = NULL;
-
-      json_builder_begin_array (b);
-      for (guint i = 0; i < roots->len; i++)
-        tree_add_json (&tree, b, g_ptr_array_index (roots, i));
-      /* devices in a parent cycle have no root above them: each cycle
-       * shows once, from its first device */
-      for (guint i = 0; top_path == NULL && i < tree.order->len; i++)
-        {
-          TreeNode *node = g_ptr_array_index (tree.order, i);
-          if (!node->visited)
-            tree_add_json (&tree, b, node);
-        }
-      json_builder_end_array (b);
-      root = json_builder_get_root (b);
-      pmctl_json_print (ctl, root);
-    }
+    tree_print_json (ctl, &tree, roots, top_path == NULL);
   else
-    {
-      static const char * const header[] = {
-        "DEVICE", "CLASS", "CONTROL", "STATUS", "HELD", "BLOCKER", NULL,
-      };
-      g_autoptr(PmctlTable) t = pmctl_table_new (6);
-
-      for (guint i = 0; i < roots->len; i++)
-        tree_add_rows (ctl, &tree, t, g_ptr_array_index (roots, i), "", TRUE, TRUE);
-      for (guint i = 0; top_path == NULL && i < tree.order->len; i++)
-        {
-          TreeNode *node = g_ptr_array_index (tree.order, i);
-          if (!node->visited)
-            tree_add_rows (ctl, &tree, t, node, "", TRUE, TRUE);
-        }
-      pmctl_table_print (t, ctl, header);
-    }
+    tree_print_table (ctl, &tree, roots, top_path == NULL);
   tree_clear (&tree);
   return pmctl_finish_output (PMCTL_EXIT_OK);
 }

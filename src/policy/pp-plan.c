@@ -162,6 +162,112 @@ pp_plan_request (GPtrArray   *plan,
   return TRUE;
 }
 
+PpPlanRequest *
+pp_plan_request_new (PpPlanLayer  layer,
+                     const char  *dev_syspath,
+                     const char  *path,
+                     const char  *value,
+                     PpPlanFlags  flags)
+{
+  PpPlanRequest *r;
+
+  if (flags & PP_PLAN_ACTION)
+    return NULL;
+  r = g_new0 (PpPlanRequest, 1);
+  r->layer = layer;
+  r->dev_syspath = g_strdup (dev_syspath);
+  r->path = g_strdup (path);
+  r->value = g_strdup (value);
+  r->flags = flags;
+  return r;
+}
+
+void
+pp_plan_request_free (PpPlanRequest *request)
+{
+  if (request == NULL)
+    return;
+  g_free (request->dev_syspath);
+  g_free (request->path);
+  g_free (request->value);
+  g_free (request);
+}
+
+GPtrArray *
+pp_plan_requests_new (void)
+{
+  return g_ptr_array_new_with_free_func ((GDestroyNotify) pp_plan_request_free);
+}
+
+static gboolean
+request_find (GPtrArray *requests, const char *path, guint *index)
+{
+  for (guint i = 0; i < requests->len; i++)
+    {
+      PpPlanRequest *r = g_ptr_array_index (requests, i);
+
+      if (g_str_equal (r->path, path))
+        {
+          *index = i;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+void
+pp_plan_requests_set (GPtrArray *requests, PpPlanRequest *request)
+{
+  guint i;
+
+  if (request_find (requests, request->path, &i))
+    {
+      pp_plan_request_free (g_ptr_array_index (requests, i));
+      g_ptr_array_index (requests, i) = request;
+    }
+  else
+    g_ptr_array_add (requests, request);
+}
+
+gboolean
+pp_plan_requests_withdraw (GPtrArray *requests, const char *path)
+{
+  guint i;
+
+  if (!request_find (requests, path, &i))
+    return FALSE;
+  g_ptr_array_remove_index (requests, i);
+  return TRUE;
+}
+
+const PpPlanRequest *
+pp_plan_requests_lookup (GPtrArray *requests, const char *path)
+{
+  guint i;
+
+  return request_find (requests, path, &i) ? g_ptr_array_index (requests, i) : NULL;
+}
+
+void
+pp_plan_requests (GPtrArray                 *plan,
+                  GPtrArray                 *requests,
+                  const PpPlanRequestValues *values)
+{
+  for (guint i = 0; i < requests->len; i++)
+    {
+      PpPlanRequest *r = g_ptr_array_index (requests, i);
+      g_autofree char *current = values->read (r->path, r->flags, values->user_data);
+      gpointer dev = NULL;
+
+      if (current == NULL)
+        continue;
+      if (r->dev_syspath != NULL && values->device != NULL)
+        dev = values->device (r->dev_syspath, values->user_data);
+      pp_plan_request (plan, r->layer, dev, dev != NULL ? r->dev_syspath : NULL, r->path,
+                       r->value, current, r->flags);
+    }
+}
+
 void
 pp_plan_restore (GPtrArray *plan, const char *path, const char *value, const char *current)
 {

@@ -107,6 +107,59 @@ gboolean     pp_plan_request    (GPtrArray          *plan,
                                  const char         *current,
                                  PpPlanFlags         flags);
 
+/* A standing request of a layer outside the policy's decision (the
+ * sleep settings, the lid's panel power, a port switched off): @path at
+ * @value until the layer ends. The manager keeps them, one per path, as
+ * it keeps holds and overrides, and every policy pass plans them again
+ * (pp_plan_requests()), so that no later pass undoes them. An action
+ * (/sys/power/state) is never standing: pp_plan_request_new() returns
+ * NULL for one. */
+typedef struct {
+  PpPlanLayer  layer;
+  char        *dev_syspath;   /* the device whose attribute it is, or NULL */
+  char        *path;
+  char        *value;
+  PpPlanFlags  flags;         /* PP_PLAN_SETTING or PP_PLAN_CHOICE */
+} PpPlanRequest;
+
+PpPlanRequest *pp_plan_request_new      (PpPlanLayer    layer,
+                                         const char    *dev_syspath,
+                                         const char    *path,
+                                         const char    *value,
+                                         PpPlanFlags    flags);
+void           pp_plan_request_free     (PpPlanRequest *request);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PpPlanRequest, pp_plan_request_free)
+
+/* The standing requests: PpPlanRequest*, in the order first asked. */
+GPtrArray     *pp_plan_requests_new     (void);
+/* Put @request (taken) in force: it replaces the request of its path,
+ * keeping that one's place. */
+void           pp_plan_requests_set     (GPtrArray     *requests,
+                                         PpPlanRequest *request);
+/* The layer of @path ends: its request goes. TRUE when there was one. */
+gboolean       pp_plan_requests_withdraw (GPtrArray    *requests,
+                                          const char   *path);
+/* The request for @path, or NULL. */
+const PpPlanRequest *pp_plan_requests_lookup (GPtrArray  *requests,
+                                              const char *path);
+
+/* What the planner asks of the standing requests' paths: @read returns
+ * what @path holds now (for PP_PLAN_CHOICE the chosen one), newly
+ * allocated, or NULL when it cannot be read (gone: the request is
+ * skipped this time); @device returns the opaque device of a syspath for
+ * DeviceChanged, or NULL. */
+typedef struct {
+  char     *(*read)   (const char *path, PpPlanFlags flags, gpointer user_data);
+  gpointer  (*device) (const char *syspath, gpointer user_data);
+  gpointer    user_data;
+} PpPlanRequestValues;
+
+/* Plan every standing request of @requests, in order: an entry (of the
+ * request's layer) for each whose path does not hold its value. */
+void           pp_plan_requests         (GPtrArray                 *plan,
+                                         GPtrArray                 *requests,
+                                         const PpPlanRequestValues *values);
+
 /* Restore: @path back to its journalled @value (the whole path is
  * checked by the executor: no directory, a setting). @current: what
  * @path holds now, or NULL when not read or gone; the entry is in place

@@ -251,21 +251,22 @@ map_apply_layers (SettingMap              *map,
 }
 
 /* A reverted device (Revert over D-Bus): each attribute in @map back to
- * the value it had before the daemon changed it. */
+ * the value it had before the daemon changed it; one the daemon has not
+ * changed has it still, and is left alone (an empty value). */
 static void
 map_apply_revert (SettingMap *map, const PpDeviceState *state)
 {
   const char *origin = state->reverted_by != NULL ? state->reverted_by : "reverted";
 
-  if (!state->reverted || state->original == NULL)
+  if (!state->reverted)
     return;
   for (guint i = 0; i < map->settings->len; i++)
     {
       PpSetting *s = g_ptr_array_index (map->settings, i);
-      g_autofree char *original = state->original (state->original_data, s->key);
+      const char *original = state->original != NULL
+                             ? state->original (state->original_data, s->key) : NULL;
 
-      if (original != NULL)
-        map_set (map, s->key, original, PP_SOURCE_REVERT, origin);
+      map_set (map, s->key, original != NULL ? original : "", PP_SOURCE_REVERT, origin);
     }
 }
 

@@ -70,11 +70,14 @@ typedef struct {
   const char       *driver;        /* the bound driver, for ExcludeDrivers= */
   /* a Revert (SPEC §5 addition) puts the device back to its original
    * values: above the overrides, below PowerDown and holds. @original
-   * gives the original of an attribute (relpath), g_malloc'ed, or NULL
-   * when it has none (the setting then stays as the layers below say) */
+   * gives the journalled original of an attribute (relpath): the value
+   * it had before the daemon first wrote it, or NULL when the daemon has
+   * not changed it (then it still has its original: the revert leaves it
+   * alone). A lookup in what the daemon knows, never a read of sysfs;
+   * NULL @original: every attribute is left alone. */
   gboolean          reverted;
   const char       *reverted_by;   /* the revert's origin; NULL: "reverted" */
-  char           *(*original)      (gpointer    user_data,
+  const char     *(*original)      (gpointer    user_data,
                                     const char *relpath);
   gpointer          original_data;
   /* an NVMe drive whose APST is known broken (pp_nvme_apst_quirk_find()),

@@ -232,6 +232,9 @@ test_power_down_up (void **state)
   assert_null (error);
   assert_non_null (down);
   row = find_row (down, STORAGE);
+  assert_non_null (row);
+  if (row == NULL)
+    return;
   assert_string_equal (row->status, "suspended");
   assert_attr (st, STORAGE, "power/control", "auto");
 
@@ -239,6 +242,9 @@ test_power_down_up (void **state)
   assert_null (error);
   assert_non_null (up);
   row = find_row (up, STORAGE);
+  assert_non_null (row);
+  if (row == NULL)
+    return;
   assert_string_equal (row->status, "on");
   assert_attr (st, STORAGE, "power/control", "on");
 }

@@ -116,6 +116,24 @@ class TestHostile(PowerPolicyTestCase):
         self.assertEqual(self.attr(STORAGE, 'power/control'), control)
         self.assertIsNone(self.daemon.proc.poll())
 
+    def test_no_such_device_message_escaped_and_bounded(self):
+        # a device argument within its 4 KiB bound but with control
+        # characters: NoSuchDevice quotes it escaped and cut short
+        self.daemon = self.start_daemon()
+        nsd = 'org.powerpolicy1.Error.NoSuchDevice'
+        for arg, text in (('no\x1b[31m\x07dev\n' + 'y' * 3000, "no device named 'no\\x1b[31m\\x07dev\\n"),
+                          ('/sys/devices/none\r\x1b[2J' + 'z' * 3000,
+                           "'/sys/devices/none\\r\\x1b[2J")):
+            for method, sig, args in (('GetDevice', '(s)', (arg,)),
+                                      ('Hold', '(sss)', (arg, 'who', 'why'))):
+                with self.subTest(method=method, arg=arg[:20]):
+                    e = self.assertDBusError(nsd, method, args, sig)
+                    self.assertIn(text, e.message)
+                    for c in ('\n', '\r', '\x1b', '\x07'):
+                        self.assertNotIn(c, e.message)
+                    self.assertLess(len(e.message), 512, e.message)
+        self.assertIsNone(self.daemon.proc.poll())
+
     def test_per_user_limit_refused(self):
         self.daemon = self.start_daemon()
         fds = []

@@ -355,6 +355,26 @@ class TestMonitor(PmctlTestCase):
         self.assertEqual(p.wait(timeout=5), 0)
         self.assertEqual(p.stderr.read(), '')
 
+    def test_monitor_one_line_per_signal(self):
+        # the battery low when the AC goes: the daemon sends LowBattery and
+        # OnBattery in one PropertiesChanged, and monitor prints one line
+        # for it, in the signal's order (the proxy's notify:: per property,
+        # gathered)
+        tb = self.laptop.tb
+        tb.set_attribute(self.laptop.bat, 'capacity', '5')
+        tb.set_attribute(self.laptop.bat, 'energy_now', '2500000')
+        tb.set_attribute(self.laptop.bat, 'energy_full', '50000000')
+        self.start_daemon()
+        p = self.start_monitor()
+        self.laptop.set_ac(False)
+        lines = []
+        while not any(l.startswith('PropertiesChanged') for l in lines):
+            lines.append(self.read_line(p))
+        props = [l for l in lines if l.startswith('PropertiesChanged')]
+        self.assertEqual(props, ['PropertiesChanged LowBattery=yes OnBattery=yes\n'])
+        p.send_signal(signal.SIGINT)
+        self.assertEqual(p.wait(timeout=5), 0)
+
     def test_monitor_text_sigterm(self):
         self.start_daemon()
         p = self.start_monitor()

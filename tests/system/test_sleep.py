@@ -474,6 +474,26 @@ class TestLid(SleepTestCase):
         self.assertEqual(self.suspend_calls(), [])
 
 
+    def test_power_off_display_stands_through_policy_passes(self):
+        # the panel off is a standing layer: a policy pass (Reload) puts it
+        # back when something else turned the panel on; once the lid is
+        # open the layer is gone and a pass leaves the panel alone
+        self.start_logind()
+        bl = self.add_backlight()
+        self.start(config=SLEEP_CONFIG.replace('OnCloseExternalPower=suspend',
+                                               'OnCloseExternalPower=power-off-display'))
+        self.close_lid()
+        self.wait_attr(bl, 'bl_power', '4')
+        self.laptop.tb.set_attribute(bl, 'bl_power', '0')
+        self.call('Reload')
+        self.wait_attr(bl, 'bl_power', '4')
+        self.lid.set_switch(SW_LID, 0)
+        self.wait_attr(bl, 'bl_power', '0')
+        self.laptop.tb.set_attribute(bl, 'bl_power', '1')
+        self.call('Reload')
+        self.assertEqual(self.attr(bl, 'bl_power'), '1')
+        self.assertEqual(self.suspend_calls(), [])
+
     def test_power_off_display_restored_after_crash(self):
         self.start_logind()
         bl = self.add_backlight()

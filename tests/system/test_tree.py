@@ -239,6 +239,23 @@ class TestPowerDown(TreeTestCase):
         self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '5000')
         self.assertEqual(self.attr(STORAGE, 'power/control'), 'auto')
 
+    def test_off_port_stands_through_policy_passes(self):
+        # the switched-off port is the power-off layer's standing request:
+        # a policy pass (Reload) switches it off again when something else
+        # turned it on; after PowerUp a pass leaves the port alone
+        self.start_daemon()
+        self.assertRows(self.power_down('1-1.2', subtree=False, mode='off'),
+                        [(STORAGE, 'off', STORAGE_PORT + '=1')])
+        self.laptop.write(STORAGE_PORT, '0')
+        self.call('Reload')
+        self.assertEqual(self.laptop.read(STORAGE_PORT), '1')
+        self.assertRows(self.power_up('1-1.2'), [(XHCI, 'on'), (ROOTHUB, 'on'), (HUB, 'on'),
+                                                 (STORAGE, 'on', STORAGE_PORT + '=0')])
+        self.laptop.write(STORAGE_PORT, '1')
+        self.call('Reload')
+        self.assertEqual(self.laptop.read(STORAGE_PORT), '1')
+        self.assertEqual(self.laptop.read(MOUSE_PORT), '0')
+
     def test_off_port_restored_on_exit(self):
         d = self.start_daemon()
         self.assertRows(self.power_down('1-1.2', subtree=False, mode='off'),

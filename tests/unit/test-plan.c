@@ -218,6 +218,105 @@ test_requests (void **state)
   assert_string_equal (pp_plan_layer_to_string (entry (plan, 2)->layer), "power-off");
 }
 
+/* The standing requests of the sleep, lid and power-off layers: kept
+ * one per path, planned again by every pass while in force (a value
+ * changed behind the daemon's back is planned back; one in place needs
+ * nothing), gone from the plans once withdrawn. */
+static char *
+read_request (const char *path, PpPlanFlags flags, gpointer user_data)
+{
+  Values *v = user_data;
+  const char *value = g_hash_table_lookup (v->current, path);
+
+  return g_strdup (value);
+}
+
+static gpointer
+device_of (const char *syspath, gpointer user_data)
+{
+  return g_str_equal (syspath, DEV) ? (gpointer) DEV : NULL;
+}
+
+static void
+test_standing_requests (void **state)
+{
+  Values *v = values_new ();
+  PpPlanRequestValues values = { read_request, device_of, v };
+  g_autoptr(GPtrArray) requests = pp_plan_requests_new ();
+  const char *bl = "/sys/devices/pci0000:00/0000:00:02.0/drm/card0/card0-eDP-1/intel_backlight/bl_power";
+  const char *port = DEV "/1-2:1.0/port1/disable";
+
+  put (v->current, "/sys/power/mem_sleep", "deep");
+  put (v->current, bl, "0");
+  put (v->current, port, "0");
+  /* an action is never standing */
+  assert_null (pp_plan_request_new (PP_PLAN_LAYER_SLEEP, NULL, "/sys/power/state", "mem",
+                                    PP_PLAN_ACTION));
+  pp_plan_requests_set (requests, pp_plan_request_new (PP_PLAN_LAYER_SLEEP, NULL,
+                                                       "/sys/power/mem_sleep", "deep",
+                                                       PP_PLAN_CHOICE));
+  pp_plan_requests_set (requests, pp_plan_request_new (PP_PLAN_LAYER_LID, NULL, bl, "4",
+                                                       PP_PLAN_SETTING));
+  pp_plan_requests_set (requests, pp_plan_request_new (PP_PLAN_LAYER_POWER_OFF, DEV, port, "1",
+                                                       PP_PLAN_SETTING));
+  assert_int_equal (requests->len, 3);
+
+  /* every pass: what is not in place, in the order asked */
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      g_autoptr(GPtrArray) plan = pp_plan_new ();
+
+      pp_plan_requests (plan, requests, &values);
+      assert_int_equal (plan->len, 2);
+      assert_int_equal (entry (plan, 0)->layer, PP_PLAN_LAYER_LID);
+      assert_string_equal (entry (plan, 0)->path, bl);
+      assert_string_equal (entry (plan, 0)->value, "4");
+      assert_string_equal (entry (plan, 0)->current, "0");
+      assert_null (entry (plan, 0)->dev);
+      assert_int_equal (entry (plan, 1)->layer, PP_PLAN_LAYER_POWER_OFF);
+      assert_ptr_equal (entry (plan, 1)->dev, DEV);
+      assert_string_equal (entry (plan, 1)->relpath, "1-2:1.0/port1/disable");
+      assert_int_equal (entry (plan, 1)->flags, PP_PLAN_SETTING);
+    }
+
+  /* written: nothing to plan; changed behind the daemon's back: planned back */
+  put (v->current, bl, "4");
+  put (v->current, port, "1");
+  {
+    g_autoptr(GPtrArray) plan = pp_plan_new ();
+
+    pp_plan_requests (plan, requests, &values);
+    assert_int_equal (plan->len, 0);
+    put (v->current, "/sys/power/mem_sleep", "s2idle");
+    pp_plan_requests (plan, requests, &values);
+    assert_int_equal (plan->len, 1);
+    assert_string_equal (entry (plan, 0)->value, "deep");
+    assert_int_equal (entry (plan, 0)->flags, PP_PLAN_CHOICE);
+  }
+
+  /* a new request for a path replaces the old one in its place; a
+   * withdrawn one is planned no more; a path that cannot be read is
+   * skipped */
+  pp_plan_requests_set (requests, pp_plan_request_new (PP_PLAN_LAYER_LID, NULL, bl, "0",
+                                                       PP_PLAN_SETTING));
+  assert_int_equal (requests->len, 3);
+  assert_string_equal (pp_plan_requests_lookup (requests, bl)->value, "0");
+  assert_ptr_equal (g_ptr_array_index (requests, 1), pp_plan_requests_lookup (requests, bl));
+  assert_true (pp_plan_requests_withdraw (requests, bl));
+  assert_false (pp_plan_requests_withdraw (requests, bl));
+  assert_null (pp_plan_requests_lookup (requests, bl));
+  g_hash_table_remove (v->current, port);
+  put (v->current, "/sys/power/mem_sleep", "deep");
+  {
+    g_autoptr(GPtrArray) plan = pp_plan_new ();
+
+    put (v->current, bl, "1");
+    pp_plan_requests (plan, requests, &values);
+    assert_int_equal (plan->len, 0);
+  }
+  values_free (v);
+}
+
 /* Restoring is a plan: each original back as a whole-path setting. */
 static void
 test_restore (void **state)
@@ -252,6 +351,7 @@ main (void)
     cmocka_unit_test (test_reverts_to_originals),
     cmocka_unit_test (test_extra_write),
     cmocka_unit_test (test_requests),
+    cmocka_unit_test (test_standing_requests),
     cmocka_unit_test (test_restore),
   };
 

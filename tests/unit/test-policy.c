@@ -743,6 +743,115 @@ test_explain_origin_without_file (void **state)
   assert_true (g_str_has_suffix (s->origin, ":4") || g_str_equal (s->origin, "[Class usb:battery]"));
 }
 
+/* The revert layer asks only what the daemon knows (the journal of
+ * originals, here a table): an attribute with a journalled original goes
+ * back to it; one the daemon never changed is left alone (it has its
+ * original still), nothing read; PowerDown and holds stay above. */
+typedef struct {
+  GHashTable *originals;   /* relpath -> original */
+  GHashTable *asked;       /* relpaths looked up */
+} Journal;
+
+static const char *
+journal_lookup (gpointer user_data, const char *relpath)
+{
+  Journal *journal = user_data;
+
+  g_hash_table_add (journal->asked, g_strdup (relpath));
+  return g_hash_table_lookup (journal->originals, relpath);
+}
+
+static void
+test_revert_layer (void **state)
+{
+  State *st = *state;
+  const char *props[] = { NULL };
+  g_autoptr(GHashTable) originals = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) asked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  Journal journal = { originals, asked };
+  PpDeviceProps dp;
+  PpSituation ac = { FALSE, FALSE };
+  PpDeviceState dstate = { 0 };
+  g_autoptr(PpDecision) d = NULL;
+  g_autoptr(PpDecision) held = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+  const PpSetting *s;
+
+  g_hash_table_insert (originals, (gpointer) PP_ATTR_CONTROL, (gpointer) "on");
+  pp_config_load_data (st->config, NULL, shared_config, strlen (shared_config), st->problems);
+  pp_device_props_init (&dp, "usb", lookup_props, props, NULL);
+  dstate.reverted = TRUE;
+  dstate.reverted_by = "reverted by me (why), pid 1";
+  dstate.original = journal_lookup;
+  dstate.original_data = &journal;
+  d = pp_policy_decide (st->config, &dp, &ac, &dstate);
+
+  /* control back to its journalled original */
+  assert_int_equal (d->settings->len, 1);
+  s = g_ptr_array_index (d->settings, 0);
+  assert_string_equal (s->key, PP_ATTR_CONTROL);
+  assert_string_equal (s->value, "on");
+  assert_int_equal (s->source, PP_SOURCE_REVERT);
+  assert_string_equal (s->origin, "reverted by me (why), pid 1");
+  /* delay and wakeup never changed: left alone by the revert */
+  assert_int_equal (d->cleared->len, 2);
+  for (guint i = 0; i < d->cleared->len; i++)
+    {
+      s = g_ptr_array_index (d->cleared, i);
+      assert_int_equal (s->source, PP_SOURCE_REVERT);
+      assert_string_equal (s->value, "");
+    }
+  /* each attribute the layers below decide was looked up */
+  assert_int_equal (g_hash_table_size (asked), 3);
+  rows = pp_policy_explain (st->config, &dp, d);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      PpExplainRow *row = g_ptr_array_index (rows, i);
+
+      assert_string_equal (row->layer, "revert");
+      if (g_str_equal (row->attribute, PP_ATTR_CONTROL))
+        assert_string_equal (row->decided, "on");
+      else
+        assert_string_equal (row->decided, "");
+    }
+
+  /* PowerDown above it; a hold above that */
+  dstate.powered_down = TRUE;
+  dstate.held = TRUE;
+  held = pp_policy_decide (st->config, &dp, &ac, &dstate);
+  pp_device_props_clear (&dp);
+  assert_int_equal (held->settings->len, 2);
+  for (guint i = 0; i < held->settings->len; i++)
+    {
+      s = g_ptr_array_index (held->settings, i);
+      if (g_str_equal (s->key, PP_ATTR_CONTROL))
+        {
+          assert_string_equal (s->value, "on");
+          assert_int_equal (s->source, PP_SOURCE_HOLD);
+        }
+      else
+        {
+          assert_string_equal (s->key, PP_ATTR_DELAY);
+          assert_string_equal (s->value, "0");
+          assert_int_equal (s->source, PP_SOURCE_POWER_DOWN);
+        }
+    }
+
+  /* without a journal (NULL @original) the revert leaves everything alone */
+  {
+    g_autoptr(PpDecision) none = NULL;
+
+    pp_device_props_init (&dp, "usb", lookup_props, props, NULL);
+    dstate.powered_down = FALSE;
+    dstate.held = FALSE;
+    dstate.original = NULL;
+    none = pp_policy_decide (st->config, &dp, &ac, &dstate);
+    pp_device_props_clear (&dp);
+    assert_int_equal (none->settings->len, 0);
+    assert_int_equal (none->cleared->len, 3);
+  }
+}
+
 /* ---- classification ------------------------------------------------------------ */
 
 typedef struct {
@@ -1396,6 +1505,7 @@ main (void)
   pp_test_list_add (list, "explain", "origin-without-file", test_explain_origin_without_file,
                     setup, teardown, NULL);
   pp_test_list_add (list, "device", "pure", test_device_settings_pure, setup, teardown, NULL);
+  pp_test_list_add (list, "revert", "layer", test_revert_layer, setup, teardown, NULL);
   pp_test_list_add (list, "on-battery", "null", test_on_battery_null, setup, teardown, NULL);
   pp_test_list_add (list, "cascade", "exhaustive", test_cascade_exhaustive, setup, teardown, NULL);
   pp_test_list_add (list, "explain", "cascade", test_explain_cascade, setup, teardown, NULL);

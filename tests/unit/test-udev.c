@@ -418,6 +418,9 @@ test_monitor_hotplug (void **state)
   if (wait_for_event (st, "add", path) == NULL)
     fail_msg ("no 'add' event for the new device %s within %d ms", path, EVENT_TIMEOUT_MS);
   e = find_event (st, "add", path);
+  assert_non_null (e);
+  if (e == NULL)
+    return;
   assert_string_equal (e->klass, "usb-storage");
   /* not tagged by this test: udev's rules would have */
   assert_false (e->tagged);
