@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -50,8 +51,13 @@ read_ms_at (int dfd, const char *name, guint64 *out)
 static gboolean
 no_counters (const char *syspath, GError **error)
 {
-  g_autofree char *printable = g_strescape (syspath, NULL);
+  g_autofree char *printable = NULL;
 
+  /* a caller that does not ask why (GetStatistics("") over every
+   * device) pays no stat() and no copy for the devices without counters */
+  if (error == NULL)
+    return FALSE;
+  printable = g_strescape (syspath, NULL);
   if (!g_file_test (syspath, G_FILE_TEST_IS_DIR))
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s: no such device", printable);
   else
@@ -59,20 +65,23 @@ no_counters (const char *syspath, GError **error)
   return FALSE;
 }
 
-gboolean
-pp_residency_read (const char         *syspath,
-                   PpResidencySample  *out,
-                   GError            **error)
+/* @syspath's power/ directory, opened once for the reads below (no
+ * allocation: the path is built on the stack); -1 when missing. */
+static int
+open_power_dir (const char *syspath)
 {
-  g_autofree char *power = g_strconcat (syspath, "/power", NULL);
-  char buf[ATTR_MAX];
-  guint64 active, other;
-  int dfd;
+  char power[PATH_MAX];
 
-  pp_residency_sample_zero (out, PP_RESIDENCY_SOURCE_NONE);
-  dfd = open (power, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0)
-    return no_counters (syspath, error);
+  if (g_snprintf (power, sizeof power, "%s/power", syspath) >= (int) sizeof power)
+    return -1;
+  return open (power, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* The two counters, relative to the open power/ directory. */
+static gboolean
+read_counters_at (int dfd, PpResidencySample *out)
+{
+  guint64 active, other;
 
   if (read_ms_at (dfd, "runtime_active_time", &active) &&
       read_ms_at (dfd, "runtime_suspended_time", &other))
@@ -80,19 +89,24 @@ pp_residency_read (const char         *syspath,
       out->source = PP_RESIDENCY_SOURCE_RUNTIME;
       out->active_ms = active;
       out->suspended_ms = other;
+      return TRUE;
     }
-  else if (read_ms_at (dfd, "active_duration", &active) &&
-           read_ms_at (dfd, "connected_duration", &other))
+  if (read_ms_at (dfd, "active_duration", &active) &&
+      read_ms_at (dfd, "connected_duration", &other))
     {
       out->source = PP_RESIDENCY_SOURCE_USB;
       out->active_ms = active;
       out->suspended_ms = other > active ? other - active : 0;
+      return TRUE;
     }
-  else
-    {
-      close (dfd);
-      return no_counters (syspath, error);
-    }
+  return FALSE;
+}
+
+/* runtime_status and control, relative to the open power/ directory. */
+static void
+read_state_at (int dfd, PpResidencySample *out)
+{
+  char buf[ATTR_MAX];
 
   /* missing or unreadable: as the kernel says of a device without runtime PM */
   if (!read_at (dfd, "runtime_status", buf) ||
@@ -100,6 +114,25 @@ pp_residency_read (const char         *syspath,
     out->status = PP_RUNTIME_STATUS_UNSUPPORTED;
   out->control_auto = read_at (dfd, "control", buf) &&
                       (g_str_equal (buf, "auto\n") || g_str_equal (buf, "auto"));
+}
+
+gboolean
+pp_residency_read (const char         *syspath,
+                   PpResidencySample  *out,
+                   GError            **error)
+{
+  int dfd;
+
+  pp_residency_sample_zero (out, PP_RESIDENCY_SOURCE_NONE);
+  dfd = open_power_dir (syspath);
+  if (dfd < 0)
+    return no_counters (syspath, error);
+  if (!read_counters_at (dfd, out))
+    {
+      close (dfd);
+      return no_counters (syspath, error);
+    }
+  read_state_at (dfd, out);
   close (dfd);
   return TRUE;
 }
@@ -161,19 +194,49 @@ pp_residency_book_get_n_bases (PpResidencyBook *book)
 }
 
 gboolean
-pp_residency_book_query (PpResidencyBook    *book,
-                         const char         *syspath,
-                         PpResidency        *out,
-                         PpResidencySample  *out_now,
-                         GError            **error)
+pp_residency_book_query_fields (PpResidencyBook    *book,
+                                const char         *syspath,
+                                PpResidencyFields   fields,
+                                PpResidency        *out,
+                                PpResidencySample  *out_now,
+                                GError            **error)
 {
   PpResidencySample now;
   PpResidencySample *base;
+  int dfd;
 
   memset (out, 0, sizeof *out);
-  if (!pp_residency_read (syspath, &now, error))
-    return FALSE;
+  pp_residency_sample_zero (&now, PP_RESIDENCY_SOURCE_NONE);
   base = g_hash_table_lookup (book->bases, syspath);
+  dfd = open_power_dir (syspath);
+  if (dfd < 0)
+    return no_counters (syspath, error);
+  if (!read_counters_at (dfd, &now))
+    {
+      close (dfd);
+      return no_counters (syspath, error);
+    }
+  if (fields & PP_RESIDENCY_STATE)
+    read_state_at (dfd, &now);
+  else if (fields & PP_RESIDENCY_NEVER_SUSPENDS)
+    {
+      /* the flag needs control and runtime_status only when the
+       * counters allow it: computed first as if both said yes */
+      PpResidency maybe;
+
+      now.control_auto = TRUE;
+      now.status = PP_RUNTIME_STATUS_ACTIVE;
+      pp_stats_compute (base, &now, book->min_window_ms, &maybe);
+      if (maybe.never_suspends)
+        read_state_at (dfd, &now);
+      else
+        {
+          now.control_auto = FALSE;
+          now.status = PP_RUNTIME_STATUS_UNSUPPORTED;
+        }
+    }
+  close (dfd);
+
   pp_stats_compute (base, &now, book->min_window_ms, out);
   if (out->rebased)
     {
@@ -183,6 +246,16 @@ pp_residency_book_query (PpResidencyBook    *book,
   if (out_now != NULL)
     *out_now = now;
   return TRUE;
+}
+
+gboolean
+pp_residency_book_query (PpResidencyBook    *book,
+                         const char         *syspath,
+                         PpResidency        *out,
+                         PpResidencySample  *out_now,
+                         GError            **error)
+{
+  return pp_residency_book_query_fields (book, syspath, PP_RESIDENCY_STATE, out, out_now, error);
 }
 
 GVariant *

@@ -57,6 +57,28 @@ gboolean          pp_residency_book_query        (PpResidencyBook    *book,
                                                   PpResidencySample  *out_now,
                                                   GError            **error);
 
+/* What a query reads besides the two counters. */
+typedef enum {
+  PP_RESIDENCY_COUNTERS       = 0,       /* the counters only: the sample's status is
+                                          * UNSUPPORTED, control_auto FALSE, and
+                                          * never_suspends FALSE (not known) */
+  PP_RESIDENCY_STATE          = 1 << 0,  /* and runtime_status, control (as _query()) */
+  PP_RESIDENCY_NEVER_SUSPENDS = 1 << 1,  /* runtime_status and control only when the
+                                          * counters allow the never-suspends flag
+                                          * (no suspended time in a full window):
+                                          * the flag is right, the sample's status
+                                          * and control are known only then */
+} PpResidencyFields;
+
+/* pp_residency_book_query() reading only @fields: GetStatistics' rows
+ * need the counters alone, class totals the flag, pmctl stats all. */
+gboolean          pp_residency_book_query_fields (PpResidencyBook    *book,
+                                                  const char         *syspath,
+                                                  PpResidencyFields   fields,
+                                                  PpResidency        *out,
+                                                  PpResidencySample  *out_now,
+                                                  GError            **error);
+
 /* GetStatistics' answer for @n_paths devices: a floating GVariant of type
  * a(sdtt) — (path, suspended share 0..1, active ms, suspended ms) since
  * the base — in the order given; devices without counters, or gone

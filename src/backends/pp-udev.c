@@ -264,8 +264,13 @@ pp_udev_read_usb_interfaces (const char *syspath)
 
       if (!read_hex_byte (iface, "bInterfaceClass", &entry.interface_class))
         continue;
-      read_hex_byte (iface, "bInterfaceSubClass", &entry.interface_subclass);
-      read_hex_byte (iface, "bInterfaceProtocol", &entry.interface_protocol);
+      /* subclass and protocol tell a boot keyboard from a mouse: HID
+       * interfaces only (pp-usbclass.c looks at nothing else) */
+      if (entry.interface_class == PP_USB_INTERFACE_CLASS_HID)
+        {
+          read_hex_byte (iface, "bInterfaceSubClass", &entry.interface_subclass);
+          read_hex_byte (iface, "bInterfaceProtocol", &entry.interface_protocol);
+        }
       target = g_file_read_link (link, NULL);
       if (target != NULL)
         {

@@ -50,8 +50,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PpDeviceInfo, pp_device_info_unref)
  * directories "BUS-PORT:CONFIG.IFACE"), read from sysfs: interfaces are
  * not tagged, so they are read from the device directory rather than
  * enumerated. A GArray of PpUsbInterface, sorted by name, at most
- * PP_USB_MAX_INTERFACES; the driver names are interned strings. Empty
- * when the directory cannot be read. */
+ * PP_USB_MAX_INTERFACES; the driver names are interned strings;
+ * subclass and protocol are read for HID interfaces only (0 for the
+ * others: the class inference looks at them for HID alone). Empty when
+ * the directory cannot be read. */
 GArray       *pp_udev_read_usb_interfaces (const char *syspath);
 /* The USB vendor id of @syspath (idVendor), 0 when unknown. */
 guint16       pp_udev_read_usb_vendor     (const char *syspath);

@@ -156,14 +156,18 @@ pp_stats_class_totals (const PpStatsRow *rows,
   return totals;
 }
 
-static gint
-compare_rows (gconstpointer a, gconstpointer b)
+gint
+pp_stats_compare_rows (const PpStatsRow *ra, const PpStatsRow *rb)
 {
-  const PpStatsRow *ra = a, *rb = b;
-
   if (ra->residency.active_ms != rb->residency.active_ms)
     return ra->residency.active_ms > rb->residency.active_ms ? -1 : 1;
   return g_strcmp0 (ra->path, rb->path);
+}
+
+static gint
+compare_rows (gconstpointer a, gconstpointer b)
+{
+  return pp_stats_compare_rows (a, b);
 }
 
 void

@@ -102,8 +102,13 @@ typedef struct {
 GArray          *pp_stats_class_totals         (const PpStatsRow *rows,
                                                 guint             n_rows);
 
-/* Sort @rows in place for display: most active time first, then path
- * (the "which device keeps the machine awake" order). */
+/* The display order: most active time first, then path (the "which
+ * device keeps the machine awake" order); for a caller sorting rows of
+ * its own that start with a PpStatsRow. */
+gint             pp_stats_compare_rows         (const PpStatsRow *a,
+                                                const PpStatsRow *b);
+
+/* Sort @rows in place for display (pp_stats_compare_rows()). */
 void             pp_stats_sort_rows            (PpStatsRow       *rows,
                                                 guint             n_rows);
 

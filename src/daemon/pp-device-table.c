@@ -38,15 +38,21 @@ static const char *
 usb_effective_class (PpDevice *dev)
 {
   g_autoptr(GArray) interfaces = NULL;
+  const char *udev_class;
+  const PpUsbInterface *ifaces;
 
   if (!pp_manager_is_usb_device (dev->info))
     return dev->props.klass;
+  /* the rules' class wins: then the interfaces are not read at all, and
+   * the vendor only when a driver makes it matter */
+  udev_class = pp_device_info_get_property (dev->info, "POWERPOLICY_CLASS");
+  if (udev_class != NULL && *udev_class != '\0')
+    return pp_usb_class_effective (udev_class, dev->info->subsystem, NULL, 0, 0);
   interfaces = pp_udev_read_usb_interfaces (dev->info->syspath);
-  return pp_usb_class_effective (pp_device_info_get_property (dev->info, "POWERPOLICY_CLASS"),
-                                 dev->info->subsystem,
-                                 (const PpUsbInterface *) (gpointer) interfaces->data,
-                                 interfaces->len,
-                                 pp_udev_read_usb_vendor (dev->info->syspath));
+  ifaces = (const PpUsbInterface *) (gpointer) interfaces->data;
+  return pp_usb_class_effective (NULL, dev->info->subsystem, ifaces, interfaces->len,
+                                 pp_usb_class_needs_vendor (ifaces, interfaces->len) ?
+                                 pp_udev_read_usb_vendor (dev->info->syspath) : 0);
 }
 
 /* TRUE when the class changed. */
@@ -361,11 +367,17 @@ pp_manager_read_device_status (PpManager *self, PpDevice *dev, PpDeviceStatus *o
 }
 
 static void
-append_stats_row (GArray *rows, PpDevice *dev, const PpResidency *r, const PpResidencySample *now)
+append_stats_row (GArray *rows, PpDevice *dev, const PpResidency *r, const PpResidencySample *now,
+                  gboolean with_state)
 {
   PpManagerStatsRow row = { dev->info->syspath, dev->props.klass, r->suspended_share,
-                            r->active_ms, r->suspended_ms,
-                            pp_runtime_status_to_string (now->status), now->control_auto };
+                            r->active_ms, r->suspended_ms, NULL, FALSE };
+
+  if (with_state)
+    {
+      row.runtime_status = pp_runtime_status_to_string (now->status);
+      row.control_auto = now->control_auto;
+    }
 
   g_array_append_val (rows, row);
 }
@@ -373,30 +385,36 @@ append_stats_row (GArray *rows, PpDevice *dev, const PpResidency *r, const PpRes
 GArray *
 pp_manager_get_statistics (PpManager  *self,
                            PpDevice   *device,
+                           gboolean    with_state,
                            GError    **error)
 {
-  g_autoptr(GArray) rows = g_array_new (FALSE, TRUE, sizeof (PpManagerStatsRow));
+  g_autoptr(GArray) rows = NULL;
   GPtrArray *devices;
+  PpResidencyFields fields = with_state ? PP_RESIDENCY_STATE : PP_RESIDENCY_COUNTERS;
   PpResidency r;
   PpResidencySample now;
 
   if (device != NULL)
     {
-      if (!pp_residency_book_query (self->residency, device->info->syspath, &r, &now, error))
+      rows = g_array_sized_new (FALSE, TRUE, sizeof (PpManagerStatsRow), 1);
+      if (!pp_residency_book_query_fields (self->residency, device->info->syspath, fields,
+                                           &r, &now, error))
         return NULL;
-      append_stats_row (rows, device, &r, &now);
+      append_stats_row (rows, device, &r, &now, with_state);
       return g_steal_pointer (&rows);
     }
 
   /* every managed device that has counters; one gone meanwhile, or
    * without counters, is left out */
   devices = pp_manager_list_devices (self);
+  rows = g_array_sized_new (FALSE, TRUE, sizeof (PpManagerStatsRow), devices->len);
   for (guint i = 0; i < devices->len; i++)
     {
       PpDevice *dev = g_ptr_array_index (devices, i);
 
-      if (pp_residency_book_query (self->residency, dev->info->syspath, &r, &now, NULL))
-        append_stats_row (rows, dev, &r, &now);
+      if (pp_residency_book_query_fields (self->residency, dev->info->syspath, fields,
+                                          &r, &now, NULL))
+        append_stats_row (rows, dev, &r, &now, with_state);
     }
   return g_steal_pointer (&rows);
 }
@@ -421,8 +439,9 @@ pp_manager_get_class_statistics (PpManager *self)
     {
       PpDevice *dev = g_ptr_array_index (devices, i);
 
-      if (!pp_residency_book_query (self->residency, dev->info->syspath, &rows[n].residency,
-                                    NULL, NULL))
+      if (!pp_residency_book_query_fields (self->residency, dev->info->syspath,
+                                           PP_RESIDENCY_NEVER_SUSPENDS, &rows[n].residency,
+                                           NULL, NULL))
         continue;
       rows[n].path = dev->info->syspath;
       rows[n].class = dev->props.klass;
@@ -465,29 +484,36 @@ pp_manager_count_devices (PpManager *self)
 {
   GPtrArray *devices = pp_manager_list_devices (self);
   GArray *counts = g_array_new (FALSE, TRUE, sizeof (PpManagerDeviceCount));
-  g_autoptr(GHashTable) index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
   g_array_set_clear_func (counts, device_count_clear);
   for (guint i = 0; i < devices->len; i++)
     {
       PpDevice *dev = g_ptr_array_index (devices, i);
-      PpPowerState state;
-      g_autofree char *key = NULL;
-      gpointer slot;
+      char status[PP_POWER_STATE_MAX];
+      guint j;
 
-      pp_power_state_read (dev->info->syspath, PP_POWER_STATE_RUNTIME_STATUS, &state);
-      key = g_strdup_printf ("%s%c%s", dev->props.klass, 0x1f, state.runtime_status);
-      if (g_hash_table_lookup_extended (index, key, NULL, &slot))
+      /* one open of the one attribute (no directory, no copy); missing
+       * or empty: "unsupported", as ListDevices says */
+      if (!pp_power_state_read_one (dev->info->syspath, "runtime_status", status) ||
+          status[0] == '\0')
+        g_strlcpy (status, "unsupported", sizeof status);
+      /* a few classes times a few states: a scan, no key to allocate */
+      for (j = 0; j < counts->len; j++)
         {
-          g_array_index (counts, PpManagerDeviceCount, GPOINTER_TO_UINT (slot)).count++;
-          continue;
-        }
-      {
-        PpManagerDeviceCount c = { g_strdup (dev->props.klass), g_strdup (state.runtime_status), 1 };
+          PpManagerDeviceCount *c = &g_array_index (counts, PpManagerDeviceCount, j);
 
-        g_hash_table_insert (index, g_steal_pointer (&key), GUINT_TO_POINTER (counts->len));
-        g_array_append_val (counts, c);
-      }
+          if (g_str_equal (c->runtime_status, status) && g_str_equal (c->class, dev->props.klass))
+            {
+              c->count++;
+              break;
+            }
+        }
+      if (j == counts->len)
+        {
+          PpManagerDeviceCount c = { g_strdup (dev->props.klass), g_strdup (status), 1 };
+
+          g_array_append_val (counts, c);
+        }
     }
   g_array_sort (counts, compare_device_counts);
   return counts;

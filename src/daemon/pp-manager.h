@@ -293,9 +293,12 @@ typedef struct {
  * counters, sorted by path; else that device alone, or NULL with
  * NoSuchDevice (gone) / NotSupported (no counters). An array of
  * PpManagerStatsRow whose strings are the manager's: use it before
- * returning to the main loop. Reads ~2 small files per device; no timer. */
+ * returning to the main loop. Reads the 2 counter files per device, and
+ * with @with_state runtime_status and control too (else the rows'
+ * runtime_status is NULL and control_auto FALSE); no timer. */
 GArray        *pp_manager_get_statistics      (PpManager   *self,
                                                PpDevice    *device,
+                                               gboolean     with_state,
                                                GError     **error);
 
 /* GetClassStatistics (SPEC §5): the statistics of the managed devices

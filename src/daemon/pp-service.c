@@ -789,7 +789,7 @@ static gboolean
 run_get_statistics (PpService *self, PpCall *call, GError **error)
 {
   g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sdtt)"));
-  g_autoptr(GArray) rows = pp_manager_get_statistics (self->manager, call->dev, error);
+  g_autoptr(GArray) rows = pp_manager_get_statistics (self->manager, call->dev, FALSE, error);
 
   if (rows == NULL)
     return FALSE;
@@ -831,7 +831,7 @@ handle_get_device_statistics (PpDbusManager         *skeleton,
                               PpService             *self)
 {
   g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sssbdtt)"));
-  g_autoptr(GArray) rows = pp_manager_get_statistics (self->manager, NULL, NULL);
+  g_autoptr(GArray) rows = pp_manager_get_statistics (self->manager, NULL, TRUE, NULL);
 
   for (guint i = 0; rows != NULL && i < rows->len; i++)
     {

@@ -25,30 +25,82 @@
 /* Longest --interval: an hour (a window, not a timer the daemon keeps). */
 #define STATS_MAX_INTERVAL_SEC 3600
 
-/* What ListDevices says of one device. */
+/* One device of an answer: GetDeviceStatistics' row, or GetStatistics'
+ * row with what ListDevices says of the device (an older daemon).
+ * Strings are borrowed from the answer's replies; "" when unknown. */
 typedef struct {
-  char            *class;
-  char            *runtime_status;
-  gboolean         control_auto;
-} DeviceFacts;
+  const char *path;
+  const char *class;
+  const char *runtime_status;
+  gboolean    control_auto;
+  guint64     active_ms;
+  guint64     suspended_ms;
+} StatsDevice;
+
+/* One answer of the daemon. */
+typedef struct {
+  GPtrArray  *replies;    /* GVariant: what the strings are borrowed from */
+  GArray     *devices;    /* StatsDevice, one per path, in the daemon's order */
+  gint64      when_us;    /* monotonic */
+} StatsAnswer;
 
 static void
-device_facts_free (DeviceFacts *f)
+stats_answer_clear (StatsAnswer *a)
 {
-  g_free (f->class);
-  g_free (f->runtime_status);
-  g_free (f);
+  g_clear_pointer (&a->devices, g_array_unref);
+  g_clear_pointer (&a->replies, g_ptr_array_unref);
 }
 
-/* path -> DeviceFacts from ListDevices' aa{sv}. */
-static GHashTable *
-device_facts_new (GVariant *devices)
+static void
+stats_answer_init (StatsAnswer *a, guint n)
 {
-  GHashTable *facts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                             (GDestroyNotify) device_facts_free);
+  a->replies = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
+  a->devices = g_array_sized_new (FALSE, TRUE, sizeof (StatsDevice), n);
+}
+
+/* GetDeviceStatistics: the rows with their class, status and control,
+ * read straight from the reply (nothing copied). */
+static gboolean
+stats_ask_rows (Pmctl *ctl, StatsAnswer *out, GError **error)
+{
+  GVariant *rows = NULL;
+  g_autoptr(GHashTable) seen = NULL;
+  GVariantIter iter;
+  StatsDevice d;
+  double share;
+
+  if (!pp_dbus_manager_call_get_device_statistics_sync (ctl->manager, &rows, NULL, error))
+    return FALSE;
+  stats_answer_init (out, g_variant_n_children (rows));
+  g_ptr_array_add (out->replies, rows);
+  seen = g_hash_table_new (g_str_hash, g_str_equal);
+  g_variant_iter_init (&iter, rows);
+  while (g_variant_iter_next (&iter, "(&s&s&sbdtt)", &d.path, &d.class, &d.runtime_status,
+                              &d.control_auto, &share, &d.active_ms, &d.suspended_ms))
+    {
+      /* one row per path, the first */
+      if (g_hash_table_add (seen, (gpointer) d.path))
+        g_array_append_val (out->devices, d);
+    }
+  return TRUE;
+}
+
+/* GetStatistics' rows and ListDevices' facts, for a daemon without
+ * GetDeviceStatistics. */
+static void
+stats_answer_from_devices (StatsAnswer *out, GVariant *devices, GVariant *stats)
+{
+  g_autoptr(GHashTable) facts = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
   GVariantIter iter;
   GVariant *dict;
+  StatsDevice d;
+  double share;
 
+  stats_answer_init (out, g_variant_n_children (stats));
+  g_ptr_array_add (out->replies, g_variant_ref (devices));
+  g_ptr_array_add (out->replies, g_variant_ref (stats));
+  /* path -> its dictionary (the first), kept in the answer's replies */
   g_variant_iter_init (&iter, devices);
   while ((dict = g_variant_iter_next_value (&iter)) != NULL)
     {
@@ -56,65 +108,25 @@ device_facts_new (GVariant *devices)
 
       if (*path != '\0' && !g_hash_table_contains (facts, path))
         {
-          DeviceFacts *f = g_new0 (DeviceFacts, 1);
-
-          f->class = g_strdup (pmctl_dict_get_string (dict, PP_DEVICE_KEY_CLASS));
-          f->runtime_status = g_strdup (pmctl_dict_get_string (dict, PP_DEVICE_KEY_RUNTIME_STATUS));
-          f->control_auto = g_str_equal (pmctl_dict_get_string (dict, PP_DEVICE_KEY_CONTROL), "auto");
-          g_hash_table_insert (facts, g_strdup (path), f);
+          g_hash_table_insert (facts, (gpointer) path, dict);
+          g_ptr_array_add (out->replies, dict);
         }
-      g_variant_unref (dict);
+      else
+        g_variant_unref (dict);
     }
-  return facts;
-}
-
-/* One answer of the daemon: GetStatistics' rows and ListDevices' facts. */
-typedef struct {
-  GVariant   *rows;       /* a(sdtt) */
-  GHashTable *facts;      /* path -> DeviceFacts */
-  gint64      when_us;    /* monotonic */
-} StatsAnswer;
-
-static void
-stats_answer_clear (StatsAnswer *a)
-{
-  g_clear_pointer (&a->rows, g_variant_unref);
-  g_clear_pointer (&a->facts, g_hash_table_unref);
-}
-
-/* GetDeviceStatistics: the rows with their class, status and control. */
-static gboolean
-stats_ask_rows (Pmctl *ctl, StatsAnswer *out, GError **error)
-{
-  g_autoptr(GVariant) rows = NULL;
-  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sdtt)"));
-  GVariantIter iter;
-  const char *path, *class, *status;
-  gboolean control_auto;
-  double share;
-  guint64 active, suspended;
-
-  if (!pp_dbus_manager_call_get_device_statistics_sync (ctl->manager, &rows, NULL, error))
-    return FALSE;
-  out->facts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                      (GDestroyNotify) device_facts_free);
-  g_variant_iter_init (&iter, rows);
-  while (g_variant_iter_next (&iter, "(&s&s&sbdtt)", &path, &class, &status, &control_auto,
-                              &share, &active, &suspended))
+  g_variant_iter_init (&iter, stats);
+  while (g_variant_iter_next (&iter, "(&sdtt)", &d.path, &share, &d.active_ms, &d.suspended_ms))
     {
-      DeviceFacts *f;
+      GVariant *f = g_hash_table_lookup (facts, d.path);
 
-      if (g_hash_table_contains (out->facts, path))
+      if (!g_hash_table_add (seen, (gpointer) d.path))
         continue;
-      f = g_new0 (DeviceFacts, 1);
-      f->class = g_strdup (class);
-      f->runtime_status = g_strdup (status);
-      f->control_auto = control_auto;
-      g_hash_table_insert (out->facts, g_strdup (path), f);
-      g_variant_builder_add (&b, "(sdtt)", path, share, active, suspended);
+      d.class = f != NULL ? pmctl_dict_get_string (f, PP_DEVICE_KEY_CLASS) : "";
+      d.runtime_status = f != NULL ? pmctl_dict_get_string (f, PP_DEVICE_KEY_RUNTIME_STATUS) : "";
+      d.control_auto = f != NULL && g_str_equal (pmctl_dict_get_string (f, PP_DEVICE_KEY_CONTROL),
+                                                 "auto");
+      g_array_append_val (out->devices, d);
     }
-  out->rows = g_variant_ref_sink (g_variant_builder_end (&b));
-  return TRUE;
 }
 
 static gboolean
@@ -122,6 +134,7 @@ stats_ask (Pmctl *ctl, StatsAnswer *out)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GVariant) devices = NULL;
+  g_autoptr(GVariant) stats = NULL;
 
   if (stats_ask_rows (ctl, out, &error))
     {
@@ -140,37 +153,43 @@ stats_ask (Pmctl *ctl, StatsAnswer *out)
       pmctl_report_error (error, "list the devices", NULL);
       return FALSE;
     }
-  if (!pp_dbus_manager_call_get_statistics_sync (ctl->manager, "", &out->rows, NULL, &error))
+  if (!pp_dbus_manager_call_get_statistics_sync (ctl->manager, "", &stats, NULL, &error))
     {
       pmctl_report_error (error, "get the statistics", NULL);
       return FALSE;
     }
-  out->facts = device_facts_new (devices);
+  stats_answer_from_devices (out, devices, stats);
   out->when_us = g_get_monotonic_time ();
   return TRUE;
 }
 
-/* A displayed row: a PpStatsRow and the facts it was made from. */
+/* A displayed row: a PpStatsRow (first, for the sort) and its device. */
 typedef struct {
   PpStatsRow         row;
-  const DeviceFacts *facts;   /* NULL: ListDevices did not list it */
+  const StatsDevice *dev;
 } StatsLine;
 
 static void
-sample_from_row (PpResidencySample *s, guint64 active_ms, guint64 suspended_ms,
-                 const DeviceFacts *facts)
+sample_from_device (PpResidencySample *s, guint64 active_ms, guint64 suspended_ms,
+                    const StatsDevice *dev)
 {
   memset (s, 0, sizeof *s);
   s->source = PP_RESIDENCY_SOURCE_RUNTIME;
   s->active_ms = active_ms;
   s->suspended_ms = suspended_ms;
   s->status = PP_RUNTIME_STATUS_UNSUPPORTED;
-  if (facts != NULL)
+  if (dev != NULL)
     {
-      if (!pp_runtime_status_from_string (facts->runtime_status, &s->status))
+      if (!pp_runtime_status_from_string (dev->runtime_status, &s->status))
         s->status = PP_RUNTIME_STATUS_UNSUPPORTED;
-      s->control_auto = facts->control_auto;
+      s->control_auto = dev->control_auto;
     }
+}
+
+static gint
+compare_lines (gconstpointer a, gconstpointer b)
+{
+  return pp_stats_compare_rows (&((const StatsLine *) a)->row, &((const StatsLine *) b)->row);
 }
 
 /* The lines of @now (over the window since @before when not NULL),
@@ -178,68 +197,46 @@ sample_from_row (PpResidencySample *s, guint64 active_ms, guint64 suspended_ms,
 static GArray *
 stats_lines (StatsAnswer *now, StatsAnswer *before, const char *class, guint64 min_window_ms)
 {
-  GArray *lines = g_array_new (FALSE, TRUE, sizeof (StatsLine));
+  GArray *lines = g_array_sized_new (FALSE, TRUE, sizeof (StatsLine), now->devices->len);
   g_autoptr(GHashTable) base_rows = NULL;
-  GVariantIter iter;
-  const char *path;
-  double share;
-  guint64 active, suspended;
 
   if (before != NULL)
     {
       base_rows = g_hash_table_new (g_str_hash, g_str_equal);
-      g_variant_iter_init (&iter, before->rows);
-      for (guint i = 0; g_variant_iter_next (&iter, "(&sdtt)", &path, &share, &active, &suspended); i++)
-        g_hash_table_insert (base_rows, (gpointer) path, GUINT_TO_POINTER (i + 1));
+      for (guint i = 0; i < before->devices->len; i++)
+        {
+          StatsDevice *d = &g_array_index (before->devices, StatsDevice, i);
+
+          g_hash_table_insert (base_rows, (gpointer) d->path, d);
+        }
     }
 
-  g_variant_iter_init (&iter, now->rows);
-  while (g_variant_iter_next (&iter, "(&sdtt)", &path, &share, &active, &suspended))
+  for (guint i = 0; i < now->devices->len; i++)
     {
-      StatsLine line = { { 0 }, NULL };
+      const StatsDevice *d = &g_array_index (now->devices, StatsDevice, i);
+      StatsLine line = { { 0 }, d };
       PpResidencySample sample, base_sample;
       const PpResidencySample *base = NULL;
+      const StatsDevice *earlier;
 
-      line.facts = g_hash_table_lookup (now->facts, path);
-      line.row.path = path;
-      line.row.class = line.facts ? line.facts->class : "";
+      line.row.path = d->path;
+      line.row.class = d->class;
       if (class != NULL && g_strcmp0 (line.row.class, class) != 0)
         continue;
-      sample_from_row (&sample, active, suspended, line.facts);
-      if (base_rows != NULL && g_hash_table_contains (base_rows, path))
+      sample_from_device (&sample, d->active_ms, d->suspended_ms, d);
+      /* the earlier answer's row of this path */
+      if (base_rows != NULL && (earlier = g_hash_table_lookup (base_rows, d->path)) != NULL)
         {
-          guint index = GPOINTER_TO_UINT (g_hash_table_lookup (base_rows, path)) - 1;
-          const char *p2;
-          double s2;
-          guint64 a2, u2;
-
-          /* the earlier answer's row of this path */
-          g_variant_get_child (before->rows, index, "(&sdtt)", &p2, &s2, &a2, &u2);
-          sample_from_row (&base_sample, a2, u2, NULL);
+          sample_from_device (&base_sample, earlier->active_ms, earlier->suspended_ms, NULL);
           base = &base_sample;
         }
       if (!pp_stats_compute (base, &sample, min_window_ms, &line.row.residency))
         continue;
       g_array_append_val (lines, line);
     }
-  /* pp_stats_sort_rows() sorts PpStatsRow; the lines are sorted alike */
-  {
-    g_autofree PpStatsRow *rows = g_new (PpStatsRow, lines->len + 1);
-    g_autoptr(GHashTable) by_path = g_hash_table_new (g_str_hash, g_str_equal);
-    GArray *sorted = g_array_sized_new (FALSE, TRUE, sizeof (StatsLine), lines->len);
-
-    for (guint i = 0; i < lines->len; i++)
-      {
-        StatsLine *l = &g_array_index (lines, StatsLine, i);
-        rows[i] = l->row;
-        g_hash_table_insert (by_path, (gpointer) l->row.path, l);
-      }
-    pp_stats_sort_rows (rows, lines->len);
-    for (guint i = 0; i < lines->len; i++)
-      g_array_append_val (sorted, *(StatsLine *) g_hash_table_lookup (by_path, rows[i].path));
-    g_array_unref (lines);
-    return sorted;
-  }
+  /* as pp_stats_sort_rows() sorts PpStatsRow */
+  g_array_sort (lines, compare_lines);
+  return lines;
 }
 
 static GArray *
@@ -297,7 +294,7 @@ stats_print_text (Pmctl *ctl, GArray *lines, GArray *totals, guint64 window_ms)
 
       pmctl_table_add_row (t, g_strdup (l->row.path),
                            g_strdup (class_or_dash (l->row.class)),
-                           g_strdup (l->facts && *l->facts->runtime_status ? l->facts->runtime_status : "-"),
+                           g_strdup (*l->dev->runtime_status != '\0' ? l->dev->runtime_status : "-"),
                            format_ms (r->active_ms), format_ms (r->suspended_ms),
                            format_share (r->suspended_share),
                            g_strdup (r->never_suspends ? "never suspends (allowed)" : ""));
@@ -339,64 +336,172 @@ json_add_count_or_null (JsonBuilder *b, const char *name, guint64 value, gboolea
     json_builder_add_int_value (b, (gint64) MIN (value, (guint64) G_MAXINT64));
 }
 
+/* --json stats is written as it goes, not built as a tree of nodes first
+ * (ten thousand devices are a hundred thousand nodes): the same text
+ * json-glib's generator prints (compact, or indented by 2 on a terminal). */
+typedef struct {
+  FILE     *out;
+  gboolean  pretty;
+  guint     depth;
+  gboolean  comma;      /* a value came before at this depth */
+} JsonOut;
+
+static void
+json_out_string (JsonOut *j, const char *text)
+{
+  const char *run = text;
+
+  putc ('"', j->out);
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      guchar c = (guchar) *p;
+      const char *named = NULL;
+
+      switch (c)
+        {
+        case '"': named = "\\\""; break;
+        case '\\': named = "\\\\"; break;
+        case '\b': named = "\\b"; break;
+        case '\f': named = "\\f"; break;
+        case '\n': named = "\\n"; break;
+        case '\r': named = "\\r"; break;
+        case '\t': named = "\\t"; break;
+        default:
+          if (c >= 0x20 && c != 0x7f)
+            continue;
+          break;
+        }
+      fwrite (run, 1, (size_t) (p - run), j->out);
+      if (named != NULL)
+        fputs (named, j->out);
+      else
+        fprintf (j->out, "\\u%04x", c);
+      run = p + 1;
+    }
+  fputs (run, j->out);
+  putc ('"', j->out);
+}
+
+/* Before a value: the comma, the line and the member's name. */
+static void
+json_out_next (JsonOut *j, const char *name)
+{
+  if (j->comma)
+    putc (',', j->out);
+  if (j->pretty && j->depth > 0)
+    fprintf (j->out, "\n%*s", (int) j->depth * 2, "");
+  if (name != NULL)
+    {
+      json_out_string (j, name);
+      fputs (j->pretty ? " : " : ":", j->out);
+    }
+  j->comma = TRUE;
+}
+
+static void
+json_out_begin (JsonOut *j, const char *name, char open)
+{
+  json_out_next (j, name);
+  putc (open, j->out);
+  j->depth++;
+  j->comma = FALSE;
+}
+
+static void
+json_out_end (JsonOut *j, char close)
+{
+  gboolean empty = !j->comma;
+
+  j->depth--;
+  if (j->pretty && !empty)
+    fprintf (j->out, "\n%*s", (int) j->depth * 2, "");
+  putc (close, j->out);
+  j->comma = TRUE;
+}
+
+static void
+json_out_str (JsonOut *j, const char *name, const char *value)
+{
+  json_out_next (j, name);
+  json_out_string (j, value);
+}
+
+static void
+json_out_bool (JsonOut *j, const char *name, gboolean value)
+{
+  json_out_next (j, name);
+  fputs (value ? "true" : "false", j->out);
+}
+
+/* A counter as a JSON number (clamped). */
+static void
+json_out_count (JsonOut *j, const char *name, guint64 value)
+{
+  json_out_next (j, name);
+  fprintf (j->out, "%" G_GINT64_FORMAT, (gint64) MIN (value, (guint64) G_MAXINT64));
+}
+
+/* As json-glib prints a double: %.17g, and ".0" when it reads as an integer. */
+static void
+json_out_double (JsonOut *j, const char *name, double value)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  json_out_next (j, name);
+  g_ascii_formatd (buf, sizeof buf, "%.17g", value);
+  fputs (buf, j->out);
+  if (strpbrk (buf, ".eEnN") == NULL)
+    fputs (".0", j->out);
+}
+
 static void
 stats_print_json (Pmctl *ctl, GArray *lines, GArray *totals, guint64 window_ms)
 {
-  g_autoptr(JsonBuilder) b = json_builder_new ();
+  JsonOut j = { stdout, ctl->tty, 0, FALSE };
 
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "window_ms");
+  json_out_begin (&j, NULL, '{');
   if (window_ms > 0)
-    json_builder_add_int_value (b, (gint64) window_ms);
+    json_out_count (&j, "window_ms", window_ms);
   else
-    json_builder_add_null_value (b);
-  json_builder_set_member_name (b, "devices");
-  json_builder_begin_array (b);
+    {
+      json_out_next (&j, "window_ms");
+      fputs ("null", j.out);
+    }
+  json_out_begin (&j, "devices", '[');
   for (guint i = 0; i < lines->len; i++)
     {
       StatsLine *l = &g_array_index (lines, StatsLine, i);
       const PpResidency *r = &l->row.residency;
 
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "path");
-      json_builder_add_string_value (b, l->row.path);
-      json_builder_set_member_name (b, "class");
-      json_builder_add_string_value (b, l->row.class ? l->row.class : "");
-      json_builder_set_member_name (b, "runtime_status");
-      json_builder_add_string_value (b, l->facts ? l->facts->runtime_status : "");
-      json_builder_set_member_name (b, "control_auto");
-      json_builder_add_boolean_value (b, l->facts && l->facts->control_auto);
-      json_add_count_or_null (b, "active_ms", r->active_ms, FALSE);
-      json_add_count_or_null (b, "suspended_ms", r->suspended_ms, FALSE);
-      json_builder_set_member_name (b, "suspended_share");
-      json_builder_add_double_value (b, r->suspended_share);
-      json_builder_set_member_name (b, "never_suspends");
-      json_builder_add_boolean_value (b, r->never_suspends);
-      json_builder_end_object (b);
+      json_out_begin (&j, NULL, '{');
+      json_out_str (&j, "path", l->row.path);
+      json_out_str (&j, "class", l->row.class != NULL ? l->row.class : "");
+      json_out_str (&j, "runtime_status", l->dev->runtime_status);
+      json_out_bool (&j, "control_auto", l->dev->control_auto);
+      json_out_count (&j, "active_ms", r->active_ms);
+      json_out_count (&j, "suspended_ms", r->suspended_ms);
+      json_out_double (&j, "suspended_share", r->suspended_share);
+      json_out_bool (&j, "never_suspends", r->never_suspends);
+      json_out_end (&j, '}');
     }
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "classes");
-  json_builder_begin_array (b);
+  json_out_end (&j, ']');
+  json_out_begin (&j, "classes", '[');
   for (guint i = 0; i < totals->len; i++)
     {
       PpStatsClassTotal *ct = &g_array_index (totals, PpStatsClassTotal, i);
 
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "class");
-      json_builder_add_string_value (b, ct->class ? ct->class : "");
-      json_builder_set_member_name (b, "devices");
-      json_builder_add_int_value (b, ct->n_devices);
-      json_add_count_or_null (b, "active_ms", ct->active_ms, FALSE);
-      json_add_count_or_null (b, "suspended_ms", ct->suspended_ms, FALSE);
-      json_builder_set_member_name (b, "suspended_share");
-      json_builder_add_double_value (b, ct->suspended_share);
-      json_builder_set_member_name (b, "never_suspends");
-      json_builder_add_int_value (b, ct->n_never_suspends);
-      json_builder_end_object (b);
+      json_out_begin (&j, NULL, '{');
+      json_out_str (&j, "class", ct->class != NULL ? ct->class : "");
+      json_out_count (&j, "devices", ct->n_devices);
+      json_out_count (&j, "active_ms", ct->active_ms);
+      json_out_count (&j, "suspended_ms", ct->suspended_ms);
+      json_out_double (&j, "suspended_share", ct->suspended_share);
+      json_out_count (&j, "never_suspends", ct->n_never_suspends);
+      json_out_end (&j, '}');
     }
-  json_builder_end_array (b);
-  json_builder_end_object (b);
-  pmctl_json_print_builder (ctl, b);
+  json_out_end (&j, ']');
+  json_out_end (&j, '}');
+  putc ('\n', j.out);
 }
 
 static void
@@ -722,8 +827,7 @@ metrics_ask_devices (Pmctl *ctl, GArray *counts, GArray *classes, GPtrArray *kee
     }
 
   /* suspended share per class, since the daemon's bases */
-  answer->rows = g_variant_ref (stats);
-  answer->facts = device_facts_new (devices);
+  stats_answer_from_devices (answer, devices, stats);
   lines = stats_lines (answer, NULL, NULL, PP_STATS_MIN_WINDOW_MS_DEFAULT);
   *out_totals = lines_class_totals (lines);
   for (guint i = 0; i < (*out_totals)->len; i++)
@@ -833,6 +937,7 @@ run_metrics (Pmctl *ctl, char **args, char **command_argv)
           pmctl_report_error (error, "count the devices", NULL);
           return PMCTL_EXIT_FAILURE;
         }
+      g_clear_error (&error);
       g_array_set_size (counts, 0);
       g_array_set_size (classes, 0);
       if (!metrics_ask_devices (ctl, counts, classes, keep, &totals, &answer))

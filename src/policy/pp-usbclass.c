@@ -153,7 +153,8 @@ interface_rank (const PpUsbInterface *iface,
       if (!g_str_equal (driver, drivers[i].name))
         continue;
       if (drivers[i].rank == RANK_HID &&
-          iface->interface_class == 0x03 && iface->interface_subclass == 0x01)
+          iface->interface_class == PP_USB_INTERFACE_CLASS_HID &&
+          iface->interface_subclass == 0x01)
         {
           /* HID boot interface: the protocol says keyboard or mouse */
           if (iface->interface_protocol == 0x01)
@@ -176,6 +177,25 @@ interface_rank (const PpUsbInterface *iface,
       return driver_prefixes[i].rank;
 
   return RANK_NONE;
+}
+
+gboolean
+pp_usb_class_needs_vendor (const PpUsbInterface *interfaces,
+                           gsize                 n_interfaces)
+{
+  for (gsize i = 0; interfaces != NULL && i < n_interfaces; i++)
+    {
+      const char *driver = interfaces[i].driver;
+
+      if (driver == NULL)
+        continue;
+      if (is_modem_capable_net_driver (driver))
+        return TRUE;
+      for (gsize j = 0; j < G_N_ELEMENTS (drivers); j++)
+        if (drivers[j].rank == RANK_SERIAL && g_str_equal (driver, drivers[j].name))
+          return TRUE;
+    }
+  return FALSE;
 }
 
 const char *

@@ -38,6 +38,10 @@ typedef struct {
   const char *driver;
 } PpUsbInterface;
 
+/* HID: the one class whose subclass and protocol the inference reads
+ * (boot keyboard or mouse); a reader may leave them 0 for the others. */
+#define PP_USB_INTERFACE_CLASS_HID 0x03
+
 /* The class a USB device gets from the drivers bound to its interfaces, or
  * NULL when none of them tells (no driver bound yet, only unknown drivers,
  * usbfs): the device then keeps the class it has. Several interfaces pick
@@ -52,6 +56,12 @@ typedef struct {
 const char *pp_usb_class_from_interfaces (const PpUsbInterface *interfaces,
                                           gsize                 n_interfaces,
                                           guint16               vendor_id);
+
+/* Whether pp_usb_class_from_interfaces() looks at the vendor for these
+ * interfaces (a modem-capable network driver, a serial driver): the
+ * caller reads idVendor only then. */
+gboolean    pp_usb_class_needs_vendor    (const PpUsbInterface *interfaces,
+                                          gsize                 n_interfaces);
 
 /* The class to use for a USB device (DEVTYPE usb_device): @udev_class (the
  * POWERPOLICY_CLASS property, NULL or "" when unset) always wins; else the

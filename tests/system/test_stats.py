@@ -26,6 +26,7 @@ from ppharness import (  # noqa: E402
     AHCI, HDA, HUB, MOUSE, ROOTHUB, SCSI_HOST, STORAGE, XHCI, exit_after_tests, wait_until,
 )
 from test_pmctl import PMCTL, PmctlTestCase  # noqa: E402
+from test_pmctl_cli import MOCK_IFACE, FakeDaemonTestCase  # noqa: E402
 from test_tree import GPU, add_tree_devices  # noqa: E402
 
 # the never-suspends window (PP_STATS_MIN_WINDOW_MS_DEFAULT)
@@ -328,6 +329,21 @@ class TestPmctlStats(StatsTestCase):
         self.assertTrue(any(line.startswith('CLASS') and 'NEVER-SUSPEND' in line
                             for line in lines), out)
 
+    def test_json_on_a_terminal(self):
+        """Indented on a terminal (written as it goes, not built as a
+        tree first): the same document as piped."""
+        self.start_with_counters()
+        self.set_runtime(HDA, 5000 + MIN_WINDOW_MS + 1000, 2000)
+        rc, piped, err = self.pmctl('--json', 'stats')
+        self.assertEqual((rc, err), (0, ''))
+        self.assertEqual(piped.count('\n'), 1, piped)
+        rc, tty = self.pmctl_tty('--json', 'stats')
+        self.assertEqual(rc, 0, tty)
+        self.assertGreater(tty.count('\n'), len(json.loads(piped)['devices']), tty)
+        self.assertTrue(tty.startswith('{\n  "window_ms" : null,\n  "devices" : [\n    {\n'), tty)
+        self.assertEqual(json.loads(tty), json.loads(piped))
+        self.assertTrue({r['path']: r for r in json.loads(tty)['devices']}[HDA]['never_suspends'])
+
     def test_usage(self):
         for args in (['stats', '--interval', '-1'], ['stats', '--interval', '100000'],
                      ['stats', 'extra'], ['metrics', 'extra'],
@@ -336,6 +352,72 @@ class TestPmctlStats(StatsTestCase):
             self.assertEqual(rc, 2, args)
             self.assertEqual(out, '', args)
             self.assertTrue(err.startswith('pmctl: '), (args, err))
+
+
+class TestOlderDaemon(FakeDaemonTestCase):
+    """A daemon without GetDeviceStatistics, CountDevices and
+    GetClassStatistics: pmctl stats and pmctl metrics take ListDevices'
+    facts and GetStatistics' rows (python-dbusmock's fake daemon)."""
+
+    ROWS = [('/sys/devices/pci0000:00/0000:00:14.0', 0.25, 3000, 1000),
+            ('/sys/devices/pci0000:00/0000:00:1f.3', 0.0, 70000, 0),
+            ('/sys/devices/platform/odd\t"name', 0.5, 10, 10)]
+
+    def start_older(self):
+        obj = self.start_fake()
+        obj.AddMethod('org.powerpolicy1.Manager', 'ListDevices', '', 'aa{sv}',
+                      "ret = [{'path': '/sys/devices/pci0000:00/0000:00:14.0', 'class': 'pci', "
+                      "'runtime_status': 'suspended', 'control': 'on'}, "
+                      "{'path': '/sys/devices/pci0000:00/0000:00:1f.3', 'class': 'sound', "
+                      "'runtime_status': 'active', 'control': 'auto'}, "
+                      "{'path': '/sys/devices/pci0000:00/0000:00:1f.3', 'class': 'twice', "
+                      "'runtime_status': 'suspended', 'control': 'on'}]",
+                      dbus_interface=MOCK_IFACE)
+        obj.AddMethod('org.powerpolicy1.Manager', 'GetStatistics', 's', 'a(sdtt)',
+                      'ret = dbus.Array(%r, signature="(sdtt)")' % (self.ROWS,),
+                      dbus_interface=MOCK_IFACE)
+        obj.AddMethod('org.powerpolicy1.Manager', 'ListInhibitors', '', 'a(ssssu)',
+                      'ret = dbus.Array([], signature="(ssssu)")', dbus_interface=MOCK_IFACE)
+        return obj
+
+    def test_stats_from_list_devices(self):
+        self.start_older()
+        rc, out, err = self.pmctl('--json', 'stats', timeout=10)
+        self.assertEqual((rc, err), (0, ''))
+        data = json.loads(out)
+        rows = {r['path']: r for r in data['devices']}
+        self.assertEqual(list(rows), [self.ROWS[1][0], self.ROWS[0][0], self.ROWS[2][0]])
+        self.assertEqual(rows[self.ROWS[0][0]]['class'], 'pci')
+        self.assertEqual(rows[self.ROWS[0][0]]['runtime_status'], 'suspended')
+        self.assertFalse(rows[self.ROWS[0][0]]['control_auto'])
+        self.assertEqual((rows[self.ROWS[0][0]]['active_ms'], rows[self.ROWS[0][0]]['suspended_ms']),
+                         (3000, 1000))
+        # the first of two dictionaries of a path counts
+        self.assertEqual(rows[self.ROWS[1][0]]['class'], 'sound')
+        self.assertTrue(rows[self.ROWS[1][0]]['control_auto'])
+        self.assertTrue(rows[self.ROWS[1][0]]['never_suspends'])
+        # a row ListDevices does not list: nothing known of it; its name
+        # escaped as JSON
+        self.assertEqual((rows[self.ROWS[2][0]]['class'], rows[self.ROWS[2][0]]['runtime_status'],
+                          rows[self.ROWS[2][0]]['control_auto']), ('', '', False))
+        self.assertIn('odd\\t\\"name', out)
+        self.assertEqual({c['class']: c['devices'] for c in data['classes']},
+                         {'': 1, 'pci': 1, 'sound': 1})
+
+    def test_metrics_from_list_devices(self):
+        self.start_older()
+        rc, out, err = self.pmctl('metrics', timeout=10)
+        self.assertEqual((rc, err), (0, ''), err)
+        types, samples = parse_exposition(out)
+        got = {(lb['class'], lb['runtime_status']): v
+               for n, lb, v in samples if n == 'powerpolicy_devices'}
+        self.assertEqual(got, {('pci', 'suspended'): 1, ('sound', 'active'): 1,
+                               ('twice', 'suspended'): 1})
+        ratio = {lb['class']: v for n, lb, v in samples if n == 'powerpolicy_class_suspended_ratio'}
+        self.assertAlmostEqual(ratio['pci'], 0.25)
+        never = {lb['class']: v for n, lb, v in samples
+                 if n == 'powerpolicy_class_never_suspending_devices'}
+        self.assertEqual(never['sound'], 1)
 
 
 METRIC_LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([^}]*)\})? (\S+)$')

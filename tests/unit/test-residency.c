@@ -270,6 +270,68 @@ test_never_suspends_flag (void **state)
   assert_false (r.never_suspends);
 }
 
+/* Reading less: the counters alone say nothing of runtime_status and
+ * control; the never-suspends reading reads them exactly when the
+ * counters allow the flag, and gets the flag right either way. */
+static void
+test_query_fields (void **state)
+{
+  State *st = *state;
+  g_autoptr(PpResidencyBook) book = pp_residency_book_new (60000);
+  g_autoptr(GError) error = NULL;
+  PpResidency r, full;
+  PpResidencySample now;
+
+  set_counters (st, XHCI, 1000, 40, "active");
+  pp_residency_book_set_base (book, XHCI);
+  set_counters (st, XHCI, 1000 + 60000, 40, "active");
+
+  assert_true (pp_residency_book_query_fields (book, XHCI, PP_RESIDENCY_COUNTERS, &r, &now, &error));
+  assert_true (r.active_ms == 60000 && r.suspended_ms == 0);
+  assert_int_equal (now.status, PP_RUNTIME_STATUS_UNSUPPORTED);
+  assert_false (now.control_auto);
+  assert_false (r.never_suspends);
+
+  /* a full window without suspending: control and status are read */
+  assert_true (pp_residency_book_query_fields (book, XHCI, PP_RESIDENCY_NEVER_SUSPENDS, &r, &now,
+                                               &error));
+  assert_true (r.never_suspends);
+  assert_int_equal (now.status, PP_RUNTIME_STATUS_ACTIVE);
+  assert_true (now.control_auto);
+  set_attr (st, XHCI, "power/control", "on\n");
+  assert_true (pp_residency_book_query_fields (book, XHCI, PP_RESIDENCY_NEVER_SUSPENDS, &r, &now,
+                                               &error));
+  assert_false (r.never_suspends);
+  set_attr (st, XHCI, "power/control", "auto\n");
+  set_counters (st, XHCI, 1000 + 60000, 40, "suspended");
+  assert_true (pp_residency_book_query_fields (book, XHCI, PP_RESIDENCY_NEVER_SUSPENDS, &r, &now,
+                                               &error));
+  assert_false (r.never_suspends);
+  assert_int_equal (now.status, PP_RUNTIME_STATUS_SUSPENDED);
+
+  /* it suspended in the window: the flag cannot be set, nothing more is
+   * read (the status file says active, the sample does not know) */
+  set_counters (st, XHCI, 1000 + 70000, 41, "active");
+  assert_true (pp_residency_book_query_fields (book, XHCI, PP_RESIDENCY_NEVER_SUSPENDS, &r, &now,
+                                               &error));
+  assert_false (r.never_suspends);
+  assert_int_equal (now.status, PP_RUNTIME_STATUS_UNSUPPORTED);
+  /* and the same residency as the full query */
+  assert_true (pp_residency_book_query (book, XHCI, &full, &now, &error));
+  assert_true (full.active_ms == r.active_ms && full.suspended_ms == r.suspended_ms);
+  assert_false (full.never_suspends);
+  assert_int_equal (now.status, PP_RUNTIME_STATUS_ACTIVE);
+
+  /* errors as the full query's */
+  assert_false (pp_residency_book_query_fields (book, BARE, PP_RESIDENCY_COUNTERS, &r, NULL, &error));
+  assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED));
+  g_clear_error (&error);
+  assert_false (pp_residency_book_query_fields (book, GONE, PP_RESIDENCY_COUNTERS, &r, NULL, &error));
+  assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND));
+  g_clear_error (&error);
+  assert_false (pp_residency_book_query_fields (book, GONE, PP_RESIDENCY_COUNTERS, &r, NULL, NULL));
+}
+
 /* A window of N seconds: two samples, diffed by pp_stats_compute(). */
 static void
 test_window_two_samples (void **state)
@@ -354,6 +416,7 @@ main (void)
     { "no-base-counts-since-appeared", test_no_base_counts_since_appeared },
     { "replug-rebases", test_replug_rebases },
     { "never-suspends-flag", test_never_suspends_flag },
+    { "query-fields", test_query_fields },
     { "window-two-samples", test_window_two_samples },
     { "forget", test_forget },
     { "get-statistics-variant", test_get_statistics_variant },

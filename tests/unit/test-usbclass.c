@@ -174,6 +174,38 @@ test_order_independent (void **state)
                        c->expected ? c->expected : "(none)");
 }
 
+/* The vendor is read only when pp_usb_class_needs_vendor() says so: a
+ * case that does not need it gets its class with any vendor, and every
+ * case whose class follows the vendor (a modem vendor's ACM or NCM
+ * interfaces) is one that needs it. */
+static void
+test_needs_vendor (void **state)
+{
+  const ClassCase *c = *state;
+  const char *with = pp_usb_class_from_interfaces (c->ifaces, c->n, c->vendor);
+
+  if (pp_usb_class_needs_vendor (c->ifaces, c->n))
+    return;
+  assert_string_equal (pp_usb_class_from_interfaces (c->ifaces, c->n, 0) ?: "(none)",
+                       with ?: "(none)");
+  assert_string_equal (pp_usb_class_from_interfaces (c->ifaces, c->n, 0x1199) ?: "(none)",
+                       with ?: "(none)");
+}
+
+static void
+test_needs_vendor_drivers (void **state)
+{
+  const PpUsbInterface acm[] = { { 0x02, 0x02, 0x01, "cdc_acm" } };
+  const PpUsbInterface ncm[] = { { 0x02, 0x0d, 0x00, "cdc_ncm" } };
+  const PpUsbInterface hid[] = { { 0x03, 0x01, 0x02, "usbhid" }, { 0x02, 0x02, 0x01, NULL } };
+
+  assert_true (pp_usb_class_needs_vendor (acm, 1));
+  assert_true (pp_usb_class_needs_vendor (ncm, 1));
+  assert_false (pp_usb_class_needs_vendor (hid, 2));
+  assert_false (pp_usb_class_needs_vendor (NULL, 3));
+  assert_false (pp_usb_class_needs_vendor (acm, 0));
+}
+
 static void
 test_null_list (void **state)
 {
@@ -231,7 +263,11 @@ main (void)
                         &class_cases[i]);
       pp_test_list_add (list, "reversed", class_cases[i].name, test_order_independent,
                         setup, teardown, &class_cases[i]);
+      pp_test_list_add (list, "needs-vendor", class_cases[i].name, test_needs_vendor,
+                        setup, teardown, &class_cases[i]);
     }
+  pp_test_list_add (list, "needs-vendor", "drivers", test_needs_vendor_drivers, setup, teardown,
+                    NULL);
   for (gsize i = 0; i < G_N_ELEMENTS (effective_cases); i++)
     pp_test_list_add (list, "effective", effective_cases[i].name, test_effective, setup,
                       teardown, &effective_cases[i]);
