@@ -18,8 +18,10 @@
 #define SUSPEND_STATS  PP_SYSFS_POWER "/suspend_stats"
 #define CLASS_WAKEUP   "/sys/class/wakeup"
 
-static gint64
-boottime_us (void)
+/* CLOCK_BOOTTIME in µs: runs on while the machine sleeps (the monotonic
+ * clock falls back when it cannot be read) */
+gint64
+pp_sleep_stats_boottime_us (void)
 {
   struct timespec ts;
 
@@ -107,7 +109,7 @@ pp_sleep_stats_read_kernel (PpSleepSnapshot *s, gboolean after)
   g_autofree char *errno_text = NULL;
 
   s->realtime_us = g_get_real_time ();
-  s->boottime_us = boottime_us ();
+  s->boottime_us = pp_sleep_stats_boottime_us ();
 
   s->has_stats = read_counter32 (SUSPEND_STATS, "success", &s->success) &&
                  read_counter32 (SUSPEND_STATS, "fail", &s->fail);

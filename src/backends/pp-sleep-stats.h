@@ -22,6 +22,8 @@ G_BEGIN_DECLS
  * and every /sys/class/wakeup source's counts (by its name; by the
  * device's /sys/devices path when it belongs to one). @after: also
  * /sys/power/pm_wakeup_irq. */
+/* CLOCK_BOOTTIME in µs, which runs on while the machine sleeps. */
+gint64    pp_sleep_stats_boottime_us   (void);
 void      pp_sleep_stats_read_kernel   (PpSleepSnapshot     *snapshot,
                                         gboolean             after);
 /* Add the energy of the battery at @syspath (a power_supply device of

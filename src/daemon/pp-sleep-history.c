@@ -212,16 +212,6 @@ pp_sleep_history_refresh (PpSleepHistory *self)
   g_debug ("Sleep record: the counters before the sleep read again, right before it");
 }
 
-static gint64
-boottime_us (void)
-{
-  struct timespec ts;
-
-  if (clock_gettime (CLOCK_BOOTTIME, &ts) != 0)
-    return g_get_monotonic_time ();
-  return (gint64) ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
-}
-
 /* The tree's blocker of every device the snapshot before the sleep found
  * awake. The search reads the device tree (the whole of it, the first
  * time in 10 s: ~0.3 s at ~2,000 devices through the test preload), so
@@ -239,14 +229,14 @@ pp_sleep_history_explain_awake (PpSleepHistory *self)
   if (!self->begun || self->blocker_hook == NULL || s->awake_devices->len == 0)
     return;
   mono0 = g_get_monotonic_time ();
-  boot0 = boottime_us ();
+  boot0 = pp_sleep_stats_boottime_us ();
   blockers = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < s->awake_devices->len; i++)
     {
       char *blocker = self->blocker_hook (g_ptr_array_index (s->awake_devices, i), self->blocker_data);
       g_ptr_array_add (blockers, blocker != NULL ? blocker : g_strdup (""));
     }
-  slept_us = (boottime_us () - boot0) - (g_get_monotonic_time () - mono0);
+  slept_us = (pp_sleep_stats_boottime_us () - boot0) - (g_get_monotonic_time () - mono0);
   if (slept_us > G_USEC_PER_SEC / 2)
     {
       g_debug ("Sleep record: the machine slept while the awake devices' blockers were read: "
