@@ -352,25 +352,34 @@ pp_manager_set_before_sleep (PpManager *self, gboolean before_sleep, GError **er
   g_autoptr(GPtrArray) plan = pp_plan_new ();
   GPtrArray *devices;
 
+  gboolean ok;
+
   if (self->situation.before_sleep == before_sleep)
     return TRUE;
   self->situation.before_sleep = before_sleep;
-  if (!sc->restore_defaults)
-    return TRUE;
-  g_info ("%s", before_sleep ? "Before sleep: AHCI runtime PM on, PCIe ASPM policy default"
-                             : "After resume: the sleep layer ends");
-  /* only what the layer names: the rest of the policy stays as it is */
-  devices = pp_manager_list_devices (self);
-  for (guint i = 0; i < devices->len; i++)
+  self->pass_written = self->pass_failed = 0;
+  if (sc->restore_defaults)
     {
-      PpDevice *dev = g_ptr_array_index (devices, i);
+      g_info ("%s", before_sleep ? "Before sleep: AHCI runtime PM on, PCIe ASPM policy default"
+                                 : "After resume: the sleep layer ends");
+      /* only what the layer names: the rest of the policy stays as it is */
+      devices = pp_manager_list_devices (self);
+      for (guint i = 0; i < devices->len; i++)
+        {
+          PpDevice *dev = g_ptr_array_index (devices, i);
 
-      if (restore_listed (sc->restore_defaults_classes, dev->props.klass) ||
-          restore_listed (sc->restore_defaults_drivers, dev->info->driver))
-        plan_sleep_layer_device (self, plan, dev);
+          if (restore_listed (sc->restore_defaults_classes, dev->props.klass) ||
+              restore_listed (sc->restore_defaults_drivers, dev->info->driver))
+            plan_sleep_layer_device (self, plan, dev);
+        }
+      pp_manager_plan_modules (self, plan);
     }
-  pp_manager_plan_modules (self, plan);
-  return pp_manager_execute_plan (self, plan, error);
+  ok = pp_manager_execute_plan (self, plan, error);
+  /* the journal's account of the sleep's policy, as of every pass: what
+   * the sleep layer wrote before the sleep and what undid it after */
+  if (!pp_manager_dry_run (self))
+    pp_log_policy_applied (self->pass_written, self->pass_failed, before_sleep ? "sleep" : "resume");
+  return ok;
 }
 
 gboolean

@@ -398,7 +398,11 @@ class TestAroundSleep(SleepTestCase):
         self.assertEqual(self.attr(SCSI_HOST, 'power/control'), 'auto')
         self.assertEqual(self.read_file(self.policy), 'powersave')
         self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '7000')
-        self.assertNotIn('re-applying the whole policy', self.daemon.read_log())
+        log = self.daemon.read_log()
+        self.assertNotIn('re-applying the whole policy', log)
+        # the journal's account: the sleep layer's writes, and their undoing
+        self.assertIn('Policy applied (sleep): 3 writes, 0 failed', log)
+        self.assertIn('Policy applied (resume): %d writes, 0 failed' % len(written), log)
 
     def test_after_hibernation_full_pass(self):
         self.start_logind()
