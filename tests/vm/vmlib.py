@@ -143,15 +143,19 @@ class Cpio:
         self.f.close()
 
 
-INIT = r"""#!/bin/busybox sh
-/bin/busybox mkdir -p /proc /sys /dev /newroot /ovl
-/bin/busybox --install -s /bin
+# What both /init scripts do first: the kernel's file systems, busybox's
+# applets and the modules of the initramfs.
+INIT_COMMON = r"""/bin/busybox --install -s /bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 echo "ppvm: loading modules"
 for m in $(cat /modules.list); do insmod "$m" || echo "ppvm: insmod $m failed"; done
-mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=524288 hostroot /newroot || {
+"""
+
+INIT = r"""#!/bin/busybox sh
+/bin/busybox mkdir -p /proc /sys /dev /newroot /ovl
+""" + INIT_COMMON + r"""mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=524288 hostroot /newroot || {
     echo "ppvm: FATAL cannot mount the host root over 9p"; poweroff -f; }
 for d in tmp run dev/shm; do mount -t tmpfs -o mode=1777 tmpfs /newroot/$d 2>/dev/null || mount -t tmpfs tmpfs /newroot/$d; done
 chmod 755 /newroot/run
@@ -180,13 +184,7 @@ exec switch_root /newroot /usr/bin/python3 /run/ppvm/agent.py
 # and systemd starts the agent as a service (ppvm-agent.service).
 INIT_SYSTEMD = r"""#!/bin/busybox sh
 /bin/busybox mkdir -p /proc /sys /dev /newroot /ovl /lower
-/bin/busybox --install -s /bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-echo "ppvm: loading modules"
-for m in $(cat /modules.list); do insmod "$m" || echo "ppvm: insmod $m failed"; done
-mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=524288 hostroot /lower || {
+""" + INIT_COMMON + r"""mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=524288 hostroot /lower || {
     echo "ppvm: FATAL cannot mount the host root over 9p"; poweroff -f; }
 mount -t tmpfs tmpfs /ovl
 mkdir -p /ovl/up /ovl/work
