@@ -301,7 +301,9 @@ class VM:
     and the work directory removed on the way out, whatever happened."""
 
     def __init__(self, builddir, deadline_s=240, extra_drives=('stick2', 'stick3'), s3=True,
-                 log=print, systemd=None):
+                 log=print, systemd=None, extra_args=()):
+        # extra_args: more qemu arguments (devices a scenario or a benchmark
+        # adds to the laptop below), appended as given
         # systemd: None (the agent is PID 1), or a function that stages the
         # guest's installed tree in the share (tests/vm/systemd.py); the
         # guest then boots systemd as PID 1
@@ -310,6 +312,7 @@ class VM:
         self.deadline = time.monotonic() + deadline_s
         self.extra_drives = extra_drives
         self.s3 = s3
+        self.extra_args = tuple(extra_args)
         self.log = log
         self.proc = None
         self.qmp = None
@@ -373,7 +376,7 @@ class VM:
             a += ['-global', 'ICH9-LPC.disable_s3=0']
         for d in self.extra_drives:
             a += ['-drive', 'if=none,id=%s,format=raw,file=%s' % (d, self.image(d))]
-        return a
+        return a + list(self.extra_args)
 
     def image(self, name):
         p = os.path.join(self.workdir, name + '.img')
