@@ -91,7 +91,10 @@ class DefaultsTestCase(PowerPolicyTestCase):
 
 
 class TestDefaultIdle(DefaultsTestCase):
-    """User idle -> the shipped :idle layers; input -> the active values."""
+    """User idle -> the shipped :idle layers; input -> the active values.
+    On AC while active the PCI devices and snd_hda_intel's power_save keep
+    their own values (the testbed's: power/control=on, power_save=0, a
+    kernel built without codec power saving), which come back after idle."""
 
     def points(self):
         return {
@@ -115,7 +118,7 @@ class TestDefaultIdle(DefaultsTestCase):
         'xhci control': 'on',
         'hda control': 'on',
         'ethernet control': 'on',
-        'power_save': '10',
+        'power_save': '0',
         'usb-net delay': '2000',
         'keyboard control': 'on',
         'mouse control': 'on',
@@ -183,6 +186,63 @@ class TestDefaultWakeup(DefaultsTestCase):
         self.laptop.set_ac(True)
         self.wait_attr(self.usb_net, 'power/wakeup', 'enabled', WAIT)
         self.wait_attr(self.pci_net, 'power/wakeup', 'enabled', WAIT)
+
+
+class TestDefaultOwnValues(DefaultsTestCase):
+    """Never less than the system's own savings (issue 26): what the
+    kernel, a driver or udev set to auto stays auto on AC, on battery and
+    back on AC -- a PCIe port (portdrv), the SMBus controller (i2c-i801),
+    a Bluetooth controller (btusb with CONFIG_BT_HCIBTUSB_AUTOSUSPEND=y), a
+    smart-card reader (libccid's udev rule); a SANE scanner keeps its on;
+    a modem autosuspends, with the kernel's 2 s delay also on battery."""
+
+    def setUp(self):
+        super().setUp()
+        lt = self.laptop
+        self.port = lt.add('pci', 'pci0000:00/0000:00:1c.0', None,
+                           ['power/control', 'auto', 'power/runtime_status', 'suspended',
+                            'class', '0x060400'],
+                           ['PCI_CLASS', '60400', 'DRIVER', 'pcieport'])
+        self.smbus = lt.add('pci', 'pci0000:00/0000:00:1f.4', None,
+                            ['power/control', 'auto', 'power/runtime_status', 'suspended',
+                             'class', '0x0c0500'],
+                            ['PCI_CLASS', 'C0500', 'DRIVER', 'i801_smbus'])
+        lt.tb.set_attribute(self.bluetooth, 'power/control', 'auto')
+        self.smartcard = lt.add_usb(lt.hub, '1-1.9', 'smartcard', control='auto')
+        self.scanner = lt.add_usb(lt.hub, '1-1.10', 'scanner')
+        self.modem = lt.add_usb(lt.hub, '1-1.11', 'wwan')
+
+    def points(self):
+        return {
+            'port': self.port + '/power/control',
+            'smbus': self.smbus + '/power/control',
+            'bluetooth': self.bluetooth + '/power/control',
+            'smartcard': self.smartcard + '/power/control',
+            'scanner': self.scanner + '/power/control',
+            'modem': self.modem + '/power/control',
+            'modem delay': self.modem + '/power/autosuspend_delay_ms',
+            'power_save': POWER_SAVE,
+        }
+
+    def test_own_values_kept_on_ac_and_battery(self):
+        before = self.snapshot(self.points())
+        own = {'port': 'auto', 'smbus': 'auto', 'bluetooth': 'auto', 'smartcard': 'auto',
+               'scanner': 'on', 'power_save': '0'}
+        self.assertEqual({k: before[k] for k in own}, own)
+        d = self.start_shipped(dropin='[Daemon]\nIdleTimeoutSec=0\n')
+        on_ac = dict(own, **{'modem': 'auto', 'modem delay': '2000'})
+        self.wait_snapshot(self.points(), on_ac, 'own values on AC')
+        self.laptop.set_ac(False)
+        on_battery = dict(on_ac, power_save='1')
+        self.wait_snapshot(self.points(), on_battery, 'own values on battery')
+        self.laptop.set_ac(True)
+        self.wait_snapshot(self.points(), on_ac, 'own values back on AC')
+        # explain says the device's own value decided, for the controller
+        # the kernel set auto
+        rows = {r[0]: r[1:] for r in self.call('Explain', (self.bluetooth,), '(s)')[0]}
+        self.assertEqual(rows['power/control'][0], 'auto')
+        self.assertEqual(d.stop(), 0)
+        self.assertEqual(self.snapshot(self.points()), before)
 
 
 FIXTURES = os.path.join(HERE, '..', 'fixtures')
