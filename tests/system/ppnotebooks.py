@@ -547,6 +547,7 @@ def judge(UMockdev, path, daemon, with_tlp=True):
               'info': nb.info, 'kind': nb.kind, 'own': own,
               'class': {k: v.get('POWERPOLICY_CLASS', '') for k, v in props.items()},
               'hwdb': {k for k, v in props.items() if v.get('ID_AUTOSUSPEND') == '1'},
+              'safety': {k: safety_kind(i) for k, i in nb.interfaces.items()},
               'runs': {}, 'logs': {}}
     for battery in (False, True):
         mode = 'battery' if battery else 'AC'
