@@ -11,7 +11,8 @@ the devices' own values:
 
   powerpolicyd --oneshot with the shipped configuration, on AC and on
   battery (the AC adapter's `online` 1 or 0), and
-  TLP with its defaults (`tlp ac`, `tlp bat`), in a private mount namespace
+  TLP with its defaults (`tlp start`, which reads the power source), in a
+  private mount namespace
   whose /etc/tlp.conf is empty and whose tools that reach hardware outside
   sysfs are /bin/true (as bench/coldplug runs it),
 
@@ -480,7 +481,9 @@ class Notebook:
         return self.controls(), r.stdout + r.stderr
 
     def run_tlp(self, battery):
-        """`tlp ac` or `tlp bat` with TLP's defaults, from the own values;
+        """`tlp start` with TLP's defaults, from the own values, the AC
+        adapter online or not (`tlp ac`/`tlp bat` leave USB autosuspend to
+        `tlp start` and TLP's udev rule);
         returns (controls, output) or (None, reason) when TLP is missing."""
         if shutil.which('tlp') is None:
             return None, 'tlp not installed'
@@ -495,14 +498,18 @@ class Notebook:
             env['PP_NOTEBOOKS_PRELOAD'] = env.pop('LD_PRELOAD')
             env['PP_NOTEBOOKS_TLP_CONF'] = conf
             argv = ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', TLP_SCRIPT,
-                    'pp-notebooks-tlp', 'tlp', 'bat' if battery else 'ac']
+                    'pp-notebooks-tlp', 'tlp', 'start']
             r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=TIMEOUT)
         finally:
             shutil.rmtree(work, ignore_errors=True)
+        out = r.stdout + r.stderr
         if r.returncode != 0:
-            raise RuntimeError('tlp exited %d:\n%s%s' % (r.returncode, r.stdout[-3000:],
-                                                        r.stderr[-3000:]))
-        return self.controls(), r.stdout + r.stderr
+            raise RuntimeError('tlp exited %d:\n%s' % (r.returncode, out[-3000:]))
+        # `tlp start` reads the power source itself; make sure it saw ours
+        expected = 'battery mode' if battery else 'AC mode'
+        if expected not in out:
+            raise RuntimeError('tlp start did not start in %s:\n%s' % (expected, out[-3000:]))
+        return self.controls(), out
 
 
 # ---- judging ----------------------------------------------------------------
