@@ -555,6 +555,8 @@ def judge(UMockdev, path, daemon, with_tlp=True):
               'class': {k: v.get('POWERPOLICY_CLASS', '') for k, v in props.items()},
               'hwdb': {k for k, v in props.items() if v.get('ID_AUTOSUSPEND') == '1'},
               'safety': {k: safety_kind(i) for k, i in nb.interfaces.items()},
+              'usb_interfaces': {k: v.get('ID_USB_INTERFACES') for k, v in props.items()
+                                 if nb.kind[k] == 'usb'},
               'runs': {}, 'logs': {}}
     for battery in (False, True):
         mode = 'battery' if battery else 'AC'

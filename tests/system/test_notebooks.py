@@ -49,6 +49,16 @@ CLASSES = {
     'thinkpad-t14-gen3': {'usb3': 'usb-hub', '3-2': 'webcam', '3-3': 'bluetooth',
                           '3-4': 'usb-keyboard', '00:1f.3': 'pci-audio', '02:00.0': 'nvme'},
 }
+# What udev's usb_id reads from the fixtures' binary descriptors
+# (ID_USB_INTERFACES: every interface of every configuration)
+USB_INTERFACES = {
+    'hp-kabylake-r': {'1-2': ':030102:030101:030000:', '1-7': ':e00101:',
+                      '1-8': ':ff0000:', '1-9': ':0e0100:0e0200:', 'usb2': ':090000:'},
+    'dell-latitude-7490': {'1-5': ':0e0100:0e0200:', '1-7': ':e00101:',
+                           '1-9': ':030101:030102:030000:'},
+    'thinkpad-t14-gen3': {'3-1': ':ff0000:', '3-2': ':0e0100:0e0200:', '3-3': ':e00101:',
+                          '3-4': ':030101:030102:030000:'},
+}
 # Devices systemd's hwdb lists as safe to autosuspend (libfprint's
 # fingerprint readers, ChromiumOS's Intel PCI devices)
 HWDB = {
@@ -76,6 +86,8 @@ class NotebookCase(unittest.TestCase):
 
     def check_classified(self):
         r = self.result()
+        got = {label: r['usb_interfaces'].get(label) for label in USB_INTERFACES[self.machine]}
+        self.assertEqual(got, USB_INTERFACES[self.machine])
         got = {label: r['class'].get(label, '') for label in CLASSES[self.machine]}
         self.assertEqual(got, CLASSES[self.machine])
         self.assertLessEqual(HWDB[self.machine], r['hwdb'])
