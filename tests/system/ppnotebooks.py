@@ -299,7 +299,6 @@ class Notebook:
                      ('bDeviceProtocol', '%02x' % dev_class[2]),
                      ('bNumInterfaces', '%2d' % len(ifaces)), ('bConfigurationValue', '1'),
                      ('busnum', str(busnum)), ('devnum', str(len(usb_path) + 1)),
-                     ('speed', '480'), ('removable', 'fixed' if not root_hub else 'unknown'),
                      ('power/control', own),
                      ('power/autosuspend_delay_ms', '0' if root_hub else '2000'),
                      ('power/autosuspend', '0' if root_hub else '2'),
