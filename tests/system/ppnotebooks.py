@@ -544,7 +544,7 @@ def violations(nb, own, after):
     return out
 
 
-def judge(UMockdev, path, daemon, with_tlp=True):
+def judge(UMockdev, path, daemon, with_tlp=True, config=SHIPPED_CONFIG):
     """Everything for one machine: a dict the table and the test read."""
     nb = Notebook(UMockdev, path)
     props = nb.classify()
@@ -559,7 +559,7 @@ def judge(UMockdev, path, daemon, with_tlp=True):
               'runs': {}, 'logs': {}}
     for battery in (False, True):
         mode = 'battery' if battery else 'AC'
-        controls, log = nb.run_powerpolicy(daemon, battery)
+        controls, log = nb.run_powerpolicy(daemon, battery, config)
         result['runs']['powerpolicy ' + mode] = controls
         result['logs']['powerpolicy ' + mode] = log
         if with_tlp:

@@ -17,6 +17,8 @@ Per machine:
   printer to auto that was not auto by its own value, on AC or on battery;
 - test_*_never_less_than_own: every device whose own value (the kernel's,
   its driver's or udev's hwdb) is auto stays auto, on AC and on battery.
+TestJudging shows the safety check sees a policy that lets a keyboard
+receiver suspend.
 
 Needs root (mount namespaces) and udevadm; run under umockdev-wrapper.
 """
@@ -24,6 +26,7 @@ Needs root (mount namespaces) and udevadm; run under umockdev-wrapper.
 import os
 import shutil
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -113,6 +116,24 @@ class NotebookCase(unittest.TestCase):
                         for label in less)))
 
 
+class TestJudging(unittest.TestCase):
+    """The judgement itself can see what it looks for."""
+
+    def test_keyboard_set_auto_is_a_violation(self):
+        # a policy that lets the keyboard receiver suspend, on the HP
+        with tempfile.TemporaryDirectory(prefix='pp-notebooks-conf-') as d:
+            conf = os.path.join(d, 'powerpolicy.conf')
+            with open(conf, 'w') as f:
+                f.write('[Class usb-keyboard]\nControl=auto\n')
+            r = ppnotebooks.judge(UMockdev, os.path.join(ppnotebooks.FIXTURES, 'hp-kabylake-r.machine'),
+                                  DAEMON, with_tlp=False, config=conf)
+        self.assertEqual(r['own']['1-2'], 'on')
+        for run in ('powerpolicy AC', 'powerpolicy battery'):
+            self.assertEqual(r['violations'][run], [('1-2', 'input')], run)
+        # and a device it leaves alone is not "less than own"
+        self.assertNotIn('1-8', r['less_than_own']['powerpolicy AC'])
+
+
 def _make(machine):
     attrs = {'machine': machine}
     for what in ('classified', 'safe', 'never_less_than_own'):
@@ -138,6 +159,7 @@ def load_tests(loader, tests, pattern):
     suite = unittest.TestSuite()
     for m in CLASSES:
         suite.addTests(loader.loadTestsFromTestCase(globals()['Test_' + m.replace('-', '_')]))
+    suite.addTests(loader.loadTestsFromTestCase(TestJudging))
     return suite
 
 
