@@ -56,12 +56,15 @@ exec udevadm test --action=add "$1"
 '''
 
 # TLP in a private mount namespace: what it writes outside the testbed
-# (/run/tlp, /var/lib/tlp) goes to a tmpfs, /etc/tlp.conf is an empty file
-# (TLP's defaults, /usr/share/tlp/defaults.conf), and the helpers that
+# (/run/tlp, /var/lib/tlp) goes to a tmpfs (a tmpfs on all of /run, so
+# that /run/tlp is never created on the machine), /etc/tlp.conf is an empty
+# file (TLP's defaults, /usr/share/tlp/defaults.conf), and the helpers that
 # reach hardware through ioctls are /bin/true.
 TLP_SCRIPT = r'''
 set -e
-for d in /run/tlp /var/lib/tlp /etc/tlp.d; do
+mount -t tmpfs -o mode=0755 pp-notebooks /run
+mkdir /run/tlp
+for d in /var/lib/tlp /etc/tlp.d; do
     [ -d "$d" ] && mount -t tmpfs pp-notebooks "$d"
 done
 [ -f /etc/tlp.conf ] && mount --bind "$PP_NOTEBOOKS_TLP_CONF" /etc/tlp.conf
