@@ -37,6 +37,10 @@ struct _PpManager {
   GPtrArray        *sorted_cache;   /* PpDevice*, or NULL when stale */
 
   PpSituation       situation;
+  /* "PowerSource=ac FILE:LINE" while the configuration fixes the power
+   * source (situation.power_source_origin points here), else NULL */
+  char             *power_source_origin;
+  PpPowerSource     power_source;     /* the PowerSource= in force */
   gboolean          started;
 
   GHashTable       *held;           /* syspath -> number of holds keeping it on */
@@ -85,6 +89,7 @@ enum {
   PROP_WRITE_FAILURES,
   PROP_LAST_POLICY_PASS_SEC,
   PROP_LOW_BATTERY,
+  PROP_POWER_SOURCE,
   N_PROPS,
 };
 extern GParamSpec *pp_manager_props[N_PROPS];

@@ -110,10 +110,40 @@ apply_modules (PpManager *self)
 /* Re-read the power source and the battery charge (power_supply
  * uevents: the kernel sends "change" as the charge moves); on a change of
  * the situation re-apply every layer at once. */
+/* On battery: as [Daemon] PowerSource= fixes it, else from the power
+ * supplies udev reports (powerpolicy.conf(5)). Keeps the situation's
+ * origin of a fixed source. */
+static gboolean
+decide_on_battery (PpManager *self)
+{
+  const PpConfig *c = self->config;
+
+  g_clear_pointer (&self->power_source_origin, g_free);
+  self->situation.power_source_origin = NULL;
+  if (c->power_source != self->power_source)
+    {
+      self->power_source = c->power_source;
+      g_object_notify_by_pspec (G_OBJECT (self), pp_manager_props[PROP_POWER_SOURCE]);
+    }
+  if (c->power_source == PP_POWER_SOURCE_AUTO)
+    return pp_manager_compute_on_battery (self);
+  if (c->power_source_file != NULL)
+    self->power_source_origin = g_strdup_printf ("PowerSource=%s %s:%u",
+                                                 pp_power_source_to_string (c->power_source),
+                                                 c->power_source_file, c->power_source_line);
+  else
+    self->power_source_origin = g_strdup_printf ("PowerSource=%s",
+                                                 pp_power_source_to_string (c->power_source));
+  self->situation.power_source_origin = self->power_source_origin;
+  return c->power_source == PP_POWER_SOURCE_BATTERY;
+}
+
 static void
 update_power_source (PpManager *self, gboolean apply)
 {
-  gboolean on_battery = pp_manager_compute_on_battery (self);
+  gboolean on_battery = decide_on_battery (self);
+  /* a fixed battery source is low only when a battery says so: no
+   * battery reported, no charge, never low */
   gint percent = on_battery ? pp_manager_compute_battery_percent (self) : -1;
   gboolean low_battery = pp_policy_low_battery (on_battery, percent,
                                                 self->config->low_battery_percent);
@@ -126,7 +156,9 @@ update_power_source (PpManager *self, gboolean apply)
   self->situation.low_battery = low_battery;
   if (source_changed)
     {
-      g_info ("Power source: %s", on_battery ? "battery" : "AC");
+      g_info ("Power source: %s%s%s", on_battery ? "battery" : "AC",
+              self->power_source_origin != NULL ? ", fixed by " : "",
+              self->power_source_origin != NULL ? self->power_source_origin : "");
       g_object_notify_by_pspec (G_OBJECT (self), pp_manager_props[PROP_ON_BATTERY]);
     }
   if (low_changed)
@@ -414,13 +446,15 @@ pp_manager_start (PpManager *self, GError **error)
     }
   g_info ("Managing %u devices", g_hash_table_size (self->devices));
 
-  self->situation.on_battery = pp_manager_compute_on_battery (self);
+  self->situation.on_battery = decide_on_battery (self);
   self->situation.low_battery =
     pp_policy_low_battery (self->situation.on_battery,
                            self->situation.on_battery ? pp_manager_compute_battery_percent (self) : -1,
                            self->config->low_battery_percent);
-  g_info ("Power source: %s%s", self->situation.on_battery ? "battery" : "AC",
-          self->situation.low_battery ? ", battery low" : "");
+  g_info ("Power source: %s%s%s%s", self->situation.on_battery ? "battery" : "AC",
+          self->situation.low_battery ? ", battery low" : "",
+          self->power_source_origin != NULL ? ", fixed by " : "",
+          self->power_source_origin != NULL ? self->power_source_origin : "");
 
   /* other power tools: reported once, in Conflicts and the log */
   self->installed_conflicts = pp_conflicts_detect (NULL);
@@ -606,6 +640,9 @@ pp_manager_get_property (GObject *object, guint prop_id, GValue *value, GParamSp
     case PROP_LOW_BATTERY:
       g_value_set_boolean (value, self->situation.low_battery);
       break;
+    case PROP_POWER_SOURCE:
+      g_value_set_string (value, pp_power_source_to_string (self->power_source));
+      break;
     case PROP_DRY_RUN:
       g_value_set_boolean (value, self->dry_run);
       break;
@@ -648,6 +685,7 @@ pp_manager_finalize (GObject *object)
   g_free (self->options.state_dir);
   g_free (self->options.runtime_dir);
   g_free (self->backend);
+  g_free (self->power_source_origin);
   G_OBJECT_CLASS (pp_manager_parent_class)->finalize (object);
 }
 
@@ -666,6 +704,11 @@ pp_manager_class_init (PpManagerClass *klass)
   pp_manager_props[PROP_LOW_BATTERY] =
     g_param_spec_boolean ("low-battery", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  /* [Daemon] PowerSource= in force: "auto", "ac", "battery" (D-Bus
+   * PowerSource; follows Reload) */
+  pp_manager_props[PROP_POWER_SOURCE] =
+    g_param_spec_string ("power-source", NULL, NULL, "auto",
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   /* --dry-run, or DryRun=true in the configuration (follows Reload) */
   pp_manager_props[PROP_DRY_RUN] =
     g_param_spec_boolean ("dry-run", NULL, NULL, FALSE,
