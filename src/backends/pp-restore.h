@@ -43,6 +43,21 @@ const char *pp_restore_lookup        (PpRestore   *restore,
 /* What this run recorded, in recording order. */
 GPtrArray  *pp_restore_get_recorded  (PpRestore   *restore);
 
+/* A clean exit that leaves the daemon's values in place (RestoreOnExit=
+ * false): the record files stay, marked kept, so that the next run knows
+ * each attribute's own value without writing it back. */
+gboolean    pp_restore_keep          (PpRestore   *restore,
+                                      GError     **error);
+
+/* TRUE if the record an earlier run left was kept on a clean exit
+ * (pp_restore_keep()), not left by a crash. */
+gboolean    pp_restore_was_kept      (PpRestore   *restore);
+
+/* Take the kept record (pp_restore_load()) as this run's originals,
+ * nothing written back: the paths in recording order (PpOriginal*). The
+ * mark goes, so that a crash from here on restores them. */
+GPtrArray  *pp_restore_adopt         (PpRestore   *restore);
+
 /* Forget everything: remove the record files. */
 void        pp_restore_clear         (PpRestore   *restore);
 

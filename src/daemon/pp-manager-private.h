@@ -29,6 +29,10 @@ struct _PpManager {
   /* what this run changed: device syspath (or /sys/module) -> set of
    * relpaths, so a setting that leaves the policy gets its original back */
   GHashTable       *touched;
+  /* full paths whose originals a previous run kept (RestoreOnExit=false)
+   * and that no pass has planned yet: they join @touched of their
+   * directory when it is first planned */
+  GHashTable       *adopted;
 
   GHashTable       *devices;        /* syspath -> PpDevice*: the tagged devices */
   GHashTable       *unmanaged;      /* syspath -> PpDevice*: untagged devices a tree

@@ -179,6 +179,14 @@ update_power_source (PpManager *self, gboolean apply)
 static void
 forget_originals (PpManager *self, const char *dir)
 {
+  GHashTableIter iter;
+  gpointer key;
+  gsize n = strlen (dir);
+
+  g_hash_table_iter_init (&iter, self->adopted);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    if (strncmp (key, dir, n) == 0 && ((const char *) key)[n] == '/')
+      g_hash_table_iter_remove (&iter);
   pp_restore_forget_under (self->restore, dir);
   pp_manager_compact_journal (self);
 }
@@ -324,6 +332,17 @@ restore_leftover (PpManager *self)
 
   if (!pp_restore_has_leftover (self->restore))
     return;
+  /* RestoreOnExit=false: the values stay, and so does the knowledge of
+   * each attribute's own value (an empty assignment writes it back) */
+  if (pp_restore_was_kept (self->restore))
+    {
+      g_autoptr(GPtrArray) adopted = pp_restore_adopt (self->restore);
+
+      g_info ("Taking over %u original values the previous run kept", adopted->len);
+      for (guint i = 0; i < adopted->len; i++)
+        g_hash_table_add (self->adopted, g_strdup (((PpOriginal *) g_ptr_array_index (adopted, i))->path));
+      return;
+    }
   g_message ("Found original values left by a previous run that did not exit cleanly, restoring them");
   originals = pp_restore_load (self->restore);
   if (pp_manager_dry_run (self))
@@ -525,7 +544,16 @@ pp_manager_shutdown (PpManager *self)
 {
   if (self->restore == NULL || pp_manager_dry_run (self))
     return;
-  if (self->config->restore_on_exit)
+  if (!self->config->restore_on_exit)
+    {
+      g_autoptr(GError) error = NULL;
+
+      /* the values stay: the next run takes the originals over */
+      if (pp_restore_keep (self->restore, &error))
+        return;
+      g_warning ("Cannot keep the original values for the next run: %s", error->message);
+    }
+  else
     pp_manager_restore_originals (self, pp_restore_get_recorded (self->restore), "on exit");
   pp_restore_clear (self->restore);
 }
@@ -678,6 +706,7 @@ pp_manager_finalize (GObject *object)
   g_clear_pointer (&self->overrides, pp_overrides_free);
   g_clear_pointer (&self->residency, pp_residency_book_free);
   g_hash_table_unref (self->touched);
+  g_hash_table_unref (self->adopted);
   g_clear_pointer (&self->installed_conflicts, g_ptr_array_unref);
   g_clear_pointer (&self->foreign, pp_foreign_tracker_free);
   g_clear_pointer (&self->config, pp_config_free);
@@ -765,6 +794,7 @@ pp_manager_init (PpManager *self)
   self->reverted = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->layer_requests = pp_plan_requests_new ();
   self->powered_down = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->adopted = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->touched = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                          (GDestroyNotify) g_hash_table_unref);
   self->foreign = pp_foreign_tracker_new ();
