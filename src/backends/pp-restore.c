@@ -254,9 +254,10 @@ kept_mark (PpRestore *restore)
 }
 
 gboolean
-pp_restore_keep (PpRestore *restore, GError **error)
+pp_restore_keep (PpRestore *restore, GPtrArray *policy_paths, GError **error)
 {
   g_autofree char *mark = kept_mark (restore);
+  g_autoptr(GString) text = g_string_new (RECORD_HEADER);
 
   if (g_mkdir_with_parents (restore->dir, 0700) < 0)
     {
@@ -265,7 +266,12 @@ pp_restore_keep (PpRestore *restore, GError **error)
                    "cannot create %s: %s", restore->dir, g_strerror (saved));
       return FALSE;
     }
-  return g_file_set_contents_full (mark, "", 0,
+  for (guint i = 0; policy_paths != NULL && i < policy_paths->len; i++)
+    {
+      g_autofree char *p = encode_field (g_ptr_array_index (policy_paths, i));
+      g_string_append_printf (text, "%s\n", p);
+    }
+  return g_file_set_contents_full (mark, text->str, (gssize) text->len,
                                    G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
                                    0600, error);
 }
@@ -283,6 +289,9 @@ pp_restore_adopt (PpRestore *restore)
 {
   g_autoptr(GPtrArray) originals = pp_restore_load (restore);
   g_autofree char *mark = kept_mark (restore);
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
 
   for (guint i = 0; i < originals->len; i++)
     {
@@ -295,11 +304,29 @@ pp_restore_adopt (PpRestore *restore)
       g_ptr_array_add (restore->order, copy);
       g_hash_table_insert (restore->recorded, copy->path, copy->value);
     }
+  if (g_file_get_contents (mark, &contents, NULL, &error))
+    {
+      g_auto(GStrv) lines = g_strsplit (contents, "\n", -1);
+
+      for (guint j = 0; lines[j] != NULL; j++)
+        {
+          g_autofree char *path = NULL;
+
+          if (*lines[j] == '\0' || *lines[j] == '#')
+            continue;
+          path = g_strcompress (lines[j]);
+          /* only what the record can give back */
+          if (g_hash_table_contains (restore->recorded, path))
+            g_ptr_array_add (paths, g_steal_pointer (&path));
+        }
+    }
+  else
+    g_warning ("Cannot read %s: %s", mark, error->message);
   /* the files hold them already; a compaction makes one of them */
   restore->stale = TRUE;
   if (g_unlink (mark) < 0 && errno != ENOENT)
     g_warning ("Cannot remove %s: %s", mark, g_strerror (errno));
-  return g_steal_pointer (&originals);
+  return paths;
 }
 
 void

@@ -338,9 +338,10 @@ restore_leftover (PpManager *self)
     {
       g_autoptr(GPtrArray) adopted = pp_restore_adopt (self->restore);
 
-      g_info ("Taking over %u original values the previous run kept", adopted->len);
+      g_info ("Taking over the original values the previous run kept (%u changed by the policy)",
+              adopted->len);
       for (guint i = 0; i < adopted->len; i++)
-        g_hash_table_add (self->adopted, g_strdup (((PpOriginal *) g_ptr_array_index (adopted, i))->path));
+        g_hash_table_add (self->adopted, g_strdup (g_ptr_array_index (adopted, i)));
       return;
     }
   g_message ("Found original values left by a previous run that did not exit cleanly, restoring them");
@@ -539,6 +540,28 @@ pp_manager_reload (PpManager *self, GPtrArray **problems_out)
     *problems_out = g_steal_pointer (&strings);
 }
 
+/* The full paths of the policy's writes this run (@touched), and those a
+ * previous run kept that no pass planned since (@adopted). */
+static GPtrArray *
+touched_paths (PpManager *self)
+{
+  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
+  GHashTableIter iter, inner;
+  gpointer dir, set, relpath;
+
+  g_hash_table_iter_init (&iter, self->touched);
+  while (g_hash_table_iter_next (&iter, &dir, &set))
+    {
+      g_hash_table_iter_init (&inner, set);
+      while (g_hash_table_iter_next (&inner, &relpath, NULL))
+        g_ptr_array_add (paths, g_build_filename (dir, relpath, NULL));
+    }
+  g_hash_table_iter_init (&iter, self->adopted);
+  while (g_hash_table_iter_next (&iter, &dir, NULL))
+    g_ptr_array_add (paths, g_strdup (dir));
+  return paths;
+}
+
 void
 pp_manager_shutdown (PpManager *self)
 {
@@ -548,8 +571,10 @@ pp_manager_shutdown (PpManager *self)
     {
       g_autoptr(GError) error = NULL;
 
+      g_autoptr(GPtrArray) policy_paths = touched_paths (self);
+
       /* the values stay: the next run takes the originals over */
-      if (pp_restore_keep (self->restore, &error))
+      if (pp_restore_keep (self->restore, policy_paths, &error))
         return;
       g_warning ("Cannot keep the original values for the next run: %s", error->message);
     }
