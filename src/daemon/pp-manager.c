@@ -314,6 +314,10 @@ on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self
       if (is_new || g_str_equal (action, "add") || g_str_equal (action, "bind"))
         forget_foreign_device (self, info->syspath);
       dev = pp_manager_device_table_set (self, info);
+      /* the kernel's ACPI ac and battery drivers send no "add" for their
+       * supplies (nor when a battery is inserted again), only "change":
+       * whatever the action, an unknown supply is now in the table and
+       * counts for the power source */
       if (g_str_equal (info->subsystem, "power_supply"))
         update_power_source (self, TRUE);
       pp_manager_apply_device (self, dev, NULL);
