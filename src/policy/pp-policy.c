@@ -309,6 +309,37 @@ map_apply_own (SettingMap *map, const PpDeviceState *state)
     }
 }
 
+static char *explain_unset (const PpConfig *config, const PpDeviceProps *props);
+
+/* A runtime PM attribute no layer sets is the device's own value too:
+ * one the daemon changed (its original is known) is decided back to it,
+ * so that Explain shows the value written back. */
+static void
+map_apply_own_unset (SettingMap          *map,
+                     const PpConfig      *config,
+                     const PpDeviceProps *props,
+                     const PpDeviceState *state)
+{
+  static const char * const attrs[] = { PP_ATTR_DELAY, PP_ATTR_WAKEUP, PP_ATTR_CONTROL };
+  g_autofree char *origin = NULL;
+
+  if (state->original == NULL)
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (attrs); i++)
+    {
+      const char *original;
+
+      if (map_find (map, attrs[i]) != NULL)
+        continue;
+      original = state->original (state->original_data, attrs[i]);
+      if (original == NULL)
+        continue;
+      if (origin == NULL)
+        origin = explain_unset (config, props);
+      map_set (map, attrs[i], original, PP_SOURCE_OWN, origin);
+    }
+}
+
 /* Move the entries an empty assignment left alone (value "") from @map
  * into @cleared (may be NULL: dropped). */
 static void
@@ -572,6 +603,7 @@ decide_layers (const PpConfig      *config,
   map_follow_aspm_l1 (&map);
 
   map_apply_own (&map, state);
+  map_apply_own_unset (&map, config, props, state);
   map_take_cleared (&map, cleared);
   g_ptr_array_sort (map.settings, compare_settings);
   return map.settings;

@@ -1448,6 +1448,28 @@ test_explain_own_value (void **state)
   assert_string_equal (r->decided, "");
   assert_string_equal (r->layer, "own");
   pp_device_props_clear (&props);
+
+  /* an attribute no layer mentions (an override since cleared wrote it):
+   * back to its own value too */
+  {
+    g_autoptr(PpDecision) unset = NULL;
+    g_autoptr(GPtrArray) unset_rows = NULL;
+
+    pp_device_props_init (&props, "foo", lookup_props, none, NULL);
+    unset = pp_policy_decide (st->config, &props, &ac, &dstate);
+    g_clear_pointer (&joined, g_free);
+    joined = join_settings (unset->settings);
+    assert_string_equal (joined, "power/control=on");
+    unset_rows = pp_policy_explain (st->config, &props, unset);
+    pp_device_props_clear (&props);
+    r = g_ptr_array_index (unset_rows, 0);
+    assert_string_equal (r->decided, "on");
+    assert_string_equal (r->layer, "own");
+    assert_string_equal (r->origin, "no [Class foo] section");
+    r = g_ptr_array_index (unset_rows, 1);
+    assert_string_equal (r->decided, "");
+    assert_string_equal (r->layer, "own");
+  }
 }
 
 /* With PowerSource= fixing the source, the :battery layer says so. */
