@@ -518,6 +518,41 @@ map_apply_sleep_layer (SettingMap          *map,
     }
 }
 
+/* The device's udev properties: the hwdb's, then the administrator's. */
+static void
+map_apply_device_properties (SettingMap *map, const PpDeviceProps *props)
+{
+  /* The hwdb's device knowledge (systemd's, ChromiumOS's and libfprint's
+   * lists of models tested safe to autosuspend, and the model's safe
+   * minimum delay: udev's 60-autosuspend.rules, hwdb(7)): above every
+   * class layer, so that a class default never undoes it; the
+   * administrator's own properties below stay above it. */
+  if (props->id_autosuspend)
+    map_set (map, PP_ATTR_CONTROL, "auto", PP_SOURCE_HWDB, "ID_AUTOSUSPEND=1");
+  if (props->id_delay_ms != PP_DELAY_UNSET)
+    {
+      g_autofree char *origin = g_strdup_printf ("ID_AUTOSUSPEND_DELAY_MS=%d", props->id_delay_ms);
+      map_set_int (map, PP_ATTR_DELAY, props->id_delay_ms, PP_SOURCE_HWDB, origin);
+    }
+
+  /* The administrator's per-device udev properties. */
+  if (props->autosuspend == PP_TRISTATE_NO)
+    map_set (map, PP_ATTR_CONTROL, "on", PP_SOURCE_UDEV, "POWERPOLICY_AUTOSUSPEND=0");
+  else if (props->autosuspend == PP_TRISTATE_YES)
+    map_set (map, PP_ATTR_CONTROL, "auto", PP_SOURCE_UDEV, "POWERPOLICY_AUTOSUSPEND=1");
+  if (props->delay_ms != PP_DELAY_UNSET)
+    {
+      g_autofree char *origin = g_strdup_printf ("POWERPOLICY_AUTOSUSPEND_DELAY_MS=%d",
+                                                 props->delay_ms);
+      map_set_int (map, PP_ATTR_DELAY, props->delay_ms, PP_SOURCE_UDEV, origin);
+    }
+  if (props->wakeup != NULL)
+    {
+      g_autofree char *origin = g_strdup_printf ("POWERPOLICY_WAKEUP=%s", props->wakeup);
+      map_set (map, PP_ATTR_WAKEUP, props->wakeup, PP_SOURCE_UDEV, origin);
+    }
+}
+
 /* Every layer, the skip rules aside. The entries empty assignments left
  * alone go to @cleared. */
 static GPtrArray *
@@ -542,35 +577,7 @@ decide_layers (const PpConfig      *config,
                         subsystem ? pp_config_get_class (config, subsystem) : NULL,
                         state->apst_quirk);
 
-  /* The hwdb's device knowledge (systemd's, ChromiumOS's and libfprint's
-   * lists of models tested safe to autosuspend, and the model's safe
-   * minimum delay: udev's 60-autosuspend.rules, hwdb(7)): above every
-   * class layer, so that a class default never undoes it; the
-   * administrator's own properties below stay above it. */
-  if (props->id_autosuspend)
-    map_set (&map, PP_ATTR_CONTROL, "auto", PP_SOURCE_HWDB, "ID_AUTOSUSPEND=1");
-  if (props->id_delay_ms != PP_DELAY_UNSET)
-    {
-      g_autofree char *origin = g_strdup_printf ("ID_AUTOSUSPEND_DELAY_MS=%d", props->id_delay_ms);
-      map_set_int (&map, PP_ATTR_DELAY, props->id_delay_ms, PP_SOURCE_HWDB, origin);
-    }
-
-  /* The administrator's per-device udev properties. */
-  if (props->autosuspend == PP_TRISTATE_NO)
-    map_set (&map, PP_ATTR_CONTROL, "on", PP_SOURCE_UDEV, "POWERPOLICY_AUTOSUSPEND=0");
-  else if (props->autosuspend == PP_TRISTATE_YES)
-    map_set (&map, PP_ATTR_CONTROL, "auto", PP_SOURCE_UDEV, "POWERPOLICY_AUTOSUSPEND=1");
-  if (props->delay_ms != PP_DELAY_UNSET)
-    {
-      g_autofree char *origin = g_strdup_printf ("POWERPOLICY_AUTOSUSPEND_DELAY_MS=%d",
-                                                 props->delay_ms);
-      map_set_int (&map, PP_ATTR_DELAY, props->delay_ms, PP_SOURCE_UDEV, origin);
-    }
-  if (props->wakeup != NULL)
-    {
-      g_autofree char *origin = g_strdup_printf ("POWERPOLICY_WAKEUP=%s", props->wakeup);
-      map_set (&map, PP_ATTR_WAKEUP, props->wakeup, PP_SOURCE_UDEV, origin);
-    }
+  map_apply_device_properties (&map, props);
 
   /* Overrides set over D-Bus. */
   if (override != NULL)
