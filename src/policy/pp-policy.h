@@ -78,7 +78,9 @@ typedef struct {
    * it had before the daemon first wrote it, or NULL when the daemon has
    * not changed it (then it still has its original: the revert leaves it
    * alone). A lookup in what the daemon knows, never a read of sysfs;
-   * NULL @original: every attribute is left alone. */
+   * NULL @original: every attribute is left alone. The same lookup
+   * gives the device's own value for an empty assignment and for a
+   * runtime PM attribute no layer sets (PP_SOURCE_OWN). */
   gboolean          reverted;
   const char       *reverted_by;   /* the revert's origin; NULL: "reverted" */
   const char     *(*original)      (gpointer    user_data,
@@ -126,8 +128,10 @@ typedef struct {
  * a higher layer of the subsystem beats a lower layer of the class. An
  * empty value is the device's own value: an attribute the daemon has
  * changed (state->original knows its original) is decided back to it,
- * source PP_SOURCE_OWN; one it never changed is left alone (@cleared). ExcludeDrivers= is the
- * class's list when its section sets the key, else the subsystem's. */
+ * source PP_SOURCE_OWN; one it never changed is left alone (@cleared).
+ * So is power/control, power/autosuspend_delay_ms or power/wakeup that
+ * no layer sets. ExcludeDrivers= is the class's list when its section
+ * sets the key, else the subsystem's. */
 PpDecision *pp_policy_decide          (const PpConfig      *config,
                                        const PpDeviceProps *props,
                                        const PpSituation   *situation,
@@ -169,9 +173,11 @@ typedef struct {
 
 /* The rows of a decision (PpExplainRow*, current NULL): power/control,
  * power/autosuspend_delay_ms and power/wakeup always (an attribute no
- * layer sets: decided "", layer "class", origin saying which sections do
- * not set it; one an empty assignment cleared: decided "", its layer and
- * origin), then every other attribute decided, in write order. A skipped
+ * layer sets: decided "", layer "own", origin saying which sections do
+ * not set it; one an empty assignment left alone: decided "", layer
+ * "own" ("revert" for a revert's), origin "left alone by" the line; the
+ * own value the decision writes back: decided that value, layer "own"),
+ * then every other attribute decided, in write order. A skipped
  * device: every attribute with decided "" and the skip's layer and
  * origin. Origins of configuration lines: "FILE:LINE [Class NAME:LAYER]",
  * the section that won. */
