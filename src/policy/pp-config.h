@@ -50,7 +50,7 @@ typedef enum {
   PP_SOURCE_CLASS,         /* [Class NAME] */
   PP_SOURCE_BATTERY,       /* [Class NAME:battery] */
   PP_SOURCE_IDLE,          /* [Class NAME:idle] */
-  PP_SOURCE_UDEV,          /* a udev property (POWERPOLICY_*, ID_AUTOSUSPEND*) */
+  PP_SOURCE_UDEV,          /* the administrator's udev properties (POWERPOLICY_*) */
   PP_SOURCE_OVERRIDE,      /* an override set over D-Bus */
   PP_SOURCE_POWER_DOWN,    /* PowerDown(auto) in force */
   PP_SOURCE_HOLD,          /* a hold */
