@@ -15,6 +15,8 @@
 
 #define RECORD_HEADER "# powerpolicy original attribute values v1\n"
 #define RECORD_SUFFIX ".orig"
+/* beside the record files: they were kept on a clean exit */
+#define KEPT_MARK "kept"
 
 struct _PpRestore {
   char       *dir;          /* <runtime_dir>/originals */
@@ -245,10 +247,93 @@ pp_restore_get_recorded (PpRestore *restore)
   return restore->order;
 }
 
+static char *
+kept_mark (PpRestore *restore)
+{
+  return g_build_filename (restore->dir, KEPT_MARK, NULL);
+}
+
+gboolean
+pp_restore_keep (PpRestore *restore, GPtrArray *policy_paths, GError **error)
+{
+  g_autofree char *mark = kept_mark (restore);
+  g_autoptr(GString) text = g_string_new (RECORD_HEADER);
+
+  if (g_mkdir_with_parents (restore->dir, 0700) < 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "cannot create %s: %s", restore->dir, g_strerror (saved));
+      return FALSE;
+    }
+  for (guint i = 0; policy_paths != NULL && i < policy_paths->len; i++)
+    {
+      g_autofree char *p = encode_field (g_ptr_array_index (policy_paths, i));
+      g_string_append_printf (text, "%s\n", p);
+    }
+  return g_file_set_contents_full (mark, text->str, (gssize) text->len,
+                                   G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
+                                   0600, error);
+}
+
+gboolean
+pp_restore_was_kept (PpRestore *restore)
+{
+  g_autofree char *mark = kept_mark (restore);
+
+  return g_file_test (mark, G_FILE_TEST_EXISTS);
+}
+
+GPtrArray *
+pp_restore_adopt (PpRestore *restore)
+{
+  g_autoptr(GPtrArray) originals = pp_restore_load (restore);
+  g_autofree char *mark = kept_mark (restore);
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < originals->len; i++)
+    {
+      PpOriginal *o = g_ptr_array_index (originals, i);
+      PpOriginal *copy;
+
+      if (g_hash_table_contains (restore->recorded, o->path))
+        continue;
+      copy = pp_original_new (o->path, o->value);
+      g_ptr_array_add (restore->order, copy);
+      g_hash_table_insert (restore->recorded, copy->path, copy->value);
+    }
+  if (g_file_get_contents (mark, &contents, NULL, &error))
+    {
+      g_auto(GStrv) lines = g_strsplit (contents, "\n", -1);
+
+      for (guint j = 0; lines[j] != NULL; j++)
+        {
+          g_autofree char *path = NULL;
+
+          if (*lines[j] == '\0' || *lines[j] == '#')
+            continue;
+          path = g_strcompress (lines[j]);
+          /* only what the record can give back */
+          if (g_hash_table_contains (restore->recorded, path))
+            g_ptr_array_add (paths, g_steal_pointer (&path));
+        }
+    }
+  else
+    g_warning ("Cannot read %s: %s", mark, error->message);
+  /* the files hold them already; a compaction makes one of them */
+  restore->stale = TRUE;
+  if (g_unlink (mark) < 0 && errno != ENOENT)
+    g_warning ("Cannot remove %s: %s", mark, g_strerror (errno));
+  return paths;
+}
+
 void
 pp_restore_clear (PpRestore *restore)
 {
   g_autoptr(GPtrArray) files = list_record_files (restore);
+  g_autofree char *mark = kept_mark (restore);
 
   for (guint i = 0; i < files->len; i++)
     {
@@ -256,6 +341,8 @@ pp_restore_clear (PpRestore *restore)
       if (g_unlink (file) < 0 && errno != ENOENT)
         g_warning ("Cannot remove %s: %s", file, g_strerror (errno));
     }
+  if (g_unlink (mark) < 0 && errno != ENOENT)
+    g_warning ("Cannot remove %s: %s", mark, g_strerror (errno));
   g_hash_table_remove_all (restore->recorded);
   g_ptr_array_set_size (restore->order, 0);
   restore->n_files = 0;

@@ -43,6 +43,24 @@ const char *pp_restore_lookup        (PpRestore   *restore,
 /* What this run recorded, in recording order. */
 GPtrArray  *pp_restore_get_recorded  (PpRestore   *restore);
 
+/* A clean exit that leaves the daemon's values in place (RestoreOnExit=
+ * false): the record files stay, marked kept with @policy_paths (of
+ * char*: the attributes the policy's layers changed), so that the next
+ * run knows each attribute's own value without writing it back. */
+gboolean    pp_restore_keep          (PpRestore   *restore,
+                                      GPtrArray   *policy_paths,
+                                      GError     **error);
+
+/* TRUE if the record an earlier run left was kept on a clean exit
+ * (pp_restore_keep()), not left by a crash. */
+gboolean    pp_restore_was_kept      (PpRestore   *restore);
+
+/* Take the kept record (pp_restore_load()) as this run's originals,
+ * nothing written back; returns the policy paths the mark names (char*)
+ * that have an original. The mark goes, so that a crash from here on
+ * restores them. */
+GPtrArray  *pp_restore_adopt         (PpRestore   *restore);
+
 /* Forget everything: remove the record files. */
 void        pp_restore_clear         (PpRestore   *restore);
 

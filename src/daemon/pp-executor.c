@@ -160,10 +160,49 @@ plan_original (const char *path, gpointer user_data)
   return pp_restore_lookup (self->restore, path);
 }
 
+static void touch (PpManager *self, const char *dir, const char *relpath);
+
+/* The attributes of @dir whose originals a previous run kept: as if this
+ * run had changed them, so that one no layer sets goes back to its own
+ * value. An attribute of a device below @dir (a deeper managed device)
+ * is that device's. */
+static void
+absorb_adopted (PpManager *self, const char *dir)
+{
+  GHashTableIter iter;
+  gpointer key;
+  gsize n = strlen (dir);
+
+  if (g_hash_table_size (self->adopted) == 0)
+    return;
+  g_hash_table_iter_init (&iter, self->adopted);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      const char *path = key;
+      const char *relpath = path + n + 1;
+      gboolean nested = FALSE;
+
+      if (strncmp (path, dir, n) != 0 || path[n] != '/')
+        continue;
+      for (const char *slash = strchr (relpath, '/'); slash != NULL && !nested;
+           slash = strchr (slash + 1, '/'))
+        {
+          g_autofree char *below = g_strndup (path, slash - path);
+          nested = g_hash_table_contains (self->devices, below);
+        }
+      if (nested)
+        continue;
+      touch (self, dir, relpath);
+      g_hash_table_iter_remove (&iter);
+    }
+}
+
 void
 pp_manager_plan_settings (PpManager *self, GPtrArray *plan, PpDevice *dev, const char *dir, GPtrArray *settings)
 {
   PpPlanValues values = { plan_read, plan_original, self };
+
+  absorb_adopted (self, dir);
 
   pp_plan_settings (plan, dev, dir, settings, g_hash_table_lookup (self->touched, dir), &values);
 }
@@ -173,10 +212,12 @@ pp_manager_plan_attribute (PpManager *self, GPtrArray *plan, PpDevice *dev, GPtr
                            const char *relpath)
 {
   PpPlanValues values = { plan_read, plan_original, self };
-  GHashTable *touched = g_hash_table_lookup (self->touched, dev->info->syspath);
+  GHashTable *touched;
   g_autoptr(GPtrArray) one = g_ptr_array_new ();
   g_autoptr(GHashTable) touched_one = NULL;
 
+  absorb_adopted (self, dev->info->syspath);
+  touched = g_hash_table_lookup (self->touched, dev->info->syspath);
   for (guint i = 0; settings != NULL && i < settings->len; i++)
     {
       PpSetting *s = g_ptr_array_index (settings, i);
@@ -193,9 +234,8 @@ pp_manager_plan_attribute (PpManager *self, GPtrArray *plan, PpDevice *dev, GPtr
 }
 
 static void
-mark_touched (PpManager *self, PlannedWrite *w)
+touch (PpManager *self, const char *dir, const char *relpath)
 {
-  const char *dir = w->dir;
   GHashTable *set = g_hash_table_lookup (self->touched, dir);
 
   if (set == NULL)
@@ -203,8 +243,14 @@ mark_touched (PpManager *self, PlannedWrite *w)
       set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
       g_hash_table_insert (self->touched, g_strdup (dir), set);
     }
-  if (!g_hash_table_contains (set, w->relpath))
-    g_hash_table_add (set, g_strdup (w->relpath));
+  if (!g_hash_table_contains (set, relpath))
+    g_hash_table_add (set, g_strdup (relpath));
+}
+
+static void
+mark_touched (PpManager *self, PlannedWrite *w)
+{
+  touch (self, w->dir, w->relpath);
 }
 
 /* Tell what a device's applied writes changed: its attributes (relative

@@ -29,6 +29,10 @@ struct _PpManager {
   /* what this run changed: device syspath (or /sys/module) -> set of
    * relpaths, so a setting that leaves the policy gets its original back */
   GHashTable       *touched;
+  /* full paths whose originals a previous run kept (RestoreOnExit=false)
+   * and that no pass has planned yet: they join @touched of their
+   * directory when it is first planned */
+  GHashTable       *adopted;
 
   GHashTable       *devices;        /* syspath -> PpDevice*: the tagged devices */
   GHashTable       *unmanaged;      /* syspath -> PpDevice*: untagged devices a tree
@@ -37,6 +41,10 @@ struct _PpManager {
   GPtrArray        *sorted_cache;   /* PpDevice*, or NULL when stale */
 
   PpSituation       situation;
+  /* "PowerSource=ac FILE:LINE" while the configuration fixes the power
+   * source (situation.power_source_origin points here), else NULL */
+  char             *power_source_origin;
+  PpPowerSource     power_source;     /* the PowerSource= in force */
   gboolean          started;
 
   GHashTable       *held;           /* syspath -> number of holds keeping it on */
@@ -85,6 +93,7 @@ enum {
   PROP_WRITE_FAILURES,
   PROP_LAST_POLICY_PASS_SEC,
   PROP_LOW_BATTERY,
+  PROP_POWER_SOURCE,
   N_PROPS,
 };
 extern GParamSpec *pp_manager_props[N_PROPS];

@@ -110,10 +110,40 @@ apply_modules (PpManager *self)
 /* Re-read the power source and the battery charge (power_supply
  * uevents: the kernel sends "change" as the charge moves); on a change of
  * the situation re-apply every layer at once. */
+/* On battery: as [Daemon] PowerSource= fixes it, else from the power
+ * supplies udev reports (powerpolicy.conf(5)). Keeps the situation's
+ * origin of a fixed source. */
+static gboolean
+decide_on_battery (PpManager *self)
+{
+  const PpConfig *c = self->config;
+
+  g_clear_pointer (&self->power_source_origin, g_free);
+  self->situation.power_source_origin = NULL;
+  if (c->power_source != self->power_source)
+    {
+      self->power_source = c->power_source;
+      g_object_notify_by_pspec (G_OBJECT (self), pp_manager_props[PROP_POWER_SOURCE]);
+    }
+  if (c->power_source == PP_POWER_SOURCE_AUTO)
+    return pp_manager_compute_on_battery (self);
+  if (c->power_source_file != NULL)
+    self->power_source_origin = g_strdup_printf ("PowerSource=%s %s:%u",
+                                                 pp_power_source_to_string (c->power_source),
+                                                 c->power_source_file, c->power_source_line);
+  else
+    self->power_source_origin = g_strdup_printf ("PowerSource=%s",
+                                                 pp_power_source_to_string (c->power_source));
+  self->situation.power_source_origin = self->power_source_origin;
+  return c->power_source == PP_POWER_SOURCE_BATTERY;
+}
+
 static void
 update_power_source (PpManager *self, gboolean apply)
 {
-  gboolean on_battery = pp_manager_compute_on_battery (self);
+  gboolean on_battery = decide_on_battery (self);
+  /* a fixed battery source is low only when a battery says so: no
+   * battery reported, no charge, never low */
   gint percent = on_battery ? pp_manager_compute_battery_percent (self) : -1;
   gboolean low_battery = pp_policy_low_battery (on_battery, percent,
                                                 self->config->low_battery_percent);
@@ -126,7 +156,9 @@ update_power_source (PpManager *self, gboolean apply)
   self->situation.low_battery = low_battery;
   if (source_changed)
     {
-      g_info ("Power source: %s", on_battery ? "battery" : "AC");
+      g_info ("Power source: %s%s%s", on_battery ? "battery" : "AC",
+              self->power_source_origin != NULL ? ", fixed by " : "",
+              self->power_source_origin != NULL ? self->power_source_origin : "");
       g_object_notify_by_pspec (G_OBJECT (self), pp_manager_props[PROP_ON_BATTERY]);
     }
   if (low_changed)
@@ -147,6 +179,14 @@ update_power_source (PpManager *self, gboolean apply)
 static void
 forget_originals (PpManager *self, const char *dir)
 {
+  GHashTableIter iter;
+  gpointer key;
+  gsize n = strlen (dir);
+
+  g_hash_table_iter_init (&iter, self->adopted);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    if (strncmp (key, dir, n) == 0 && ((const char *) key)[n] == '/')
+      g_hash_table_iter_remove (&iter);
   pp_restore_forget_under (self->restore, dir);
   pp_manager_compact_journal (self);
 }
@@ -274,6 +314,10 @@ on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self
       if (is_new || g_str_equal (action, "add") || g_str_equal (action, "bind"))
         forget_foreign_device (self, info->syspath);
       dev = pp_manager_device_table_set (self, info);
+      /* the kernel's ACPI ac and battery drivers send no "add" for their
+       * supplies (nor when a battery is inserted again), only "change":
+       * whatever the action, an unknown supply is now in the table and
+       * counts for the power source */
       if (g_str_equal (info->subsystem, "power_supply"))
         update_power_source (self, TRUE);
       pp_manager_apply_device (self, dev, NULL);
@@ -292,6 +336,18 @@ restore_leftover (PpManager *self)
 
   if (!pp_restore_has_leftover (self->restore))
     return;
+  /* RestoreOnExit=false: the values stay, and so does the knowledge of
+   * each attribute's own value (an empty assignment writes it back) */
+  if (pp_restore_was_kept (self->restore))
+    {
+      g_autoptr(GPtrArray) adopted = pp_restore_adopt (self->restore);
+
+      g_info ("Taking over the original values the previous run kept (%u changed by the policy)",
+              adopted->len);
+      for (guint i = 0; i < adopted->len; i++)
+        g_hash_table_add (self->adopted, g_strdup (g_ptr_array_index (adopted, i)));
+      return;
+    }
   g_message ("Found original values left by a previous run that did not exit cleanly, restoring them");
   originals = pp_restore_load (self->restore);
   if (pp_manager_dry_run (self))
@@ -414,13 +470,15 @@ pp_manager_start (PpManager *self, GError **error)
     }
   g_info ("Managing %u devices", g_hash_table_size (self->devices));
 
-  self->situation.on_battery = pp_manager_compute_on_battery (self);
+  self->situation.on_battery = decide_on_battery (self);
   self->situation.low_battery =
     pp_policy_low_battery (self->situation.on_battery,
                            self->situation.on_battery ? pp_manager_compute_battery_percent (self) : -1,
                            self->config->low_battery_percent);
-  g_info ("Power source: %s%s", self->situation.on_battery ? "battery" : "AC",
-          self->situation.low_battery ? ", battery low" : "");
+  g_info ("Power source: %s%s%s%s", self->situation.on_battery ? "battery" : "AC",
+          self->situation.low_battery ? ", battery low" : "",
+          self->power_source_origin != NULL ? ", fixed by " : "",
+          self->power_source_origin != NULL ? self->power_source_origin : "");
 
   /* other power tools: reported once, in Conflicts and the log */
   self->installed_conflicts = pp_conflicts_detect (NULL);
@@ -486,12 +544,45 @@ pp_manager_reload (PpManager *self, GPtrArray **problems_out)
     *problems_out = g_steal_pointer (&strings);
 }
 
+/* The full paths of the policy's writes this run (@touched), and those a
+ * previous run kept that no pass planned since (@adopted). */
+static GPtrArray *
+touched_paths (PpManager *self)
+{
+  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
+  GHashTableIter iter, inner;
+  gpointer dir, set, relpath;
+
+  g_hash_table_iter_init (&iter, self->touched);
+  while (g_hash_table_iter_next (&iter, &dir, &set))
+    {
+      g_hash_table_iter_init (&inner, set);
+      while (g_hash_table_iter_next (&inner, &relpath, NULL))
+        g_ptr_array_add (paths, g_build_filename (dir, relpath, NULL));
+    }
+  g_hash_table_iter_init (&iter, self->adopted);
+  while (g_hash_table_iter_next (&iter, &dir, NULL))
+    g_ptr_array_add (paths, g_strdup (dir));
+  return paths;
+}
+
 void
 pp_manager_shutdown (PpManager *self)
 {
   if (self->restore == NULL || pp_manager_dry_run (self))
     return;
-  if (self->config->restore_on_exit)
+  if (!self->config->restore_on_exit)
+    {
+      g_autoptr(GError) error = NULL;
+
+      g_autoptr(GPtrArray) policy_paths = touched_paths (self);
+
+      /* the values stay: the next run takes the originals over */
+      if (pp_restore_keep (self->restore, policy_paths, &error))
+        return;
+      g_warning ("Cannot keep the original values for the next run: %s", error->message);
+    }
+  else
     pp_manager_restore_originals (self, pp_restore_get_recorded (self->restore), "on exit");
   pp_restore_clear (self->restore);
 }
@@ -606,6 +697,9 @@ pp_manager_get_property (GObject *object, guint prop_id, GValue *value, GParamSp
     case PROP_LOW_BATTERY:
       g_value_set_boolean (value, self->situation.low_battery);
       break;
+    case PROP_POWER_SOURCE:
+      g_value_set_string (value, pp_power_source_to_string (self->power_source));
+      break;
     case PROP_DRY_RUN:
       g_value_set_boolean (value, self->dry_run);
       break;
@@ -641,6 +735,7 @@ pp_manager_finalize (GObject *object)
   g_clear_pointer (&self->overrides, pp_overrides_free);
   g_clear_pointer (&self->residency, pp_residency_book_free);
   g_hash_table_unref (self->touched);
+  g_hash_table_unref (self->adopted);
   g_clear_pointer (&self->installed_conflicts, g_ptr_array_unref);
   g_clear_pointer (&self->foreign, pp_foreign_tracker_free);
   g_clear_pointer (&self->config, pp_config_free);
@@ -648,6 +743,7 @@ pp_manager_finalize (GObject *object)
   g_free (self->options.state_dir);
   g_free (self->options.runtime_dir);
   g_free (self->backend);
+  g_free (self->power_source_origin);
   G_OBJECT_CLASS (pp_manager_parent_class)->finalize (object);
 }
 
@@ -666,6 +762,11 @@ pp_manager_class_init (PpManagerClass *klass)
   pp_manager_props[PROP_LOW_BATTERY] =
     g_param_spec_boolean ("low-battery", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  /* [Daemon] PowerSource= in force: "auto", "ac", "battery" (D-Bus
+   * PowerSource; follows Reload) */
+  pp_manager_props[PROP_POWER_SOURCE] =
+    g_param_spec_string ("power-source", NULL, NULL, "auto",
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   /* --dry-run, or DryRun=true in the configuration (follows Reload) */
   pp_manager_props[PROP_DRY_RUN] =
     g_param_spec_boolean ("dry-run", NULL, NULL, FALSE,
@@ -722,6 +823,7 @@ pp_manager_init (PpManager *self)
   self->reverted = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->layer_requests = pp_plan_requests_new ();
   self->powered_down = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->adopted = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->touched = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                          (GDestroyNotify) g_hash_table_unref);
   self->foreign = pp_foreign_tracker_new ();

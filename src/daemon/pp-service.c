@@ -1086,6 +1086,7 @@ connect_properties (PpService *self)
   pp_dbus_manager_set_version (skeleton, PACKAGE_VERSION);
   bind (self, self->manager, "on-battery", "on-battery");
   bind (self, self->manager, "low-battery", "low-battery");
+  bind (self, self->manager, "power-source", "power-source");
   bind (self, self->manager, "dry-run", "dry-run");
   bind (self, self->manager, "write-failures", "write-failures");
   bind (self, self->manager, "last-policy-pass-sec", "last-policy-pass-sec");

@@ -78,8 +78,9 @@ const PmctlCommand pmctl_command_explain = {
   "Why each attribute of a device has its value (layer and origin)",
   "Print one line per attribute the policy touches on DEVICE: the attribute,\n"
   "its current value, the value the daemon decided (- when it leaves the\n"
-  "attribute alone), the layer that decided (class, battery, idle, udev,\n"
-  "override, power-down, hold, excluded, ignored, quirk, sleep) and its\n"
+  "attribute alone), the layer that decided (class, battery, low-battery,\n"
+  "idle, hwdb, udev, override, power-down, hold, excluded, ignored, revert,\n"
+  "quirk, sleep, own: the device's own value) and its\n"
   "origin: the FILE:LINE of the configuration line, the udev property, the\n"
   "override, the hold (who, why, pid), the excluded driver, the NVMe APST\n"
   "quirk; for a knob the device lacks, why (\"firmware controls ASPM\").",

@@ -15,7 +15,7 @@
 /* Properties in the order they are printed; any other property the
  * daemon has follows, sorted by name. */
 static const char * const status_property_order[] = {
-  "Version", "Backend", "OnBattery", "LowBattery", "UserIdle", "IdleTimeoutSec",
+  "Version", "Backend", "OnBattery", "PowerSource", "LowBattery", "UserIdle", "IdleTimeoutSec",
   "LidClosed", "Docked", "VideoQuirks", "DryRun", "Conflicts",
   "WriteFailures", "LastPolicyPassSec", NULL,
 };
@@ -224,6 +224,20 @@ print_status_text (Pmctl *ctl, GPtrArray *names, GVariant *inhibitors, GVariant 
           /* another tool at work: worth a look */
           if (conflicts != NULL && g_variant_n_children (conflicts) > 0)
             pmctl_table_colour (t, ctl, 1, 0, PMCTL_SGR_YELLOW);
+          continue;
+        }
+      /* PowerSource: "auto" follows the power supplies; "ac" or
+       * "battery" is fixed by [Daemon] PowerSource= (powerpolicy.conf(5)) */
+      if (g_str_equal (names->pdata[i], "PowerSource") && value != NULL &&
+          g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
+        {
+          const char *source = g_variant_get_string (value, NULL);
+
+          pmctl_table_add_row (t, g_strdup (names->pdata[i]),
+                               g_str_equal (source, "auto")
+                               ? g_strdup ("auto (from the power supplies)")
+                               : g_strdup_printf ("%s (fixed by the configuration, PowerSource=)",
+                                                  source));
           continue;
         }
       if (g_str_equal (names->pdata[i], "LastPolicyPassSec"))

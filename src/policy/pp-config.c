@@ -176,7 +176,20 @@ pp_config_free (PpConfig *config)
   g_strfreev (config->sleep.restore_defaults_classes);
   g_strfreev (config->sleep.restore_defaults_drivers);
   g_free (config->sleep.restore_defaults_file);
+  g_free (config->power_source_file);
   g_free (config);
+}
+
+const char *
+pp_power_source_to_string (PpPowerSource source)
+{
+  switch (source)
+    {
+    case PP_POWER_SOURCE_AC:      return "ac";
+    case PP_POWER_SOURCE_BATTERY: return "battery";
+    case PP_POWER_SOURCE_AUTO:
+    default:                      return "auto";
+    }
 }
 
 const PpLayeredSettings *
@@ -849,6 +862,23 @@ parse_daemon_key (ParseState *st, guint line, const char *key, const char *value
     {
       if (!parse_uint (value, 100, &c->low_battery_percent))
         bad_value (st, line, key, value, "a battery charge in percent, 0 to 100");
+    }
+  else if (g_str_equal (key, "PowerSource"))
+    {
+      static const char * const sources[] = { "auto", "ac", "battery", NULL };
+      guint i;
+
+      for (i = 0; sources[i] != NULL && !g_str_equal (value, sources[i]); i++)
+        ;
+      if (sources[i] == NULL)
+        {
+          bad_value (st, line, key, value, "auto|ac|battery");
+          return;
+        }
+      c->power_source = (PpPowerSource) i;
+      g_free (c->power_source_file);
+      c->power_source_file = g_strdup (st->file);
+      c->power_source_line = line;
     }
   else if (g_str_equal (key, "MaxInhibitorsPerUser") || g_str_equal (key, "MaxInhibitors"))
     {

@@ -50,7 +50,7 @@ typedef enum {
   PP_SOURCE_CLASS,         /* [Class NAME] */
   PP_SOURCE_BATTERY,       /* [Class NAME:battery] */
   PP_SOURCE_IDLE,          /* [Class NAME:idle] */
-  PP_SOURCE_UDEV,          /* a udev property (POWERPOLICY_*, ID_AUTOSUSPEND*) */
+  PP_SOURCE_UDEV,          /* the administrator's udev properties (POWERPOLICY_*) */
   PP_SOURCE_OVERRIDE,      /* an override set over D-Bus */
   PP_SOURCE_POWER_DOWN,    /* PowerDown(auto) in force */
   PP_SOURCE_HOLD,          /* a hold */
@@ -60,6 +60,8 @@ typedef enum {
   PP_SOURCE_REVERT,        /* a Revert over D-Bus: the original value, until its fd closes */
   PP_SOURCE_QUIRK,         /* a shipped quirk (NVMe APST known broken) */
   PP_SOURCE_SLEEP,         /* [Sleep] RestoreDefaultsBeforeSleep=, until resume */
+  PP_SOURCE_HWDB,          /* the hwdb's ID_AUTOSUSPEND=1, ID_AUTOSUSPEND_DELAY_MS (device knowledge) */
+  PP_SOURCE_OWN,           /* the device's own value (an empty assignment): nothing decided */
 } PpSettingSource;
 
 /* @file/@line: the configuration line that set it (for drop-ins the
@@ -141,6 +143,16 @@ typedef struct {
   guint    restore_defaults_line;
 } PpSleepConfig;
 
+/* [Daemon] PowerSource=: where OnBattery comes from. */
+typedef enum {
+  PP_POWER_SOURCE_AUTO,     /* the power supplies udev reports */
+  PP_POWER_SOURCE_AC,       /* fixed: on AC */
+  PP_POWER_SOURCE_BATTERY,  /* fixed: on battery */
+} PpPowerSource;
+
+/* "auto", "ac", "battery" */
+const char       *pp_power_source_to_string   (PpPowerSource source);
+
 typedef struct {
   guint          idle_timeout_sec;
   gboolean       restore_on_exit;
@@ -148,6 +160,9 @@ typedef struct {
   guint          max_inhibitors_per_user;  /* holds + inhibitors per uid, 1..65536 */
   guint          max_inhibitors;           /* holds + inhibitors in total, 1..65536 */
   guint          low_battery_percent;      /* :low-battery at or below, 0..100 */
+  PpPowerSource  power_source;             /* PowerSource= */
+  char          *power_source_file;        /* the PowerSource= line, or NULL */
+  guint          power_source_line;
 
   GHashTable    *classes;        /* class name -> PpLayeredSettings* */
   GHashTable    *modules;        /* module name -> PpLayeredSettings* */

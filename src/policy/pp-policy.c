@@ -206,9 +206,12 @@ static void
 map_apply_layer (SettingMap              *map,
                  const PpLayeredSettings *ls,
                  PpLayer                  layer,
-                 const char              *name)
+                 const char              *name,
+                 const PpSituation       *situation)
 {
   g_autofree char *section = NULL;
+  gboolean forced = situation->power_source_origin != NULL &&
+                    (layer == PP_LAYER_BATTERY || layer == PP_LAYER_LOW_BATTERY);
 
   if (ls == NULL || ls->layers[layer]->len == 0)
     return;
@@ -217,6 +220,15 @@ map_apply_layer (SettingMap              *map,
     {
       PpSetting *s = g_ptr_array_index (ls->layers[layer], i);
       g_autofree char *origin = config_origin (s, section);
+
+      /* on battery because the configuration says so, not a supply */
+      if (forced)
+        {
+          char *with = g_strdup_printf ("%s, on battery by %s", origin,
+                                        situation->power_source_origin);
+          g_free (origin);
+          origin = with;
+        }
 
       map_set (map, s->key, s->value, layer_source (layer), origin);
     }
@@ -236,8 +248,8 @@ map_apply_cascade (SettingMap              *map,
     {
       if (!layer_in_use ((PpLayer) l, situation))
         continue;
-      map_apply_layer (map, sub, (PpLayer) l, sub_name);
-      map_apply_layer (map, cls, (PpLayer) l, cls_name);
+      map_apply_layer (map, sub, (PpLayer) l, sub_name, situation);
+      map_apply_layer (map, cls, (PpLayer) l, cls_name, situation);
     }
 }
 
@@ -267,6 +279,64 @@ map_apply_revert (SettingMap *map, const PpDeviceState *state)
                              ? state->original (state->original_data, s->key) : NULL;
 
       map_set (map, s->key, original != NULL ? original : "", PP_SOURCE_REVERT, origin);
+    }
+}
+
+/* An empty assignment is the device's own value: what it had before the
+ * daemon first wrote it. An attribute the daemon changed (a layer that
+ * no longer applies, an override since cleared) gets that value back;
+ * one it never changed has it still and is left alone (stays ""). */
+static void
+map_apply_own (SettingMap *map, const PpDeviceState *state)
+{
+  if (state->original == NULL)
+    return;
+  for (guint i = 0; i < map->settings->len; i++)
+    {
+      PpSetting *s = g_ptr_array_index (map->settings, i);
+      const char *original;
+
+      if (*s->value != '\0')
+        continue;
+      original = state->original (state->original_data, s->key);
+      if (original == NULL)
+        continue;
+      g_free (s->value);
+      s->value = g_strdup (original);
+      /* a revert's entry stays the revert's: it is what the revert asks */
+      if (s->source != PP_SOURCE_REVERT)
+        s->source = PP_SOURCE_OWN;
+    }
+}
+
+static char *explain_unset (const PpConfig *config, const PpDeviceProps *props);
+
+/* A runtime PM attribute no layer sets is the device's own value too:
+ * one the daemon changed (its original is known) is decided back to it,
+ * so that Explain shows the value written back. */
+static void
+map_apply_own_unset (SettingMap          *map,
+                     const PpConfig      *config,
+                     const PpDeviceProps *props,
+                     const PpDeviceState *state)
+{
+  static const char * const attrs[] = { PP_ATTR_DELAY, PP_ATTR_WAKEUP, PP_ATTR_CONTROL };
+  g_autofree char *origin = NULL;
+
+  if (state->original == NULL)
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (attrs); i++)
+    {
+      const char *original;
+
+      if (map_find (map, attrs[i]) != NULL)
+        continue;
+      original = state->original (state->original_data, attrs[i]);
+      if (original == NULL)
+        continue;
+      if (origin == NULL)
+        origin = explain_unset (config, props);
+      map_set (map, attrs[i], original, PP_SOURCE_OWN, origin);
     }
 }
 
@@ -343,6 +413,8 @@ pp_setting_source_to_string (PpSettingSource source)
     case PP_SOURCE_REVERT:     return "revert";
     case PP_SOURCE_QUIRK:      return "quirk";
     case PP_SOURCE_SLEEP:      return "sleep";
+    case PP_SOURCE_HWDB:       return "hwdb";
+    case PP_SOURCE_OWN:        return "own";
     case PP_SOURCE_NONE:
     default:                   return "";
     }
@@ -446,6 +518,41 @@ map_apply_sleep_layer (SettingMap          *map,
     }
 }
 
+/* The device's udev properties: the hwdb's, then the administrator's. */
+static void
+map_apply_device_properties (SettingMap *map, const PpDeviceProps *props)
+{
+  /* The hwdb's device knowledge (systemd's, ChromiumOS's and libfprint's
+   * lists of models tested safe to autosuspend, and the model's safe
+   * minimum delay: udev's 60-autosuspend.rules, hwdb(7)): above every
+   * class layer, so that a class default never undoes it; the
+   * administrator's own properties below stay above it. */
+  if (props->id_autosuspend)
+    map_set (map, PP_ATTR_CONTROL, "auto", PP_SOURCE_HWDB, "ID_AUTOSUSPEND=1");
+  if (props->id_delay_ms != PP_DELAY_UNSET)
+    {
+      g_autofree char *origin = g_strdup_printf ("ID_AUTOSUSPEND_DELAY_MS=%d", props->id_delay_ms);
+      map_set_int (map, PP_ATTR_DELAY, props->id_delay_ms, PP_SOURCE_HWDB, origin);
+    }
+
+  /* The administrator's per-device udev properties. */
+  if (props->autosuspend == PP_TRISTATE_NO)
+    map_set (map, PP_ATTR_CONTROL, "on", PP_SOURCE_UDEV, "POWERPOLICY_AUTOSUSPEND=0");
+  else if (props->autosuspend == PP_TRISTATE_YES)
+    map_set (map, PP_ATTR_CONTROL, "auto", PP_SOURCE_UDEV, "POWERPOLICY_AUTOSUSPEND=1");
+  if (props->delay_ms != PP_DELAY_UNSET)
+    {
+      g_autofree char *origin = g_strdup_printf ("POWERPOLICY_AUTOSUSPEND_DELAY_MS=%d",
+                                                 props->delay_ms);
+      map_set_int (map, PP_ATTR_DELAY, props->delay_ms, PP_SOURCE_UDEV, origin);
+    }
+  if (props->wakeup != NULL)
+    {
+      g_autofree char *origin = g_strdup_printf ("POWERPOLICY_WAKEUP=%s", props->wakeup);
+      map_set (map, PP_ATTR_WAKEUP, props->wakeup, PP_SOURCE_UDEV, origin);
+    }
+}
+
 /* Every layer, the skip rules aside. The entries empty assignments left
  * alone go to @cleared. */
 static GPtrArray *
@@ -461,16 +568,6 @@ decide_layers (const PpConfig      *config,
   g_autofree char *section = g_strdup_printf ("Class %s", props->klass);
   g_autofree char *sub_section = subsystem ? g_strdup_printf ("Class %s", subsystem) : NULL;
 
-  /* systemd hwdb hints are defaults: the class wins where it says
-   * something explicitly (SPEC §3). */
-  if (props->id_autosuspend)
-    map_set (&map, PP_ATTR_CONTROL, "auto", PP_SOURCE_UDEV, "ID_AUTOSUSPEND=1");
-  if (props->id_delay_ms != PP_DELAY_UNSET)
-    {
-      g_autofree char *origin = g_strdup_printf ("ID_AUTOSUSPEND_DELAY_MS=%d", props->id_delay_ms);
-      map_set_int (&map, PP_ATTR_DELAY, props->id_delay_ms, PP_SOURCE_UDEV, origin);
-    }
-
   map_apply_cascade (&map,
                      subsystem ? pp_config_get_class (config, subsystem) : NULL, sub_section,
                      pp_config_get_class (config, props->klass), section,
@@ -480,22 +577,7 @@ decide_layers (const PpConfig      *config,
                         subsystem ? pp_config_get_class (config, subsystem) : NULL,
                         state->apst_quirk);
 
-  /* Per-device udev properties. */
-  if (props->autosuspend == PP_TRISTATE_NO)
-    map_set (&map, PP_ATTR_CONTROL, "on", PP_SOURCE_UDEV, "POWERPOLICY_AUTOSUSPEND=0");
-  else if (props->autosuspend == PP_TRISTATE_YES)
-    map_set (&map, PP_ATTR_CONTROL, "auto", PP_SOURCE_UDEV, "POWERPOLICY_AUTOSUSPEND=1");
-  if (props->delay_ms != PP_DELAY_UNSET)
-    {
-      g_autofree char *origin = g_strdup_printf ("POWERPOLICY_AUTOSUSPEND_DELAY_MS=%d",
-                                                 props->delay_ms);
-      map_set_int (&map, PP_ATTR_DELAY, props->delay_ms, PP_SOURCE_UDEV, origin);
-    }
-  if (props->wakeup != NULL)
-    {
-      g_autofree char *origin = g_strdup_printf ("POWERPOLICY_WAKEUP=%s", props->wakeup);
-      map_set (&map, PP_ATTR_WAKEUP, props->wakeup, PP_SOURCE_UDEV, origin);
-    }
+  map_apply_device_properties (&map, props);
 
   /* Overrides set over D-Bus. */
   if (override != NULL)
@@ -527,6 +609,8 @@ decide_layers (const PpConfig      *config,
   map_apply_sleep_layer (&map, config, props, situation, state);
   map_follow_aspm_l1 (&map);
 
+  map_apply_own (&map, state);
+  map_apply_own_unset (&map, config, props, state);
   map_take_cleared (&map, cleared);
   g_ptr_array_sort (map.settings, compare_settings);
   return map.settings;
@@ -727,12 +811,18 @@ pp_policy_explain (const PpConfig      *config,
                                                 s->origin));
       else if (c != NULL)
         {
+          /* an empty assignment on an attribute the daemon never changed:
+           * the device keeps its own value */
           g_autofree char *why = g_strdup_printf ("left alone by %s", c->origin);
+          PpSettingSource layer = c->source == PP_SOURCE_REVERT ? PP_SOURCE_REVERT
+                                                                  : PP_SOURCE_OWN;
           g_ptr_array_add (rows, explain_row_new (always[i], "",
-                                                  pp_setting_source_to_string (c->source), why));
+                                                  pp_setting_source_to_string (layer), why));
         }
       else
-        g_ptr_array_add (rows, explain_row_new (always[i], "", "class", unset));
+        g_ptr_array_add (rows, explain_row_new (always[i], "",
+                                                pp_setting_source_to_string (PP_SOURCE_OWN),
+                                                unset));
     }
   for (guint i = 0; i < decided->len; i++)
     {

@@ -44,6 +44,10 @@ typedef struct {
   /* between PrepareForSleep and resume, with [Sleep]
    * RestoreDefaultsBeforeSleep=true: the sleep layer applies */
   gboolean before_sleep;
+  /* [Daemon] PowerSource=ac|battery fixed the power source: where it
+   * says so ("PowerSource=battery FILE:LINE"), added to the origin of
+   * the :battery and :low-battery layers; NULL: from the power supplies */
+  const char *power_source_origin;
 } PpSituation;
 
 /* Look up a udev property; returns NULL when absent. */
@@ -74,7 +78,9 @@ typedef struct {
    * it had before the daemon first wrote it, or NULL when the daemon has
    * not changed it (then it still has its original: the revert leaves it
    * alone). A lookup in what the daemon knows, never a read of sysfs;
-   * NULL @original: every attribute is left alone. */
+   * NULL @original: every attribute is left alone. The same lookup
+   * gives the device's own value for an empty assignment and for a
+   * runtime PM attribute no layer sets (PP_SOURCE_OWN). */
   gboolean          reverted;
   const char       *reverted_by;   /* the revert's origin; NULL: "reverted" */
   const char     *(*original)      (gpointer    user_data,
@@ -106,9 +112,11 @@ typedef struct {
   GPtrArray       *cleared;
 } PpDecision;
 
-/* Layer order (SPEC §4), lowest first: class base, :battery (on
+/* Layer order (powerpolicy.conf(5)), lowest first: class base, :battery (on
  * battery), :low-battery (on battery at or below LowBatteryPercent),
- * :idle (user idle), udev properties, overrides, a Revert (the
+ * :idle (user idle), the hwdb's ID_AUTOSUSPEND=1 and
+ * ID_AUTOSUSPEND_DELAY_MS (device knowledge, above every class layer),
+ * the administrator's POWERPOLICY_* udev properties, overrides, a Revert (the
  * originals, while its fd is open), PowerDown (control=auto, delay 0),
  * holds (control=on), the sleep layer (control=on for the
  * classes and drivers of [Sleep] RestoreDefaultsClasses=/Drivers= while
@@ -118,8 +126,12 @@ typedef struct {
  * four configuration layers: [Class SUBSYSTEM:LAYER] first, then
  * [Class CLASS:LAYER] (one section when the class is the subsystem), so
  * a higher layer of the subsystem beats a lower layer of the class. An
- * empty value removes the key decided so far. ExcludeDrivers= is the
- * class's list when its section sets the key, else the subsystem's. */
+ * empty value is the device's own value: an attribute the daemon has
+ * changed (state->original knows its original) is decided back to it,
+ * source PP_SOURCE_OWN; one it never changed is left alone (@cleared).
+ * So is power/control, power/autosuspend_delay_ms or power/wakeup that
+ * no layer sets. ExcludeDrivers= is the class's list when its section
+ * sets the key, else the subsystem's. */
 PpDecision *pp_policy_decide          (const PpConfig      *config,
                                        const PpDeviceProps *props,
                                        const PpSituation   *situation,
@@ -143,9 +155,9 @@ GPtrArray  *pp_policy_device_settings (const PpConfig      *config,
                                        const PpOverride    *override,
                                        gboolean             held);
 
-/* "class", "battery", "low-battery", "idle", "udev", "override",
- * "power-down", "hold", "excluded", "ignored", "revert", "quirk", "sleep"; "" for
- * PP_SOURCE_NONE. */
+/* "class", "battery", "low-battery", "idle", "hwdb", "udev", "override",
+ * "power-down", "hold", "excluded", "ignored", "revert", "quirk", "sleep",
+ * "own"; "" for PP_SOURCE_NONE. */
 const char *pp_setting_source_to_string (PpSettingSource source);
 
 /* One row of Explain (SPEC §5): an attribute the policy touches on a
@@ -161,9 +173,11 @@ typedef struct {
 
 /* The rows of a decision (PpExplainRow*, current NULL): power/control,
  * power/autosuspend_delay_ms and power/wakeup always (an attribute no
- * layer sets: decided "", layer "class", origin saying which sections do
- * not set it; one an empty assignment cleared: decided "", its layer and
- * origin), then every other attribute decided, in write order. A skipped
+ * layer sets: decided "", layer "own", origin saying which sections do
+ * not set it; one an empty assignment left alone: decided "", layer
+ * "own" ("revert" for a revert's), origin "left alone by" the line; the
+ * own value the decision writes back: decided that value, layer "own"),
+ * then every other attribute decided, in write order. A skipped
  * device: every attribute with decided "" and the skip's layer and
  * origin. Origins of configuration lines: "FILE:LINE [Class NAME:LAYER]",
  * the section that won. */

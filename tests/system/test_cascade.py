@@ -118,7 +118,7 @@ class TestCascade(CascadeTestCase):
         self.assertEqual(rows['power/autosuspend_delay_ms'],
                          ('700', '700', 'class',
                           self.origin(CONFIG, 'Class webcam', 'AutosuspendDelayMs=700')))
-        self.assertEqual(rows['power/wakeup'][1:3], ('', 'class'))
+        self.assertEqual(rows['power/wakeup'][1:3], ('', 'own'))
         self.assertEqual(rows['power/wakeup'][3], 'not set by [Class usb] or [Class webcam]')
 
     def test_subsystem_battery_layer_beats_class_base(self):

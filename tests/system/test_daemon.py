@@ -277,7 +277,11 @@ class TestRestore(PowerPolicyTestCase):
                                                               'RestoreOnExit=false'))
         self.assertEqual(d.stop(signal.SIGTERM), 0)
         self.assertEqual(self.attr(HDA, 'power/control'), 'auto')
-        self.assertEqual(os.listdir(os.path.join(d.runtime_dir, 'originals')), [])
+        # the originals stay for the next run, marked kept (not a crash's)
+        names = os.listdir(os.path.join(d.runtime_dir, 'originals'))
+        self.assertIn('kept', names)
+        text, _ = self.journal_text(d)
+        self.assertIn('%s/power/control\ton\n' % HDA, text)
 
     def journal_text(self, d):
         """Everything the daemon's journal of originals holds, and how many files."""

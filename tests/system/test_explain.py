@@ -271,7 +271,7 @@ class TestExplain(ExplainTestCase):
             'power/control': ('auto', 'auto', 'class', self.origin('Class usb-storage', 'Control=auto')),
             'power/autosuspend_delay_ms': ('5000', '5000', 'class',
                                            self.origin('Class usb-storage', 'AutosuspendDelayMs=5000')),
-            'power/wakeup': ('disabled', '', 'class', 'not set by [Class usb] or [Class usb-storage]'),
+            'power/wakeup': ('disabled', '', 'own', 'not set by [Class usb] or [Class usb-storage]'),
         })
         # another attribute than power/: after them
         rows = self.explain(self.laptop.scsi_host)
@@ -322,7 +322,7 @@ class TestExplain(ExplainTestCase):
                          ('enabled', 'enabled', 'override', 'override set over D-Bus'))
         self.call('ClearOverrides', (STORAGE,), '(s)')
         self.assertEqual(self.rows(STORAGE)['power/wakeup'],
-                         ('disabled', '', 'class', 'not set by [Class usb] or [Class usb-storage]'))
+                         ('disabled', '', 'own', 'not set by [Class usb] or [Class usb-storage]'))
 
     def test_hold_rows(self):
         self.start()
@@ -411,7 +411,7 @@ class TestPmctlExplain(ExplainTestCase):
         self.call('ClearOverrides', (STORAGE,), '(s)')
         rc, out, err = self.pmctl('explain', '1-1.2')
         self.assertEqual(out.splitlines()[2],
-                         'power/wakeup\tdisabled\t-\tclass\tnot set by [Class usb] or [Class usb-storage]')
+                         'power/wakeup\tdisabled\t-\town\tnot set by [Class usb] or [Class usb-storage]')
         rc, out, err = self.pmctl('explain', '--json', '1-1.2')
         self.assertEqual(json.loads(out)[2]['decided'], '')
 

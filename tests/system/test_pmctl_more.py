@@ -484,8 +484,10 @@ class TestPmctlStatus(MoreTestCase):
         self.assertEqual(fields['VideoQuirks'], ','.join(self.get_property('VideoQuirks')) or '-')
         self.assertEqual(fields['Inhibitors'], '0')
         names = [line.split('\t')[0] for line in out.splitlines()]
-        self.assertEqual(names[:9], ['Version', 'Backend', 'OnBattery', 'LowBattery', 'UserIdle',
-                                     'IdleTimeoutSec', 'LidClosed', 'Docked', 'VideoQuirks'])
+        self.assertEqual(names[:10], ['Version', 'Backend', 'OnBattery', 'PowerSource', 'LowBattery',
+                                      'UserIdle', 'IdleTimeoutSec', 'LidClosed', 'Docked',
+                                      'VideoQuirks'])
+        self.assertEqual(fields['PowerSource'], 'auto (from the power supplies)')
 
 
 class TestPmctlSleep(MoreTestCase, SleepTestCase):

@@ -208,6 +208,11 @@ config_get (const PpConfig *c, const char *field)
     }
   if (g_str_equal (field, "daemon.low_battery"))
     return g_strdup_printf ("%u", c->low_battery_percent);
+  if (g_str_equal (field, "daemon.power_source"))
+    return g_strdup (pp_power_source_to_string (c->power_source));
+  if (g_str_equal (field, "daemon.power_source_origin"))
+    return g_strdup_printf ("%s:%u", c->power_source_file ? c->power_source_file : "(null)",
+                            c->power_source_line);
   if (g_str_equal (field, "daemon.max_per_user"))
     return g_strdup_printf ("%u", c->max_inhibitors_per_user);
   if (g_str_equal (field, "daemon.max"))
@@ -362,6 +367,13 @@ static const GoodCase good_cases[] = {
   { "low-battery-percent", "[Daemon]\nLowBatteryPercent=15\n", { { "daemon.low_battery", "15" } } },
   { "low-battery-percent-default", "", { { "daemon.low_battery", "20" } } },
   { "low-battery-percent-zero", "[Daemon]\nLowBatteryPercent=0\n", { { "daemon.low_battery", "0" } } },
+  { "power-source-default", "", { { "daemon.power_source", "auto" },
+    { "daemon.power_source_origin", "(null):0" } } },
+  { "power-source-battery", "[Daemon]\n\nPowerSource=battery\n",
+    { { "daemon.power_source", "battery" }, { "daemon.power_source_origin", "good.conf:3" } } },
+  { "power-source-ac", "[Daemon]\nPowerSource=ac\n", { { "daemon.power_source", "ac" } } },
+  { "power-source-auto", "[Daemon]\nPowerSource=auto\n",
+    { { "daemon.power_source", "auto" } } },
   { "low-battery-percent-hundred", "[Daemon]\nLowBatteryPercent=100\n",
     { { "daemon.low_battery", "100" } } },
   /* [Sleep] by power source */
@@ -564,6 +576,12 @@ static const BadCase bad_cases[] = {
     { { "sleep.quirks", "vbe_post" }, { "sleep.mem", "deep" } } },
   { "video-quirk-slash", "[Sleep]\nVideoQuirks=a/b,dpms_on\n", 2, "VideoQuirks", "'a/b'",
     { { "sleep.quirks", "dpms_on" } } },
+  { "power-source-word", "[Daemon]\nPowerSource=mains\nDryRun=true\n", 2, "PowerSource",
+    "auto|ac|battery", { { "daemon.power_source", "auto" }, { "daemon.dryrun", "true" } } },
+  { "power-source-case", "[Daemon]\nPowerSource=Battery\n", 2, "PowerSource", "'Battery'",
+    { { "daemon.power_source", "auto" } } },
+  { "power-source-empty", "[Daemon]\nPowerSource=\n", 2, "PowerSource", "auto|ac|battery",
+    { { "daemon.power_source", "auto" } } },
   { "low-battery-percent-over", "[Daemon]\nLowBatteryPercent=101\nDryRun=true\n", 2,
     "LowBatteryPercent", "0 to 100", { { "daemon.low_battery", "20" }, { "daemon.dryrun", "true" } } },
   { "low-battery-percent-negative", "[Daemon]\nLowBatteryPercent=-5\n", 2, "LowBatteryPercent",

@@ -205,14 +205,15 @@ static const DeviceCase device_cases[] = {
   /* systemd hwdb hints */
   { "id-autosuspend-no-class", NULL, "foo", P ("ID_AUTOSUSPEND=1"), FALSE, FALSE, FALSE, NULL, NULL,
     NULL, FALSE, "power/control=auto" },
-  { "id-autosuspend-class-explicit-on", NULL, "explicit-on", P ("ID_AUTOSUSPEND=1"), FALSE, FALSE,
-    FALSE, NULL, NULL, NULL, FALSE, "power/control=on" },
+  /* the hwdb's device knowledge sits above every class layer */
+  { "id-autosuspend-beats-class-explicit-on", NULL, "explicit-on", P ("ID_AUTOSUSPEND=1"), FALSE,
+    FALSE, FALSE, NULL, NULL, NULL, FALSE, "power/control=auto" },
   { "id-autosuspend-class-without-control", NULL, "noctl", P ("ID_AUTOSUSPEND=1"), FALSE, FALSE,
     FALSE, NULL, NULL, NULL, FALSE, "power/autosuspend_delay_ms=3000 power/control=auto" },
   { "id-autosuspend-battery-layer-on-ac", NULL, "onbatt-on", P ("ID_AUTOSUSPEND=1"), FALSE, FALSE,
     FALSE, NULL, NULL, NULL, FALSE, "power/control=auto" },
-  { "id-autosuspend-battery-layer-on-battery", NULL, "onbatt-on", P ("ID_AUTOSUSPEND=1"), TRUE,
-    FALSE, FALSE, NULL, NULL, NULL, FALSE, "power/control=on" },
+  { "id-autosuspend-beats-battery-layer", NULL, "onbatt-on", P ("ID_AUTOSUSPEND=1"), TRUE,
+    FALSE, FALSE, NULL, NULL, NULL, FALSE, "power/control=auto" },
   { "id-autosuspend-zero", NULL, "foo", P ("ID_AUTOSUSPEND=0"), FALSE, FALSE, FALSE, NULL, NULL,
     NULL, FALSE, "" },
   { "id-autosuspend-zero-class-auto", NULL, "usb", P ("ID_AUTOSUSPEND=0"), FALSE, FALSE, FALSE,
@@ -220,12 +221,17 @@ static const DeviceCase device_cases[] = {
     "power/autosuspend_delay_ms=2000 power/wakeup=disabled power/control=auto" },
   { "id-delay-no-class", NULL, "foo", P ("ID_AUTOSUSPEND_DELAY_MS=4000"), FALSE, FALSE, FALSE,
     NULL, NULL, NULL, FALSE, "power/autosuspend_delay_ms=4000" },
-  { "id-delay-class-wins", NULL, "usb", P ("ID_AUTOSUSPEND_DELAY_MS=4000"), FALSE, FALSE, FALSE,
+  /* the hwdb delay is the model's safe minimum: a shorter class delay
+   * does not apply, in any layer */
+  { "id-delay-beats-class", NULL, "usb", P ("ID_AUTOSUSPEND_DELAY_MS=4000"), FALSE, FALSE, FALSE,
     NULL, NULL, NULL, FALSE,
-    "power/autosuspend_delay_ms=2000 power/wakeup=disabled power/control=auto" },
-  { "id-delay-class-battery-wins", NULL, "usb", P ("ID_AUTOSUSPEND_DELAY_MS=4000"), TRUE, FALSE,
+    "power/autosuspend_delay_ms=4000 power/wakeup=disabled power/control=auto" },
+  { "id-delay-beats-class-battery", NULL, "usb", P ("ID_AUTOSUSPEND_DELAY_MS=4000"), TRUE, FALSE,
     FALSE, NULL, NULL, NULL, FALSE,
-    "power/autosuspend_delay_ms=1000 power/wakeup=disabled power/control=auto" },
+    "power/autosuspend_delay_ms=4000 power/wakeup=disabled power/control=auto" },
+  { "id-delay-beats-class-idle", NULL, "usb", P ("ID_AUTOSUSPEND_DELAY_MS=7000"), TRUE, TRUE,
+    FALSE, NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=7000 power/wakeup=enabled power/control=auto" },
   { "id-delay-class-without-delay", NULL, "explicit-on", P ("ID_AUTOSUSPEND_DELAY_MS=4000"), FALSE,
     FALSE, FALSE, NULL, NULL, NULL, FALSE, "power/autosuspend_delay_ms=4000 power/control=on" },
   { "id-both-order", NULL, "foo", P ("ID_AUTOSUSPEND=1", "ID_AUTOSUSPEND_DELAY_MS=1500"), FALSE,
@@ -377,8 +383,8 @@ static const DeviceCase device_cases[] = {
     P ("POWERPOLICY_CLASS=pci-gpu"), TRUE, TRUE, FALSE, NULL, NULL, NULL, FALSE, "" },
   { "empty-in-same-section-subsystem", "[Class usb]\nControl=auto\n[Class usb:idle]\nControl=\n",
     "usb", P (NULL), FALSE, TRUE, FALSE, NULL, NULL, NULL, FALSE, "" },
-  { "empty-clears-hwdb-hint", "[Class foo]\nControl=\n", "foo", P ("ID_AUTOSUSPEND=1"), FALSE,
-    FALSE, FALSE, NULL, NULL, NULL, FALSE, "" },
+  { "empty-does-not-clear-hwdb", "[Class foo]\nControl=\n", "foo", P ("ID_AUTOSUSPEND=1"), FALSE,
+    FALSE, FALSE, NULL, NULL, NULL, FALSE, "power/control=auto" },
   { "empty-override-above", GPU_CASCADE, "pci", P ("POWERPOLICY_CLASS=pci-gpu"), FALSE, FALSE,
     OV ("auto", NULL, NULL), FALSE, "x=1 power/control=auto" },
   { "empty-held-above", GPU_CASCADE, "pci", P ("POWERPOLICY_CLASS=pci-gpu"), FALSE, FALSE, FALSE,
@@ -408,6 +414,41 @@ static const DeviceCase device_cases[] = {
     NULL, NULL, NULL, FALSE, "power/autosuspend_delay_ms=300 power/control=on", TRUE },
   { "low-battery-held", LOW_CONFIG, "usb", P (NULL), TRUE, FALSE, FALSE, NULL, NULL, NULL, TRUE,
     "power/autosuspend_delay_ms=300 power/control=on", TRUE },
+
+  /* the precedence of the hwdb (powerpolicy.conf(5)): above every class
+   * layer, below the administrator's POWERPOLICY_*, overrides and holds */
+#define HWDB_CONFIG "[Class usb]\nControl=on\nAutosuspendDelayMs=2000\n" \
+                    "[Class usb:battery]\nControl=on\nAutosuspendDelayMs=1000\n" \
+                    "[Class usb:low-battery]\nControl=on\nAutosuspendDelayMs=500\n" \
+                    "[Class usb:idle]\nControl=on\nAutosuspendDelayMs=100\n" \
+                    "[Class modem]\nControl=on\nAutosuspendDelayMs=1\n"
+#define HWDB_PROPS P ("ID_AUTOSUSPEND=1", "ID_AUTOSUSPEND_DELAY_MS=7000")
+  { "hwdb-above-class", HWDB_CONFIG, "usb", HWDB_PROPS, FALSE, FALSE, FALSE, NULL, NULL, NULL,
+    FALSE, "power/autosuspend_delay_ms=7000 power/control=auto" },
+  { "hwdb-above-class-section", HWDB_CONFIG, "usb", P ("POWERPOLICY_CLASS=modem", "ID_AUTOSUSPEND=1",
+    "ID_AUTOSUSPEND_DELAY_MS=7000"), FALSE, FALSE, FALSE, NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=7000 power/control=auto" },
+  { "hwdb-above-battery", HWDB_CONFIG, "usb", HWDB_PROPS, TRUE, FALSE, FALSE, NULL, NULL, NULL,
+    FALSE, "power/autosuspend_delay_ms=7000 power/control=auto" },
+  { "hwdb-above-low-battery", HWDB_CONFIG, "usb", HWDB_PROPS, TRUE, FALSE, FALSE, NULL, NULL, NULL,
+    FALSE, "power/autosuspend_delay_ms=7000 power/control=auto", TRUE },
+  { "hwdb-above-idle", HWDB_CONFIG, "usb", HWDB_PROPS, TRUE, TRUE, FALSE, NULL, NULL, NULL,
+    FALSE, "power/autosuspend_delay_ms=7000 power/control=auto", TRUE },
+  { "hwdb-control-only-class-delay-stays", HWDB_CONFIG, "usb", P ("ID_AUTOSUSPEND=1"), TRUE, FALSE,
+    FALSE, NULL, NULL, NULL, FALSE, "power/autosuspend_delay_ms=1000 power/control=auto" },
+  { "hwdb-delay-only-class-control-stays", HWDB_CONFIG, "usb", P ("ID_AUTOSUSPEND_DELAY_MS=7000"),
+    TRUE, FALSE, FALSE, NULL, NULL, NULL, FALSE,
+    "power/autosuspend_delay_ms=7000 power/control=on" },
+  { "hwdb-below-pp-autosuspend-0", HWDB_CONFIG, "usb",
+    P ("ID_AUTOSUSPEND=1", "ID_AUTOSUSPEND_DELAY_MS=7000", "POWERPOLICY_AUTOSUSPEND=0"), FALSE,
+    FALSE, FALSE, NULL, NULL, NULL, FALSE, "power/autosuspend_delay_ms=7000 power/control=on" },
+  { "hwdb-below-pp-delay", HWDB_CONFIG, "usb",
+    P ("ID_AUTOSUSPEND=1", "ID_AUTOSUSPEND_DELAY_MS=7000", "POWERPOLICY_AUTOSUSPEND_DELAY_MS=3"),
+    TRUE, TRUE, FALSE, NULL, NULL, NULL, FALSE, "power/autosuspend_delay_ms=3 power/control=auto" },
+  { "hwdb-below-override", HWDB_CONFIG, "usb", HWDB_PROPS, TRUE, FALSE, OV ("on", "5", NULL), FALSE,
+    "power/autosuspend_delay_ms=5 power/control=on" },
+  { "hwdb-below-hold", HWDB_CONFIG, "usb", HWDB_PROPS, TRUE, TRUE, FALSE, NULL, NULL, NULL, TRUE,
+    "power/autosuspend_delay_ms=7000 power/control=on" },
 };
 
 static void
@@ -509,7 +550,7 @@ typedef struct {
 } ExplainCase;
 
 #define NO_OV FALSE, NULL, NULL, NULL
-#define UNSET_USB_WAKEUP "power/wakeup=|class|not set by [Class usb]"
+#define UNSET_USB_WAKEUP "power/wakeup=|own|not set by [Class usb]"
 
 static const ExplainCase explain_cases[] = {
   /* class layers, FILE:LINE of each line */
@@ -524,17 +565,17 @@ static const ExplainCase explain_cases[] = {
     "power/wakeup=disabled|idle|test.conf:7 [Class usb:idle]" },
   { "battery-and-idle", "pci", P (NULL), TRUE, TRUE, NO_OV, FALSE, FALSE, NULL, "e1000e",
     PP_SOURCE_NONE,
-    "power/control=auto|battery|test.conf:12 [Class pci:battery];power/autosuspend_delay_ms=|class|not set by [Class pci];"
-    "power/wakeup=|class|not set by [Class pci]" },
+    "power/control=auto|battery|test.conf:12 [Class pci:battery];power/autosuspend_delay_ms=|own|not set by [Class pci];"
+    "power/wakeup=|own|not set by [Class pci]" },
   { "no-section", "foo", P (NULL), FALSE, FALSE, NO_OV, FALSE, FALSE, NULL, NULL, PP_SOURCE_NONE,
-    "power/control=|class|no [Class foo] section;"
-    "power/autosuspend_delay_ms=|class|no [Class foo] section;"
-    "power/wakeup=|class|no [Class foo] section" },
+    "power/control=|own|no [Class foo] section;"
+    "power/autosuspend_delay_ms=|own|no [Class foo] section;"
+    "power/wakeup=|own|no [Class foo] section" },
   { "other-attribute-after-power", "scsi_host", P ("POWERPOLICY_CLASS=sata-host"), FALSE, FALSE,
     NO_OV, FALSE, FALSE, NULL, NULL, PP_SOURCE_NONE,
-    "power/control=|class|not set by [Class sata-host];"
-    "power/autosuspend_delay_ms=|class|not set by [Class sata-host];"
-    "power/wakeup=|class|not set by [Class sata-host];"
+    "power/control=|own|not set by [Class sata-host];"
+    "power/autosuspend_delay_ms=|own|not set by [Class sata-host];"
+    "power/wakeup=|own|not set by [Class sata-host];"
     "link_power_management_policy=med_power_with_dipm|class|test.conf:14 [Class sata-host]" },
 
   /* udev properties: the property and its value */
@@ -550,13 +591,30 @@ static const ExplainCase explain_cases[] = {
     "power/wakeup=enabled|udev|POWERPOLICY_WAKEUP=enabled" },
   { "udev-hwdb-hints", "bare", P ("ID_AUTOSUSPEND=1", "ID_AUTOSUSPEND_DELAY_MS=500"), FALSE, FALSE,
     NO_OV, FALSE, FALSE, NULL, NULL, PP_SOURCE_NONE,
-    "power/control=auto|udev|ID_AUTOSUSPEND=1;"
-    "power/autosuspend_delay_ms=500|udev|ID_AUTOSUSPEND_DELAY_MS=500;"
-    "power/wakeup=|class|not set by [Class bare]" },
-  { "udev-hwdb-hint-class-wins", "usb", P ("ID_AUTOSUSPEND_DELAY_MS=500"), FALSE, FALSE, NO_OV,
+    "power/control=auto|hwdb|ID_AUTOSUSPEND=1;"
+    "power/autosuspend_delay_ms=500|hwdb|ID_AUTOSUSPEND_DELAY_MS=500;"
+    "power/wakeup=|own|not set by [Class bare]" },
+  /* the hwdb above every class layer: the Fibocom L850's 7000 ms on
+   * battery, not the class's 1000 */
+  { "hwdb-beats-class", "usb", P ("ID_AUTOSUSPEND_DELAY_MS=7000"), TRUE, FALSE, NO_OV,
     FALSE, FALSE, NULL, NULL, PP_SOURCE_NONE,
-    "power/control=auto|class|test.conf:2 [Class usb];power/autosuspend_delay_ms=2000|class|test.conf:3 [Class usb];"
+    "power/control=auto|class|test.conf:2 [Class usb];power/autosuspend_delay_ms=7000|hwdb|ID_AUTOSUSPEND_DELAY_MS=7000;"
     UNSET_USB_WAKEUP },
+  { "hwdb-beats-class-control", "pci", P ("ID_AUTOSUSPEND=1"), FALSE, TRUE, NO_OV,
+    FALSE, FALSE, NULL, NULL, PP_SOURCE_NONE,
+    "power/control=auto|hwdb|ID_AUTOSUSPEND=1;"
+    "power/autosuspend_delay_ms=|own|not set by [Class pci];"
+    "power/wakeup=|own|not set by [Class pci]" },
+  { "udev-above-hwdb", "pci", P ("ID_AUTOSUSPEND=1", "POWERPOLICY_AUTOSUSPEND=0"), FALSE,
+    FALSE, NO_OV, FALSE, FALSE, NULL, NULL, PP_SOURCE_NONE,
+    "power/control=on|udev|POWERPOLICY_AUTOSUSPEND=0;"
+    "power/autosuspend_delay_ms=|own|not set by [Class pci];"
+    "power/wakeup=|own|not set by [Class pci]" },
+  { "hold-above-hwdb", "bare", P ("ID_AUTOSUSPEND=1"), FALSE, FALSE, NO_OV, FALSE, TRUE, "held by me",
+    NULL, PP_SOURCE_NONE,
+    "power/control=on|hold|held by me;"
+    "power/autosuspend_delay_ms=|own|not set by [Class bare];"
+    "power/wakeup=|own|not set by [Class bare]" },
 
   /* overrides, PowerDown, holds */
   { "override", "usb", P ("POWERPOLICY_AUTOSUSPEND=1"), TRUE, TRUE, TRUE, "on", "5", "enabled",
@@ -577,7 +635,7 @@ static const ExplainCase explain_cases[] = {
     PP_SOURCE_NONE,
     "power/control=auto|power-down|PowerDown (auto) over D-Bus, until PowerUp;"
     "power/autosuspend_delay_ms=0|power-down|PowerDown (auto) over D-Bus, until PowerUp;"
-    "power/wakeup=|class|no [Class foo] section" },
+    "power/wakeup=|own|no [Class foo] section" },
   { "hold", "usb", P (NULL), TRUE, FALSE, NO_OV, FALSE, TRUE, "held by me (test), pid 7", NULL,
     PP_SOURCE_NONE,
     "power/control=on|hold|held by me (test), pid 7;"
@@ -616,12 +674,12 @@ static const ExplainCase explain_cases[] = {
     "device/power_dpm=|excluded|driver nouveau excluded by test.conf:17 [Class gpu]" },
   { "not-excluded-other-driver", "pci", P (NULL), FALSE, FALSE, NO_OV, FALSE, FALSE, NULL,
     "mei", PP_SOURCE_NONE,
-    "power/control=on|class|test.conf:9 [Class pci];power/autosuspend_delay_ms=|class|not set by [Class pci];"
-    "power/wakeup=|class|not set by [Class pci]" },
+    "power/control=on|class|test.conf:9 [Class pci];power/autosuspend_delay_ms=|own|not set by [Class pci];"
+    "power/wakeup=|own|not set by [Class pci]" },
   { "not-excluded-no-driver", "pci", P (NULL), FALSE, FALSE, NO_OV, FALSE, FALSE, NULL, NULL,
     PP_SOURCE_NONE,
-    "power/control=on|class|test.conf:9 [Class pci];power/autosuspend_delay_ms=|class|not set by [Class pci];"
-    "power/wakeup=|class|not set by [Class pci]" },
+    "power/control=on|class|test.conf:9 [Class pci];power/autosuspend_delay_ms=|own|not set by [Class pci];"
+    "power/wakeup=|own|not set by [Class pci]" },
   { "not-excluded-other-class", "usb", P (NULL), FALSE, FALSE, NO_OV, FALSE, FALSE, NULL, "mei_me",
     PP_SOURCE_NONE,
     "power/control=auto|class|test.conf:2 [Class usb];power/autosuspend_delay_ms=2000|class|test.conf:3 [Class usb];"
@@ -629,8 +687,8 @@ static const ExplainCase explain_cases[] = {
   { "gpu-not-excluded-idle-attr", "pci", P ("POWERPOLICY_CLASS=gpu"), FALSE, TRUE, NO_OV, FALSE,
     FALSE, NULL, "amdgpu", PP_SOURCE_NONE,
     "power/control=auto|idle|test.conf:20 [Class gpu:idle];"
-    "power/autosuspend_delay_ms=|class|not set by [Class pci] or [Class gpu];"
-    "power/wakeup=|class|not set by [Class pci] or [Class gpu];"
+    "power/autosuspend_delay_ms=|own|not set by [Class pci] or [Class gpu];"
+    "power/wakeup=|own|not set by [Class pci] or [Class gpu];"
     "device/power_dpm=low|class|test.conf:18 [Class gpu]" },
 
   /* POWERPOLICY_IGNORE=1: above everything, an excluded driver too */
@@ -1286,7 +1344,7 @@ test_explain_cascade (void **state)
   assert_int_equal (d->settings->len, 0);
   r = g_ptr_array_index (rows, 0);
   assert_string_equal (r->decided, "");
-  assert_string_equal (r->layer, "battery");
+  assert_string_equal (r->layer, "own");
   assert_string_equal (r->origin, "left alone by test.conf:8 [Class pci-gpu:battery]");
   r = g_ptr_array_index (rows, 1);
   assert_string_equal (r->origin, "not set by [Class pci] or [Class pci-gpu]");
@@ -1307,6 +1365,139 @@ test_explain_cascade (void **state)
   pp_device_props_clear (&props);
   r = g_ptr_array_index (rows3, 0);
   assert_string_equal (r->origin, "no [Class input] or [Class net] section");
+}
+
+/* An empty assignment is the device's own value: what the journal
+ * recorded before the daemon first wrote the attribute comes back when
+ * the layer that changed it no longer applies; an attribute the daemon
+ * never wrote is left alone. */
+static const char *
+own_journal_lookup (gpointer user_data, const char *relpath)
+{
+  return g_hash_table_lookup (user_data, relpath);
+}
+
+static void
+test_explain_own_value (void **state)
+{
+  State *st = *state;
+  static const char text[] =
+    "[Class pci]\n"            /* 1 */
+    "Control=\n"               /* 2 */
+    "AutosuspendDelayMs=\n"    /* 3 */
+    "Attr.x=\n"                /* 4 */
+    "[Class pci:battery]\n"    /* 5 */
+    "Control=auto\n"           /* 6 */
+    "Attr.x=1\n";              /* 7 */
+  PpSituation ac = { FALSE, FALSE, FALSE };
+  PpSituation battery = { TRUE, FALSE, FALSE };
+  g_autoptr(GHashTable) journal = g_hash_table_new (g_str_hash, g_str_equal);
+  PpDeviceState dstate = { 0 };
+  PpDeviceProps props;
+  const char *none[] = { NULL };
+  g_autoptr(PpDecision) on_ac = NULL;
+  g_autoptr(PpDecision) on_batt = NULL;
+  g_autoptr(PpDecision) fresh = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+  g_autoptr(GPtrArray) fresh_rows = NULL;
+  g_autofree char *joined = NULL;
+  const PpExplainRow *r;
+
+  load_config (st, text);
+  /* the :battery layer wrote control and x: their originals */
+  g_hash_table_insert (journal, (gpointer) PP_ATTR_CONTROL, (gpointer) "on");
+  g_hash_table_insert (journal, (gpointer) "x", (gpointer) "0");
+  dstate.original = own_journal_lookup;
+  dstate.original_data = journal;
+  pp_device_props_init (&props, "pci", lookup_props, none, NULL);
+
+  on_batt = pp_policy_decide (st->config, &props, &battery, &dstate);
+  joined = join_settings (on_batt->settings);
+  assert_string_equal (joined, "x=1 power/control=auto");
+  g_clear_pointer (&joined, g_free);
+
+  /* back on AC: both go back to the device's own values, layer own */
+  on_ac = pp_policy_decide (st->config, &props, &ac, &dstate);
+  joined = join_settings (on_ac->settings);
+  assert_string_equal (joined, "x=0 power/control=on");
+  for (guint i = 0; i < on_ac->settings->len; i++)
+    assert_int_equal (((PpSetting *) g_ptr_array_index (on_ac->settings, i))->source,
+                      PP_SOURCE_OWN);
+  rows = pp_policy_explain (st->config, &props, on_ac);
+  r = g_ptr_array_index (rows, 0);
+  assert_string_equal (r->attribute, PP_ATTR_CONTROL);
+  assert_string_equal (r->decided, "on");
+  assert_string_equal (r->layer, "own");
+  assert_string_equal (r->origin, "test.conf:2 [Class pci]");
+  /* the delay was never written: nothing decided */
+  r = g_ptr_array_index (rows, 1);
+  assert_string_equal (r->attribute, PP_ATTR_DELAY);
+  assert_string_equal (r->decided, "");
+  assert_string_equal (r->layer, "own");
+  assert_string_equal (r->origin, "left alone by test.conf:3 [Class pci]");
+  r = g_ptr_array_index (rows, 3);
+  assert_string_equal (r->attribute, "x");
+  assert_string_equal (r->decided, "0");
+  assert_string_equal (r->layer, "own");
+
+  /* nothing journalled (the daemon never wrote them): left alone */
+  fresh = pp_policy_decide (st->config, &props, &ac, NULL);
+  assert_int_equal (fresh->settings->len, 0);
+  fresh_rows = pp_policy_explain (st->config, &props, fresh);
+  r = g_ptr_array_index (fresh_rows, 0);
+  assert_string_equal (r->decided, "");
+  assert_string_equal (r->layer, "own");
+  pp_device_props_clear (&props);
+
+  /* an attribute no layer mentions (an override since cleared wrote it):
+   * back to its own value too */
+  {
+    g_autoptr(PpDecision) unset = NULL;
+    g_autoptr(GPtrArray) unset_rows = NULL;
+
+    pp_device_props_init (&props, "foo", lookup_props, none, NULL);
+    unset = pp_policy_decide (st->config, &props, &ac, &dstate);
+    g_clear_pointer (&joined, g_free);
+    joined = join_settings (unset->settings);
+    assert_string_equal (joined, "power/control=on");
+    unset_rows = pp_policy_explain (st->config, &props, unset);
+    pp_device_props_clear (&props);
+    r = g_ptr_array_index (unset_rows, 0);
+    assert_string_equal (r->decided, "on");
+    assert_string_equal (r->layer, "own");
+    assert_string_equal (r->origin, "no [Class foo] section");
+    r = g_ptr_array_index (unset_rows, 1);
+    assert_string_equal (r->decided, "");
+    assert_string_equal (r->layer, "own");
+  }
+}
+
+/* With PowerSource= fixing the source, the :battery layer says so. */
+static void
+test_explain_forced_battery (void **state)
+{
+  State *st = *state;
+  PpSituation forced = { TRUE, FALSE, FALSE };
+  PpDeviceProps props;
+  const char *none[] = { NULL };
+  g_autoptr(PpDecision) d = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+  const PpExplainRow *r;
+
+  forced.power_source_origin = "PowerSource=battery a.conf:3";
+  load_config (st, explain_config);
+  pp_device_props_init (&props, "usb", lookup_props, none, NULL);
+  d = pp_policy_decide (st->config, &props, &forced, NULL);
+  rows = pp_policy_explain (st->config, &props, d);
+  pp_device_props_clear (&props);
+  r = g_ptr_array_index (rows, 1);
+  assert_string_equal (r->decided, "1000");
+  assert_string_equal (r->layer, "battery");
+  assert_string_equal (r->origin,
+                       "test.conf:5 [Class usb:battery], on battery by PowerSource=battery a.conf:3");
+  /* the base layer is no battery layer */
+  r = g_ptr_array_index (rows, 0);
+  assert_string_equal (r->origin, "test.conf:2 [Class usb]");
 }
 
 /* ---- ExcludeDrivers= through the cascade ------------------------------------ */
@@ -1509,6 +1700,9 @@ main (void)
   pp_test_list_add (list, "on-battery", "null", test_on_battery_null, setup, teardown, NULL);
   pp_test_list_add (list, "cascade", "exhaustive", test_cascade_exhaustive, setup, teardown, NULL);
   pp_test_list_add (list, "explain", "cascade", test_explain_cascade, setup, teardown, NULL);
+  pp_test_list_add (list, "explain", "own-value", test_explain_own_value, setup, teardown, NULL);
+  pp_test_list_add (list, "explain", "forced-battery", test_explain_forced_battery, setup, teardown,
+                    NULL);
   for (guint i = 0; i < G_N_ELEMENTS (exclude_cases); i++)
     pp_test_list_add (list, "exclude-cascade", exclude_cases[i].name, test_exclude_cascade, setup,
                       teardown, &exclude_cases[i]);

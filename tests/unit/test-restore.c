@@ -264,6 +264,48 @@ test_load_first_original_across_runs (void **state)
   assert_string_equal (loaded, A "=auto " B "=2000 " C "=1 " D "=max_performance");
 }
 
+/* RestoreOnExit=false: the record is kept with the paths the policy
+ * changed; the next run takes the originals over without a restore, and
+ * the mark goes (a crash after that restores as usual). */
+static void
+test_keep_and_adopt (void **state)
+{
+  State *st = *state;
+  g_autoptr(PpRestore) next_run = NULL;
+  g_autoptr(GPtrArray) originals = originals_new (A "=on", B "=2000", C "=1", NULL);
+  g_autoptr(GPtrArray) policy = g_ptr_array_new ();
+  g_autoptr(GPtrArray) adopted = NULL;
+  g_autofree char *names = NULL;
+
+  assert_true (pp_restore_record (st->restore, originals, NULL));
+  assert_false (pp_restore_was_kept (st->restore));
+  g_ptr_array_add (policy, (gpointer) A);
+  g_ptr_array_add (policy, (gpointer) C);
+  /* a path without an original is not taken over */
+  g_ptr_array_add (policy, (gpointer) D);
+  assert_true (pp_restore_keep (st->restore, policy, NULL));
+
+  next_run = pp_restore_new (st->runtime_dir);
+  assert_true (pp_restore_has_leftover (next_run));
+  assert_true (pp_restore_was_kept (next_run));
+  adopted = pp_restore_adopt (next_run);
+  assert_int_equal (adopted->len, 2);
+  assert_string_equal (g_ptr_array_index (adopted, 0), A);
+  assert_string_equal (g_ptr_array_index (adopted, 1), C);
+  assert_string_equal (pp_restore_lookup (next_run, A), "on");
+  assert_string_equal (pp_restore_lookup (next_run, B), "2000");
+  assert_true (pp_restore_contains (next_run, C));
+  assert_false (pp_restore_was_kept (next_run));
+  /* the files stay: a crash from here restores the same originals */
+  assert_int_equal (count_records (st->originals_dir), 1);
+  assert_true (pp_restore_needs_compaction (next_run));
+  assert_true (pp_restore_compact (next_run, NULL));
+  assert_int_equal (count_records (st->originals_dir), 1);
+  pp_restore_clear (next_run);
+  names = list_dir (st->originals_dir);
+  assert_string_equal (names, "");
+}
+
 static void
 test_values_round_trip (void **state)
 {
@@ -615,6 +657,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_paths_round_trip, setup, teardown),
     cmocka_unit_test_setup_teardown (test_forget_and_compact, setup, teardown),
     cmocka_unit_test_setup_teardown (test_compact_to_nothing, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_keep_and_adopt, setup, teardown),
     cmocka_unit_test_setup_teardown (test_many_batches_compacted, setup, teardown),
     cmocka_unit_test_setup_teardown (test_compact_failure_keeps_files, setup, teardown),
   };
