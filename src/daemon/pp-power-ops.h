@@ -39,8 +39,10 @@ GPtrArray  *pp_power_ops_power_down     (PpPowerOps  *self,
                                          gboolean     subtree,
                                          const char  *mode,
                                          GError     **error);
-/* PowerUp: rows (on|skipped|failed). A device PowerDown(off) switched
- * off and that left sysfs still answers to its path or name. */
+/* PowerUp: rows (on|skipped|failed). Each device is resumed
+ * (power/control=on), then handed back to the policy at once. A device
+ * PowerDown(off) switched off and that left sysfs still answers to its
+ * path or name. */
 GPtrArray  *pp_power_ops_power_up       (PpPowerOps  *self,
                                          const char  *device,
                                          gboolean     subtree,

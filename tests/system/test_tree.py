@@ -96,6 +96,9 @@ class TreeTestCase(PowerPolicyTestCase):
     def device(self, device):
         return self.call('GetDevice', (device,), '(s)')[0]
 
+    def row(self, rows, path):
+        return next(r for r in rows if r[0] == path)
+
     def inhibitors(self):
         return self.call('ListInhibitors')[0]
 
@@ -372,8 +375,14 @@ class TestPowerUp(TreeTestCase):
             (STORAGE, 'on'),
             (HUB_IF, 'skipped'),
         ])
-        for dev in (XHCI, ROOTHUB, HUB, MOUSE, STORAGE):
-            self.assertEqual(self.attr(dev, 'power/control'), 'on', dev)
+        # woken (control=on), then handed back to the policy at once:
+        # every device the policy lets autosuspend is auto again; the
+        # controller, which no layer sets, has its own value back
+        for dev in (ROOTHUB, HUB, MOUSE, STORAGE):
+            self.assertEqual(self.attr(dev, 'power/control'), 'auto', dev)
+            self.assertIn('; then the policy: power/control=auto', self.row(rows, dev)[2])
+        self.assertEqual(self.attr(XHCI, 'power/control'), 'on')
+        self.assertNotIn('then the policy', self.row(rows, XHCI)[2])
         # the policy's delay where it has one, else the one PowerDown found
         self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '5000')
         self.assertEqual(self.attr(MOUSE, 'power/autosuspend_delay_ms'), '2000')
@@ -392,7 +401,8 @@ class TestPowerUp(TreeTestCase):
         self.assertEqual(rows[-1][:2], (MOUSE, 'on'), rows)
         self.assertIn('power/autosuspend_delay_ms=5000', rows[-1][2])
         self.assertEqual(self.attr(MOUSE, 'power/autosuspend_delay_ms'), '5000')
-        self.assertEqual(self.attr(MOUSE, 'power/control'), 'on')
+        # the policy governs again at once: control back to auto
+        self.assertEqual(self.attr(MOUSE, 'power/control'), 'auto')
         # and the next pass keeps it too
         self.call('Reload')
         self.assertEqual(self.attr(MOUSE, 'power/autosuspend_delay_ms'), '5000')
