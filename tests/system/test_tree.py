@@ -204,7 +204,8 @@ class TestPowerDown(TreeTestCase):
         self.assertRows(rows, [(XHCI, 'on'), (ROOTHUB, 'on'), (HUB, 'on'),
                                (STORAGE, 'on', STORAGE_PORT + '=0')])
         self.assertEqual(self.laptop.read(STORAGE_PORT), '0')
-        self.assertEqual(self.attr(STORAGE, 'power/control'), 'on')
+        # resumed, then the policy's again: auto with its delay
+        self.assertEqual(self.attr(STORAGE, 'power/control'), 'auto')
         self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '5000')
 
     def test_survives_policy_reapplication(self):
@@ -316,7 +317,8 @@ class TestPowerDown(TreeTestCase):
         ])
         rows = self.power_up(HUB, subtree=True)
         self.assertIn((STORAGE, 'skipped', 'device vanished'), rows)
-        self.assertEqual(self.attr(HUB, 'power/control'), 'on')
+        # resumed, then handed back to the policy (auto)
+        self.assertEqual(self.attr(HUB, 'power/control'), 'auto')
         # the daemon is fine and still answers
         self.assertEqual(self.device(HUB)['path'], HUB)
 
@@ -442,9 +444,10 @@ class TestPowerUp(TreeTestCase):
         self.start_daemon()
         self.power_down(GPU)
         rows = self.power_up(HDA)
-        self.assertRows(rows, [(GPU, 'on'), (HDA, 'on')])
+        self.assertRows(rows, [(GPU, 'on'), (HDA, 'on', '; then the policy: power/control=auto')])
+        # the GPU's policy keeps it on; the audio's lets it autosuspend
         self.assertEqual(self.attr(GPU, 'power/control'), 'on')
-        self.assertEqual(self.attr(HDA, 'power/control'), 'on')
+        self.assertEqual(self.attr(HDA, 'power/control'), 'auto')
 
 
 class TestHold(TreeTestCase):
