@@ -690,7 +690,7 @@ power_up_one (PpPowerOps *self, Results *r, const char *syspath)
 /* After the walk woke every device (ancestors and suppliers first), the
  * policy's values apply again at once to each one resumed: a device the
  * policy lets autosuspend is power/control=auto with its delay again
- * (powerpolicyd(8), POWER DOWN AND UP). Its row says what the policy
+ * (powerpolicyd(8), POWER-DEPENDENCY TREE). Its row says what the policy
  * put back when that is not "on". */
 static void
 hand_back (PpPowerOps *self, PpPowerResult *row)

@@ -71,7 +71,8 @@ override_key (const char *attribute)
   return NULL;
 }
 
-/* The udev property that keeps @change's original value (SPEC §3), as
+/* The udev property that keeps @change's original value (powerpolicy.conf(5),
+ * UDEV PROPERTIES), as
  * an ENV{...}="..." assignment, or NULL. */
 static char *
 udev_assignment (const Change *change)
@@ -88,9 +89,9 @@ udev_assignment (const Change *change)
   return NULL;
 }
 
-/* A udev rule that keeps the device as it was: the per-device
- * properties of SPEC §3, or POWERPOLICY_IGNORE=1 when an attribute has
- * none. */
+/* A udev rule that keeps the device as it was: the per-device properties of
+ * powerpolicy.conf(5), UDEV PROPERTIES, or POWERPOLICY_IGNORE=1 when an
+ * attribute has none. */
 static char *
 udev_rule (const Candidate *c)
 {

@@ -222,8 +222,9 @@ map_apply_layer (SettingMap              *map,
     }
 }
 
-/* The cascade (SPEC §4): for each layer in use, lowest first, the
- * subsystem's section (@sub, may be NULL), then the class's (@cls). */
+/* The cascade (powerpolicy.conf(5), LAYERS): for each layer in use, lowest
+ * first, the subsystem's section (@sub, may be NULL), then the class's (@cls).
+ */
 static void
 map_apply_cascade (SettingMap              *map,
                    const PpLayeredSettings *sub,
@@ -462,7 +463,7 @@ decide_layers (const PpConfig      *config,
   g_autofree char *sub_section = subsystem ? g_strdup_printf ("Class %s", subsystem) : NULL;
 
   /* systemd hwdb hints are defaults: the class wins where it says
-   * something explicitly (SPEC §3). */
+   * something explicitly (powerpolicy.conf(5), LAYERS). */
   if (props->id_autosuspend)
     map_set (&map, PP_ATTR_CONTROL, "auto", PP_SOURCE_UDEV, "ID_AUTOSUSPEND=1");
   if (props->id_delay_ms != PP_DELAY_UNSET)

@@ -617,7 +617,8 @@ class TestTreeDBus(TreeTestCase):
         r = self.call_as('nobody', 'PowerUp', '(sb)', ['1-1.2', False])
         self.assertEqual(r.get('error'), NAU, r)
         self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '5000')
-        # holds are open to every local user (SPEC §5)
+        # holds are open to every local user (powerpolicyd(8),
+        # POWER-DEPENDENCY TREE)
         r = self.call_as('nobody', 'Hold', '(sss)', ['1-1.2', 'nobody', 'test'])
         self.assertTrue(r['ok'], r)
         # ppcall did not keep the descriptor: the hold is gone again

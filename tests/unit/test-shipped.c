@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The shipped data/powerpolicy.conf under the class cascade (SPEC §4):
- * the safety defaults hold against any drop-in for the whole USB
- * subsystem, in every layer and situation; GPUs and hubs keep what
- * their drivers set; the driver denylist reaches every PCI class. */
+/* The shipped data/powerpolicy.conf under the class cascade
+ * (powerpolicy.conf(5), LAYERS): the safety defaults hold against any drop-in
+ * for the whole USB subsystem, in every layer and situation; GPUs and hubs keep
+ * what their drivers set; the driver denylist reaches every PCI class. */
 #include "config.h"
 
 #include <string.h>
