@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* External displays, for "docked" (SPEC §4 [Lid] OnCloseDocked): the DRM
- * connectors (/sys/class/drm/cardN-TYPE-M) and their "status". A display
- * counts when connected, enabled or not: a monitor in DPMS-off still
- * makes the machine docked. The caller feeds the connectors it learns
- * from udev and calls pp_drm_refresh() on every drm uevent (the kernel
- * reports hotplug as a "change" of the card, not of the connector). */
+/* External displays, for "docked" (powerpolicy.conf(5), [Lid] OnCloseDocked):
+ * the DRM connectors (/sys/class/drm/cardN-TYPE-M) and their "status". A
+ * display counts when connected, enabled or not: a monitor in DPMS-off still
+ * makes the machine docked. The caller feeds the connectors it learns from udev
+ * and calls pp_drm_refresh() on every drm uevent (the kernel reports hotplug as
+ * a "change" of the card, not of the connector). */
 #pragma once
 
 #include <glib-object.h>

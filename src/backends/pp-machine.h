@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Reading the machine facts video quirks match on (SPEC §7): DMI, the
+/* Reading the machine facts video quirks match on (powerpolicyd(8), SYSTEM
+ * SLEEP, LID AND VIDEO QUIRKS): DMI, the
  * primary video PCI device, its driver and KMS, the kernel version. */
 #pragma once
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A device's runtime-PM state as ListDevices and GetDevice show it
- * (SPEC §5): power/runtime_status, power/control,
- * power/autosuspend_delay_ms and power/wakeup, read with one path walk
- * (the power/ directory opened once, each attribute relative to it).
+ * (org.powerpolicy1.Manager.xml, GetDevice): power/runtime_status,
+ * power/control, power/autosuspend_delay_ms and power/wakeup, read with one
+ * path walk (the power/ directory opened once, each attribute relative to it).
  * These change without a uevent (the kernel suspends and resumes, other
  * programs write), so they are read when asked, never kept. */
 #pragma once

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Reading the kernel's runtime-PM counters (issue 13, SPEC §5
- * GetStatistics) and keeping one base sample per device. Counters are
- * read only when asked: pp_residency_book_set_base*() at daemon start and
- * after a policy pass, pp_residency_book_query*() when a client asks.
- * Nothing here runs on a timer. The arithmetic is pp-stats.c's. */
+/* Reading the kernel's runtime-PM counters (issue 13;
+ * org.powerpolicy1.Manager.xml, GetStatistics) and keeping one base sample per
+ * device. Counters are read only when asked: pp_residency_book_set_base*() at
+ * daemon start and after a policy pass, pp_residency_book_query*() when a
+ * client asks. Nothing here runs on a timer. The arithmetic is pp-stats.c's. */
 #pragma once
 
 #include <gio/gio.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The search behind `pmctl bisect` (SPEC §6), pure: no I/O. Given N
+/* The search behind `pmctl bisect` (pmctl(1)), pure: no I/O. Given N
  * candidate devices (indices 0..N-1, in a fixed order), it says which
  * range to put back to the original values in the next round, takes the
  * answer ("works" or "the problem persists") and ends with one device,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The pure part of resolving a device argument of the D-Bus API (SPEC §5:
- * an absolute sysfs path or a kernel device name): what can be said of the
+/* The pure part of resolving a device argument of the D-Bus API
+ * (powerpolicyd(8), D-BUS INTERFACE: an absolute sysfs path or a
+ * kernel device name): what can be said of the
  * string alone, before any lookup. */
 #pragma once
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* `pmctl tree --format=dot` (issue 13, SPEC §6): the power-dependency tree
+/* `pmctl tree --format=dot` (issue 13; pmctl(1)): the power-dependency tree
  * as a Graphviz digraph. Pure: the caller passes the nodes and edges it
  * got from the daemon (ListDevices: parent, suppliers, runtime_status,
  * held, blocker); this only formats.

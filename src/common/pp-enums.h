@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Words of the public interface (SPEC §5, §7) that the daemon, pmctl and
+/* Words of the public interface (org.powerpolicy1.Manager.xml,
+ * powerpolicyd(8)) that the daemon, pmctl and
  * the restore helper share, as enums with their one spelling each. */
 #pragma once
 
@@ -43,7 +44,7 @@ typedef enum {
 } PpInhibitFlags;
 
 /* The video quirks of pm-utils' quirk database the restore helper knows
- * (SPEC §7), NULL-terminated. */
+ * (powerpolicyd(8), SYSTEM SLEEP, LID AND VIDEO QUIRKS), NULL-terminated. */
 extern const char * const pp_video_quirk_names[];
 
 const char *pp_runtime_status_to_string   (PpRuntimeStatus   status);

@@ -5,7 +5,8 @@
 
 G_BEGIN_DECLS
 
-/* Registered as D-Bus errors org.powerpolicy1.Error.<Name> (SPEC §2). */
+/* Registered as D-Bus errors org.powerpolicy1.Error.<Name>
+ * (powerpolicyd(8), D-BUS INTERFACE). */
 typedef enum {
   PP_ERROR_NO_SUCH_DEVICE,
   PP_ERROR_INVALID_ARGUMENT,

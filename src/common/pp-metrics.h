@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* `pmctl metrics` (issue 13, SPEC §6): the daemon's state in the
+/* `pmctl metrics` (issue 13; pmctl(1)): the daemon's state in the
  * Prometheus text exposition format (version 0.0.4), for node_exporter's
  * textfile collector. Pure: the caller fills a plain struct from what it
  * asked the daemon; this only formats. Shared by pmctl and the tests.

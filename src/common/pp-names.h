@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The one place that knows the public names (SPEC §2). */
+/* The one place that knows the public names (powerpolicyd(8), D-BUS
+ * INTERFACE and FILES). */
 #pragma once
 
 #define PP_DBUS_NAME            "org.powerpolicy1"
@@ -18,12 +19,13 @@
 /* Where sysfs writes may land (besides /sys/power, used only for sleep). */
 #define PP_SYSFS_DEVICES        "/sys/devices"
 #define PP_SYSFS_MODULE         "/sys/module"
-/* The sleep settings and action (SPEC §4 [Sleep], §7). */
+/* The sleep settings and action (powerpolicy.conf(5), [Sleep]). */
 #define PP_SYSFS_POWER          "/sys/power"
 #define PP_PROC_ACPI_VIDEO_FLAGS "/proc/sys/kernel/acpi_video_flags"
 
-/* The keys of the device dictionary (SPEC §5: GetDevice, ListDevices,
- * DeviceChanged), for the daemon that builds it and pmctl that reads it. */
+/* The keys of the device dictionary (org.powerpolicy1.Manager.xml:
+ * GetDevice, ListDevices, DeviceChanged), for the daemon that builds it and
+ * pmctl that reads it. */
 #define PP_DEVICE_KEY_PATH                  "path"
 #define PP_DEVICE_KEY_SUBSYSTEM             "subsystem"
 #define PP_DEVICE_KEY_CLASS                 "class"

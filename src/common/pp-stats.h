@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Runtime-PM residency (issue 13, SPEC §5 GetStatistics): the share of
+/* Runtime-PM residency (issue 13; org.powerpolicy1.Manager.xml,
+ * GetStatistics): the share of
  * time a device spent suspended between two samples of the kernel's own
  * counters. Pure: the samples are read by src/backends/pp-residency.c
  * when someone asks, never on a timer.

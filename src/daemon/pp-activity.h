@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* User activity, lid and dock (SPEC §1 items 3 and 5): owns the evdev
+/* User activity, lid and dock (powerpolicyd(8), USER ACTIVITY, LID
+ * AND DOCK): owns the evdev
  * input backend, the DRM connector watcher, the idle state machine and
  * the idle/lid inhibitors, and tells the manager when to apply the :idle
  * layers. Knows the manager; the manager does not know it.
@@ -37,10 +38,10 @@ gboolean     pp_activity_get_lid_inhibited  (PpActivity            *self);
 /* The configuration was reloaded: take IdleTimeoutSec again. */
 void         pp_activity_reload             (PpActivity            *self);
 
-/* Inhibit (SPEC §5) for @request: @what a colon list of "idle" and
- * "lid"; the inhibitor ends when every copy of *@out_fd (owned by the
- * caller) is closed or its holder dies. FALSE with InvalidArgument
- * (what, who, why) or Refused (limits). */
+/* Inhibit (org.powerpolicy1.Manager.xml) for @request: @what a colon list of
+ * "idle" and "lid"; the inhibitor ends when every copy of *@out_fd (owned by
+ * the caller) is closed or its holder dies. FALSE with InvalidArgument (what,
+ * who, why) or Refused (limits). */
 gboolean     pp_activity_inhibit            (PpActivity            *self,
                                              const char            *what,
                                              const PpTokenRequest  *request,

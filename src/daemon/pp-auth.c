@@ -114,7 +114,8 @@ on_polkit_owner (GObject *source, GAsyncResult *res, gpointer user_data)
       return;
     }
   /* no polkit: only root changes state, but any local user may hold a
-   * device or inhibit (SPEC §5) */
+   * device or inhibit (powerpolicyd(8), POWER-DEPENDENCY TREE and USER
+   * ACTIVITY, LID AND DOCK) */
   if (g_str_equal (data->action_id, PP_POLKIT_ACTION_INHIBIT))
     g_task_return_boolean (task, TRUE);
   else

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Authorization of D-Bus callers (SPEC §5), never blocking the main loop:
- * uid 0 may do anything; anyone else needs the polkit action, asked over
- * D-Bus with a bounded wait. Without polkit on the bus only uid 0 may
- * change state, but holds and inhibitors are open to every local user. */
+/* Authorization of D-Bus callers (powerpolicyd(8), D-BUS INTERFACE), never
+ * blocking the main loop: uid 0 may do anything; anyone else needs the polkit
+ * action, asked over D-Bus with a bounded wait. Without polkit on the bus only
+ * uid 0 may change state, but holds and inhibitors are open to every local
+ * user. */
 #pragma once
 
 #include <gio/gio.h>

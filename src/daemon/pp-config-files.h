@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Finding and reading the configuration files (SPEC §2, §4). */
+/* Finding and reading the configuration files (powerpolicy.conf(5),
+ * FILES AND SEARCH ORDER). */
 #pragma once
 
 #include "pp-config.h"

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* One device dictionary of ListDevices and GetDevice (SPEC §5), as plain
- * fields, and its a{sv}. The daemon fills a row from what it keeps of the
- * device and what it reads now (pp-power-state); bench/stats builds the
- * same rows from memory, for the floor ListDevices is measured against. */
+/* One device dictionary of ListDevices and GetDevice
+ * (org.powerpolicy1.Manager.xml), as plain fields, and its a{sv}. The daemon
+ * fills a row from what it keeps of the device and what it reads now
+ * (pp-power-state); bench/stats builds the same rows from memory, for the floor
+ * ListDevices is measured against. */
 #pragma once
 
 #include <glib.h>

@@ -31,8 +31,8 @@ pp_manager_is_usb_device (PpDeviceInfo *info)
   return g_str_equal (info->subsystem, "usb") && g_strcmp0 (info->devtype, "usb_device") == 0;
 }
 
-/* The class of a USB device also follows the drivers bound to its
- * interfaces (SPEC §3); POWERPOLICY_CLASS from the rules wins. Other
+/* The class of a USB device also follows the drivers bound to its interfaces
+ * (powerpolicyd(8), DEVICES); POWERPOLICY_CLASS from the rules wins. Other
  * devices: their class as udev's properties say. */
 static const char *
 usb_effective_class (PpDevice *dev)

@@ -60,12 +60,12 @@ void           pp_manager_forget_tree_devices (PpManager   *self);
 /* Re-apply the whole policy (after resume, when firmware may have reset
  * attributes). */
 void           pp_manager_reapply             (PpManager   *self);
-/* The sleep layer ([Sleep] RestoreDefaultsBeforeSleep=, SPEC §4): TRUE
- * before system sleep puts power/control=on on the devices of
- * RestoreDefaultsClasses=/RestoreDefaultsDrivers= and the pcie_aspm
- * policy the configuration sets to "default", at once, through the one
- * write path; FALSE after resume takes them back to the policy. Nothing
- * with RestoreDefaultsBeforeSleep=false. FALSE when a write failed. */
+/* The sleep layer (powerpolicy.conf(5), [Sleep] RestoreDefaultsBeforeSleep=):
+ * TRUE before system sleep puts power/control=on on the devices of
+ * RestoreDefaultsClasses=/RestoreDefaultsDrivers= and the pcie_aspm policy the
+ * configuration sets to "default", at once, through the one write path; FALSE
+ * after resume takes them back to the policy. Nothing with
+ * RestoreDefaultsBeforeSleep=false. FALSE when a write failed. */
 gboolean       pp_manager_set_before_sleep    (PpManager   *self,
                                                gboolean     before_sleep,
                                                GError     **error);
@@ -73,9 +73,9 @@ gboolean       pp_manager_set_before_sleep    (PpManager   *self,
 void           pp_manager_set_user_idle       (PpManager   *self,
                                                gboolean     user_idle);
 gboolean       pp_manager_get_user_idle       (PpManager   *self);
-/* Add (@held TRUE) or drop one hold on each device in @syspaths: a held
- * device is kept at power/control=on above every layer (SPEC §4); applied
- * at once. FALSE if a write failed. */
+/* Add (@held TRUE) or drop one hold on each device in @syspaths: a held device
+ * is kept at power/control=on above every layer (powerpolicy.conf(5), LAYERS);
+ * applied at once. FALSE if a write failed. */
 gboolean       pp_manager_set_held            (PpManager   *self,
                                                GPtrArray   *syspaths,
                                                gboolean     held,
@@ -98,9 +98,10 @@ char          *pp_manager_get_decided_value   (PpManager   *self,
                                                const char  *relpath);
 gboolean       pp_manager_is_held             (PpManager   *self,
                                                const char  *syspath);
-/* Explain (SPEC §5): one PpExplainRow* (pp-policy.h) per attribute the
- * policy touches on @device, with its current value read from sysfs;
- * an attribute the device lacks and nothing decides has no row. */
+/* Explain (org.powerpolicy1.Manager.xml, Explain): one PpExplainRow*
+ * (pp-policy.h) per attribute the policy touches on @device, with its current
+ * value read from sysfs; an attribute the device lacks and nothing decides has
+ * no row. */
 GPtrArray     *pp_manager_explain             (PpManager   *self,
                                                PpDevice    *device);
 /* "driver D excluded by FILE:LINE" when the class of @device excludes
@@ -186,7 +187,8 @@ gboolean       pp_manager_get_low_battery     (PpManager   *self);
 const PpSituation *pp_manager_get_situation   (PpManager   *self);
 const PpConfig *pp_manager_get_config         (PpManager   *self);
 const char    *pp_manager_get_backend         (PpManager   *self);
-/* "logind" or "kernel", set by the sleep component (SPEC §5 Backend). */
+/* "logind" or "kernel", set by the sleep component
+ * (org.powerpolicy1.Manager.xml, Backend). */
 void           pp_manager_set_backend         (PpManager   *self,
                                                const char  *backend);
 const PpManagerOptions *pp_manager_get_options (PpManager  *self);
@@ -195,14 +197,16 @@ const PpManagerOptions *pp_manager_get_options (PpManager  *self);
  * device links are edges of the tree, not devices, and are left out. */
 GPtrArray     *pp_manager_list_devices        (PpManager   *self);
 
-/* Resolve a device argument (SPEC §5): devpath, /sys/bus|class path or
- * sysname -> a managed device, else NoSuchDevice / InvalidArgument. */
+/* Resolve a device argument (powerpolicyd(8), D-BUS INTERFACE): devpath,
+ * /sys/bus|class path or sysname -> a managed device, else NoSuchDevice /
+ * InvalidArgument. */
 PpDevice      *pp_manager_resolve_device      (PpManager   *self,
                                                const char  *device,
                                                GError     **error);
 
-/* Overrides (SPEC §5 SetOverride/ClearOverrides): validated, persisted,
- * applied at once; a failed write takes the override back. */
+/* Overrides (org.powerpolicy1.Manager.xml, SetOverride and ClearOverrides):
+ * validated, persisted, applied at once; a failed write takes the override
+ * back. */
 gboolean       pp_manager_set_override        (PpManager   *self,
                                                PpDevice    *device,
                                                const char  *key,
@@ -212,10 +216,10 @@ gboolean       pp_manager_clear_overrides     (PpManager   *self,
                                                PpDevice    *device,
                                                GError     **error);
 
-/* What the device dictionary of SPEC §5 shows beyond PpDevice itself.
- * The runtime-PM attributes are read when asked, never kept: the kernel
- * changes runtime_status without a uevent, and other programs may write
- * control, autosuspend_delay_ms and wakeup without one
+/* What the device dictionary (org.powerpolicy1.Manager.xml, GetDevice) shows
+ * beyond PpDevice itself. The runtime-PM attributes are read when asked, never
+ * kept: the kernel changes runtime_status without a uevent, and other programs
+ * may write control, autosuspend_delay_ms and wakeup without one
  * (pp-power-state.h). Nothing in it is allocated. */
 typedef struct {
   const char   *parent;   /* the parent device's syspath (kept by the device), or "" */
@@ -224,13 +228,13 @@ typedef struct {
   gboolean      held;     /* a hold keeps it up */
 } PpDeviceStatus;
 
-/* Every attribute the daemon changed and would restore (SPEC §5
- * ListChanges): the originals this run recorded whose attribute still
- * exists and now holds another value, sorted by path and attribute
- * (values made valid UTF-8).
- * @path is the device, @attribute relative to it; a file under no
- * device (a module parameter, a /sys/power setting) has its own path as
- * @path and its file name as @attribute. Array of PpManagerChange. */
+/* Every attribute the daemon changed and would restore
+ * (org.powerpolicy1.Manager.xml, ListChanges): the originals this run recorded
+ * whose attribute still exists and now holds another value, sorted by path and
+ * attribute (values made valid UTF-8). @path is the device, @attribute relative
+ * to it; a file under no device (a module parameter, a /sys/power setting) has
+ * its own path as @path and its file name as @attribute. Array of
+ * PpManagerChange. */
 typedef struct {
   char *path;
   char *attribute;
@@ -241,8 +245,8 @@ typedef struct {
 GPtrArray     *pp_manager_list_changes        (PpManager   *self);
 void           pp_manager_change_free         (PpManagerChange *change);
 
-/* The overrides set over D-Bus (SPEC §5 ListOverrides): array of
- * PpOverrideRow (pp-overrides.h), sorted by path. */
+/* The overrides set over D-Bus (org.powerpolicy1.Manager.xml, ListOverrides):
+ * array of PpOverrideRow (pp-overrides.h), sorted by path. */
 GPtrArray     *pp_manager_list_overrides      (PpManager   *self);
 
 /* The rows of the Conflicts property: the power tools found installed
@@ -276,7 +280,8 @@ void           pp_manager_set_revert_hook     (PpManager         *self,
                                                PpManagerHoldHook  hook,
                                                gpointer           user_data);
 
-/* One row of GetStatistics (SPEC §5); strings are the manager's. */
+/* One row of GetStatistics (org.powerpolicy1.Manager.xml); strings are the
+ * manager's. */
 typedef struct {
   const char *path;
   const char *class;
@@ -287,23 +292,24 @@ typedef struct {
   gboolean    control_auto;     /* power/control is "auto", read with them */
 } PpManagerStatsRow;
 
-/* Residency (SPEC §5 GetStatistics) from the kernel's runtime-PM
- * counters, read now: since the daemon started, or since the last policy
- * pass that changed the device. @device NULL: every managed device with
- * counters, sorted by path; else that device alone, or NULL with
- * NoSuchDevice (gone) / NotSupported (no counters). An array of
- * PpManagerStatsRow whose strings are the manager's: use it before
- * returning to the main loop. Reads the 2 counter files per device, and
- * with @with_state runtime_status and control too (else the rows'
- * runtime_status is NULL and control_auto FALSE); no timer. */
+/* Residency (org.powerpolicy1.Manager.xml, GetStatistics) from the kernel's
+ * runtime-PM counters, read now: since the daemon started, or since the last
+ * policy pass that changed the device. @device NULL: every managed device with
+ * counters, sorted by path; else that device alone, or NULL with NoSuchDevice
+ * (gone) / NotSupported (no counters). An array of PpManagerStatsRow whose
+ * strings are the manager's: use it before returning to the main loop. Reads
+ * the 2 counter files per device, and with @with_state runtime_status and
+ * control too (else the rows' runtime_status is NULL and control_auto FALSE);
+ * no timer. */
 GArray        *pp_manager_get_statistics      (PpManager   *self,
                                                PpDevice    *device,
                                                gboolean     with_state,
                                                GError     **error);
 
-/* GetClassStatistics (SPEC §5): the statistics of the managed devices
- * with counters added up by class (pp_stats_class_totals()); array of
- * PpManagerClassStats sorted by class, the class strings the row's own. */
+/* GetClassStatistics (org.powerpolicy1.Manager.xml): the statistics of the
+ * managed devices with counters added up by class (pp_stats_class_totals());
+ * array of PpManagerClassStats sorted by class, the class strings the row's
+ * own. */
 typedef struct {
   char    *class;
   guint    n_devices;

@@ -653,9 +653,9 @@ power_up_one (PpPowerOps *self, Results *r, const char *syspath)
       g_hash_table_remove (self->off, syspath);
     }
 
-  /* PowerDown's layer goes; the device's layers (overrides included)
-   * apply with control=on for this pass, the policy governs again from
-   * the next one */
+  /* PowerDown's layer goes; the device is resumed: its layers
+   * (overrides included) apply with control=on, and hand_back gives it
+   * to the policy once every device of the walk is up */
   if (has_attr (syspath, PP_ATTR_CONTROL))
     {
       g_autoptr(GPtrArray) decided = NULL;
@@ -685,6 +685,39 @@ power_up_one (PpPowerOps *self, Results *r, const char *syspath)
     add_row (r, syspath, "skipped", "no runtime power management");
   else
     add_row (r, syspath, "on", done->str);
+}
+
+/* After the walk woke every device (ancestors and suppliers first), the
+ * policy's values apply again at once to each one resumed: a device the
+ * policy lets autosuspend is power/control=auto with its delay again
+ * (powerpolicyd(8), POWER-DEPENDENCY TREE). Its row says what the policy
+ * put back when that is not "on". */
+static void
+hand_back (PpPowerOps *self, PpPowerResult *row)
+{
+  PpDevice *dev = pp_manager_get_tree_device (self->manager, row->path);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *control = NULL;
+  char *detail;
+
+  if (!g_str_equal (row->status, "on") || !device_exists (dev) ||
+      !has_attr (row->path, PP_ATTR_CONTROL))
+    return;
+  if (!pp_manager_set_powered_down (self->manager, dev, FALSE, &error))
+    {
+      detail = g_strdup_printf ("%s; the policy's values: %s", row->detail, error->message);
+      g_free (row->detail);
+      row->detail = detail;
+      g_free (row->status);
+      row->status = g_strdup (device_exists (dev) ? "failed" : "skipped");
+      return;
+    }
+  control = pp_manager_get_decided_value (self->manager, dev, PP_ATTR_CONTROL);
+  if (control == NULL || g_str_equal (control, "on"))
+    return;
+  detail = g_strdup_printf ("%s; then the policy: %s=%s", row->detail, PP_ATTR_CONTROL, control);
+  g_free (row->detail);
+  row->detail = detail;
 }
 
 /* Turn a switch back on whose device is gone: on real hardware writing
@@ -761,6 +794,8 @@ power_up_device (PpPowerOps *self, PpDevice *device, gboolean subtree)
       g_autofree char *path = g_strdup (g_ptr_array_index (order, i));
       power_up_one (self, &r, path);
     }
+  for (guint i = 0; i < r.rows->len; i++)
+    hand_back (self, g_ptr_array_index (r.rows, i));
   /* devices below that went away when their port was switched off come
    * after their parents are up */
   {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The power-dependency tree at work (issue 4, SPEC §5): keeps a PpTree
+/* The power-dependency tree at work (issue 4; powerpolicyd(8),
+ * POWER-DEPENDENCY TREE): keeps a PpTree
  * current with the manager's devices and the device links, and implements
  * PowerDown, PowerUp and Hold on top of the manager. Plain C: the D-Bus
  * side is pp-service.c. */
@@ -16,8 +17,8 @@ G_BEGIN_DECLS
 #define PP_TYPE_POWER_OPS (pp_power_ops_get_type ())
 G_DECLARE_FINAL_TYPE (PpPowerOps, pp_power_ops, PP, POWER_OPS, GObject)
 
-/* One row of PowerDown/PowerUp (SPEC §5): the device, what happened
- * (suspended|off|on|skipped|failed) and why. */
+/* One row of PowerDown/PowerUp (org.powerpolicy1.Manager.xml): the device, what
+ * happened (suspended|off|on|skipped|failed) and why. */
 typedef struct {
   char *path;
   char *status;
@@ -31,16 +32,18 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PpPowerResult, pp_power_result_free)
  * when it is needed, and follows the manager's topology changes. */
 PpPowerOps *pp_power_ops_new            (PpManager   *manager);
 
-/* PowerDown (SPEC §5) of the device argument @device (a path or a name,
- * resolved by the manager): PpPowerResult rows in walk order. NULL with
- * InvalidArgument for a bad @mode, NoSuchDevice, ... */
+/* PowerDown (org.powerpolicy1.Manager.xml) of the device argument @device (a
+ * path or a name, resolved by the manager): PpPowerResult rows in walk order.
+ * NULL with InvalidArgument for a bad @mode, NoSuchDevice, ... */
 GPtrArray  *pp_power_ops_power_down     (PpPowerOps  *self,
                                          const char  *device,
                                          gboolean     subtree,
                                          const char  *mode,
                                          GError     **error);
-/* PowerUp: rows (on|skipped|failed). A device PowerDown(off) switched
- * off and that left sysfs still answers to its path or name. */
+/* PowerUp: rows (on|skipped|failed). Each device is resumed
+ * (power/control=on), then handed back to the policy at once. A device
+ * PowerDown(off) switched off and that left sysfs still answers to its
+ * path or name. */
 GPtrArray  *pp_power_ops_power_up       (PpPowerOps  *self,
                                          const char  *device,
                                          gboolean     subtree,

@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Revert (an addition to SPEC §5, for `pmctl bisect`): put a set of
- * devices back to the values they had before the daemon changed them,
- * for as long as the caller keeps the returned file descriptor open. A
- * layer of the policy ("revert" in Explain), above the overrides and
- * below PowerDown and holds, applied through the manager's one write
- * path; never persisted: it ends when the caller closes the descriptor,
- * exits or is killed, and with the daemon. Plain C: the D-Bus side is
- * pp-service.c. */
+/* Revert (org.powerpolicy1.Manager.xml, Revert; for `pmctl bisect`): put a set
+ * of devices back to the values they had before the daemon changed them, for as
+ * long as the caller keeps the returned file descriptor open. A layer of the
+ * policy ("revert" in Explain), above the overrides and below PowerDown and
+ * holds, applied through the manager's one write path; never persisted: it ends
+ * when the caller closes the descriptor, exits or is killed, and with the
+ * daemon. Plain C: the D-Bus side is pp-service.c. */
 #pragma once
 
 #include <glib.h>

@@ -84,10 +84,11 @@ rows_to_variant (GPtrArray *rows, const char *type, PpAddRow add_row)
   return g_variant_builder_end (&b);
 }
 
-/* The device dictionary of SPEC §5: what the manager knows of @dev, its
- * runtime-PM state read now (@status), and its power-dependency fields
- * from the tree. @memo: see pp_power_ops_get_tree_fields(). With @rows,
- * the dictionary is added to them and NULL returned. */
+/* The device dictionary (org.powerpolicy1.Manager.xml, GetDevice): what the
+ * manager knows of @dev, its runtime-PM state read now (@status), and its
+ * power-dependency fields from the tree. @memo: see
+ * pp_power_ops_get_tree_fields(). With @rows, the dictionary is added to them
+ * and NULL returned. */
 static GVariant *
 device_status_to_variant (PpService *self, PpDevice *dev, const PpDeviceStatus *status,
                           GHashTable *memo, PpDeviceRows *rows)
@@ -784,7 +785,8 @@ handle_explain (PpDbusManager *skeleton, GDBusMethodInvocation *invocation,
   return serve (call);
 }
 
-/* GetStatistics (SPEC §5): open to everyone; "" means every device. */
+/* GetStatistics (org.powerpolicy1.Manager.xml): open to everyone; "" means
+ * every device. */
 static gboolean
 run_get_statistics (PpService *self, PpCall *call, GError **error)
 {
@@ -847,7 +849,7 @@ handle_get_device_statistics (PpDbusManager         *skeleton,
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
-/* GetClassStatistics (SPEC §5): open to everyone. */
+/* GetClassStatistics (org.powerpolicy1.Manager.xml): open to everyone. */
 static gboolean
 handle_get_class_statistics (PpDbusManager         *skeleton,
                              GDBusMethodInvocation *invocation,
@@ -884,7 +886,7 @@ handle_count_devices (PpDbusManager *skeleton, GDBusMethodInvocation *invocation
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
-/* GetSleepHistory (SPEC §5): open to everyone. */
+/* GetSleepHistory (org.powerpolicy1.Manager.xml): open to everyone. */
 static gboolean
 handle_get_sleep_history (PpDbusManager         *skeleton,
                           GDBusMethodInvocation *invocation,

@@ -15,8 +15,8 @@ G_BEGIN_DECLS
 #define PP_TYPE_SERVICE (pp_service_get_type ())
 G_DECLARE_FINAL_TYPE (PpService, pp_service, PP, SERVICE, GObject)
 
-/* Reload (SPEC §5): re-read everything and re-apply; returns the
- * configuration's problems as "file:line: message" strings. */
+/* Reload (org.powerpolicy1.Manager.xml): re-read everything and re-apply;
+ * returns the configuration's problems as "file:line: message" strings. */
 typedef GPtrArray *(*PpServiceReloadFunc) (gpointer user_data);
 
 /* The object in front of the daemon's components, made and connected by

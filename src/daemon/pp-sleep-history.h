@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The sleep records (issue 20, SPEC §5 GetSleepHistory and LastSleep):
+/* The sleep records (issue 20; org.powerpolicy1.Manager.xml,
+ * GetSleepHistory and LastSleep):
  * a snapshot before every system sleep the daemon coordinates, another
  * after it, the record computed from them (pp-sleep-record.h), kept as a
  * ring of the last PP_SLEEP_HISTORY_MAX in the state directory (written

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* System sleep and the lid (SPEC §1 items 5-6, §4 [Lid]/[Sleep], §7):
+/* System sleep and the lid (powerpolicyd(8), SYSTEM SLEEP, LID
+ * AND VIDEO QUIRKS; powerpolicy.conf(5), [Lid] and [Sleep]):
  * logind's delay inhibitor around PrepareForSleep, the kernel path
  * without logind, video quirks and the restore helper under a hard
  * timeout, re-application of the policy after resume, lid actions. */

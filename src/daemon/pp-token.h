@@ -10,8 +10,8 @@
 
 G_BEGIN_DECLS
 
-/* Limits on what a caller may make the daemon keep (SPEC §5, documented in
- * powerpolicyd(8)):
+/* Limits on what a caller may make the daemon keep (powerpolicyd(8), D-BUS
+ * INTERFACE, Limits):
  *
  * who and why of a hold or inhibitor: free text, but bounded. */
 #define PP_TOKEN_TEXT_MAX 256
@@ -77,7 +77,8 @@ gboolean  pp_token_parse_what (const char       *what,
                                gboolean         *lid,
                                GError          **error);
 
-/* Who asks for a hold or an inhibitor, and why (SPEC §5 Hold, Inhibit). */
+/* Who asks for a hold or an inhibitor, and why (org.powerpolicy1.Manager.xml,
+ * Hold and Inhibit). */
 typedef struct {
   const char *who;   /* free text (PP_TOKEN_TEXT_MAX) */
   const char *why;
@@ -85,7 +86,8 @@ typedef struct {
   guint32     pid;   /* shown by ListInhibitors; 0 when unknown */
 } PpTokenRequest;
 
-/* A hold or an inhibitor, as ListInhibitors lists it (SPEC §5). */
+/* A hold or an inhibitor, as ListInhibitors lists it
+ * (org.powerpolicy1.Manager.xml). */
 typedef struct {
   char    *what;     /* "hold", or Inhibit's what */
   char    *who;

@@ -8,7 +8,8 @@
  * whether the problem persists: the user on the terminal, or CMD (exit 0:
  * it works). The search itself is pp-bisect.c. Whatever ends us (the
  * end, Ctrl+C, SIGTERM, SIGKILL) closes the descriptor, and with it the
- * daemon puts the policy back. */
+ * daemon puts the policy back. What is found is reported by
+ * pmctl-bisect-result.c. */
 #define G_LOG_DOMAIN "pmctl"
 
 #include "config.h"
@@ -26,6 +27,7 @@
 
 #include "pmctl.h"
 #include "pmctl-output.h"
+#include "pmctl-bisect.h"
 #include "pp-bisect.h"
 #include "pp-error.h"
 #include "pp-names.h"
@@ -47,61 +49,7 @@ static const GOptionEntry bisect_entries[] = {
 #define ANSWER_MAX 256
 /* A check told to stop (SIGTERM) gets this long before SIGKILL. */
 #define CHECK_KILL_TIMEOUT_MS 5000
-/* How long we wait for the daemon to see the last descriptor closed. */
-#define RELEASE_TIMEOUT_MS 5000
-/* Devices named in a round's line; more are counted. */
-#define ROUND_NAMES_MAX 4
 
-typedef struct {
-  char *attribute;
-  char *original;
-  char *current;
-} Change;
-
-typedef struct {
-  char      *path;
-  char      *klass;
-  GPtrArray *changes;        /* Change*, in ListChanges' order */
-} Candidate;
-
-typedef struct {
-  guint    round;
-  guint    first;
-  guint    count;
-  gboolean works;
-} Round;
-
-typedef enum {
-  CHECK_WORKS,
-  CHECK_PERSISTS,
-  CHECK_FAILED,             /* said on stderr */
-  CHECK_INTERRUPTED,
-} CheckResult;
-
-typedef struct {
-  Pmctl      *ctl;
-  GPtrArray  *candidates;    /* Candidate*, sorted by path */
-  guint       n_left_out;    /* devices the policy changes that are left out (--class) */
-  guint       n_not_devices; /* changed files that are no managed device's */
-  GArray     *rounds;        /* Round */
-  guint       max_rounds;
-
-  GMainLoop  *loop;
-  guint       signal_ids[3];
-  int         interrupted;   /* the signal that stops us, or 0 */
-
-  /* the check command running */
-  GPid        child;
-  gboolean    child_done;
-  int         child_status;
-  guint       kill_timeout_id;
-
-  /* asking the user */
-  int         tty_fd;        /* -1 with --check */
-  gboolean    own_tty;
-  GString    *typed;         /* read and not yet taken as an answer */
-  gboolean    tty_eof;
-} Bisect;
 
 static void
 change_free (Change *c)
@@ -121,13 +69,22 @@ candidate_free (Candidate *c)
   g_free (c);
 }
 
-static Candidate *
-candidate_at (Bisect *bs, guint i)
-{
-  return g_ptr_array_index (bs->candidates, i);
-}
-
 /* ---- signals ---------------------------------------------------------------- */
+
+/* Signal the check and what it started: its process group (it made one
+ * of its own). Nothing once it has exited, so no other group is hit. */
+static gboolean
+kill_check_group (Bisect *bs, int signo)
+{
+  const char *id = bs->child != NULL && !bs->child_done ? g_subprocess_get_identifier (bs->child)
+                                                        : NULL;
+  gint64 pid;
+
+  if (id == NULL || !g_ascii_string_to_signed (id, 10, 1, G_MAXINT, &pid, NULL))
+    return FALSE;
+  kill (-(pid_t) pid, signo);
+  return TRUE;
+}
 
 static gboolean
 on_kill_timeout (gpointer user_data)
@@ -135,8 +92,7 @@ on_kill_timeout (gpointer user_data)
   Bisect *bs = user_data;
 
   bs->kill_timeout_id = 0;
-  if (bs->child > 0 && !bs->child_done)
-    kill (-bs->child, SIGKILL);
+  kill_check_group (bs, SIGKILL);
   return G_SOURCE_REMOVE;
 }
 
@@ -147,9 +103,8 @@ interrupt (Bisect *bs, int signo)
     bs->interrupted = signo;
   /* the check stops too, with what it started (its process group); we
    * wait for it, at most CHECK_KILL_TIMEOUT_MS */
-  if (bs->child > 0 && !bs->child_done)
+  if (kill_check_group (bs, SIGTERM))
     {
-      kill (-bs->child, SIGTERM);
       if (bs->kill_timeout_id == 0)
         bs->kill_timeout_id = g_timeout_add (CHECK_KILL_TIMEOUT_MS, on_kill_timeout, bs);
       return;
@@ -186,59 +141,58 @@ was_interrupted (Bisect *bs)
   return bs->interrupted != 0;
 }
 
-static const char *
-signal_name (int signo)
-{
-  switch (signo)
-    {
-    case SIGINT:  return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    case SIGHUP:  return "SIGHUP";
-    default:      return "a signal";
-    }
-}
-
 /* ---- the check ---------------------------------------------------------------- */
 
 static void
-on_child_exit (GPid pid, int status, gpointer user_data)
+on_child_exit (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   Bisect *bs = user_data;
+  GSubprocess *child = G_SUBPROCESS (source);
 
+  /* not cancellable: it fails only if the child could not be waited for */
+  if (g_subprocess_wait_finish (child, result, NULL))
+    bs->child_status = g_subprocess_get_status (child);
+  else
+    bs->child_status = W_EXITCODE (127, 0);
   bs->child_done = TRUE;
-  bs->child_status = status;
-  g_spawn_close_pid (pid);
   g_main_loop_quit (bs->loop);
 }
 
-/* In the check, before exec: its output goes to our stderr, so that
- * stdout holds only what pmctl prints (--json). */
+/* In the check, before exec: a group of its own, so that stopping it
+ * stops what it started too. */
 static void
 check_child_setup (gpointer user_data)
 {
-  dup2 (STDERR_FILENO, STDOUT_FILENO);
-  /* a group of its own: stopping it stops what it started too */
   setpgid (0, 0);
 }
 
 static CheckResult
 run_check_command (Bisect *bs)
 {
-  char *argv[] = { (char *) "/bin/sh", (char *) "-c", opt_check, NULL };
+  /* stdin is /dev/null: the check asks nobody; its output goes to our
+   * stderr, so that stdout holds only what pmctl prints (--json) */
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
   g_autoptr(GError) error = NULL;
+  int out_fd = dup (STDERR_FILENO);
   int status;
 
-  /* stdin is /dev/null: the check asks nobody */
-  if (!g_spawn_async (NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, check_child_setup, NULL,
-                      &bs->child, &error))
+  if (out_fd < 0)
+    {
+      pmctl_fail ("cannot run the check '%s': %s", opt_check, g_strerror (errno));
+      return CHECK_FAILED;
+    }
+  g_subprocess_launcher_take_stdout_fd (launcher, out_fd);
+  g_subprocess_launcher_set_child_setup (launcher, check_child_setup, NULL, NULL);
+  bs->child = g_subprocess_launcher_spawn (launcher, &error, "/bin/sh", "-c", opt_check, NULL);
+  if (bs->child == NULL)
     {
       pmctl_fail ("cannot run the check '%s': %s", opt_check, error->message);
       return CHECK_FAILED;
     }
   bs->child_done = FALSE;
-  g_child_watch_add (bs->child, on_child_exit, bs);
+  g_subprocess_wait_async (bs->child, NULL, on_child_exit, bs);
   g_main_loop_run (bs->loop);
-  bs->child = 0;
+  g_clear_object (&bs->child);
   g_clear_handle_id (&bs->kill_timeout_id, g_source_remove);
   status = bs->child_status;
 
@@ -370,29 +324,6 @@ open_terminal (Bisect *bs)
 
 /* ---- rounds ------------------------------------------------------------------ */
 
-/* "1-1.2, 1-1.3, 1-1.4" or "1-1.10 to 1-1.29" */
-static char *
-describe_range (Bisect *bs, guint first, guint count)
-{
-  g_autoptr(GString) s = g_string_new (NULL);
-
-  if (count <= ROUND_NAMES_MAX)
-    {
-      for (guint i = 0; i < count; i++)
-        {
-          g_autofree char *name = g_path_get_basename (candidate_at (bs, first + i)->path);
-          g_string_append_printf (s, "%s%s", i ? ", " : "", name);
-        }
-    }
-  else
-    {
-      g_autofree char *a = g_path_get_basename (candidate_at (bs, first)->path);
-      g_autofree char *b = g_path_get_basename (candidate_at (bs, first + count - 1)->path);
-      g_string_append_printf (s, "%s to %s", a, b);
-    }
-  return g_string_free (g_steal_pointer (&s), FALSE);
-}
-
 /* Put the range back with a Revert: its descriptor in *@fd. */
 static gboolean
 revert_range (Bisect *bs, guint round, guint first, guint count, int *fd)
@@ -407,7 +338,7 @@ revert_range (Bisect *bs, guint round, guint first, guint count, int *fd)
   gint32 index;
 
   for (guint i = 0; i < count; i++)
-    devices[i] = candidate_at (bs, first + i)->path;
+    devices[i] = pmctl_bisect_candidate_at (bs, first + i)->path;
   if (!pp_dbus_manager_call_revert_sync (bs->ctl->manager, devices, "pmctl bisect", why, NULL,
                                          &handle, &fds, NULL, &error))
     {
@@ -448,7 +379,7 @@ run_round (Bisect *bs, guint round, guint first, guint count)
 
   if (count > 0)
     {
-      g_autofree char *range = describe_range (bs, first, count);
+      g_autofree char *range = pmctl_bisect_describe_range (bs, first, count);
 
       if (!revert_range (bs, round, first, count, &fd))
         return CHECK_FAILED;
@@ -561,384 +492,6 @@ load_candidates (Bisect *bs)
   return TRUE;
 }
 
-/* ---- the result ------------------------------------------------------------------ */
-
-/* SetOverride's key for an attribute, or NULL. */
-static const char *
-override_key (const char *attribute)
-{
-  if (g_str_equal (attribute, "power/control"))
-    return "Control";
-  if (g_str_equal (attribute, "power/autosuspend_delay_ms"))
-    return "AutosuspendDelayMs";
-  if (g_str_equal (attribute, "power/wakeup"))
-    return "Wakeup";
-  return NULL;
-}
-
-/* The udev property that keeps @change's original value (SPEC §3), as
- * an ENV{...}="..." assignment, or NULL. */
-static char *
-udev_assignment (const Change *change)
-{
-  if (g_str_equal (change->attribute, "power/control") &&
-      (g_str_equal (change->original, "on") || g_str_equal (change->original, "auto")))
-    return g_strdup_printf ("ENV{POWERPOLICY_AUTOSUSPEND}=\"%s\"",
-                            g_str_equal (change->original, "on") ? "0" : "1");
-  if (g_str_equal (change->attribute, "power/autosuspend_delay_ms"))
-    return g_strdup_printf ("ENV{POWERPOLICY_AUTOSUSPEND_DELAY_MS}=\"%s\"", change->original);
-  if (g_str_equal (change->attribute, "power/wakeup") &&
-      (g_str_equal (change->original, "enabled") || g_str_equal (change->original, "disabled")))
-    return g_strdup_printf ("ENV{POWERPOLICY_WAKEUP}=\"%s\"", change->original);
-  return NULL;
-}
-
-/* A udev rule that keeps the device as it was: the per-device
- * properties of SPEC §3, or POWERPOLICY_IGNORE=1 when an attribute has
- * none. */
-static char *
-udev_rule (const Candidate *c)
-{
-  g_autoptr(GString) s = g_string_new (NULL);
-  const char *devpath = g_str_has_prefix (c->path, "/sys/") ? c->path + strlen ("/sys") : c->path;
-
-  g_string_append_printf (s, "ACTION==\"add|change\", DEVPATH==\"%s\"", devpath);
-  for (guint i = 0; i < c->changes->len; i++)
-    {
-      g_autofree char *assignment = udev_assignment (g_ptr_array_index (c->changes, i));
-
-      if (assignment == NULL)
-        {
-          g_string_printf (s, "ACTION==\"add|change\", DEVPATH==\"%s\", "
-                           "ENV{POWERPOLICY_IGNORE}=\"1\"", devpath);
-          return g_string_free (g_steal_pointer (&s), FALSE);
-        }
-      g_string_append_printf (s, ", %s", assignment);
-    }
-  return g_string_free (g_steal_pointer (&s), FALSE);
-}
-
-/* The Explain rows of the device once the daemon has let go of our last
- * Revert (it sees the descriptor closed a moment after we close it). */
-static GVariant *
-explain_released (Bisect *bs, const char *path)
-{
-  gint64 deadline = g_get_monotonic_time () + RELEASE_TIMEOUT_MS * G_TIME_SPAN_MILLISECOND;
-
-  for (;;)
-    {
-      g_autoptr(GError) error = NULL;
-      GVariant *rows = NULL;
-      const char *layer;
-      GVariantIter iter;
-      gboolean reverted = FALSE;
-
-      if (!pp_dbus_manager_call_explain_sync (bs->ctl->manager, path, &rows, NULL, &error))
-        return NULL;
-      g_variant_iter_init (&iter, rows);
-      while (g_variant_iter_next (&iter, "(&s&s&s&s&s)", NULL, NULL, NULL, &layer, NULL))
-        reverted = reverted || g_str_equal (layer, "revert");
-      if (!reverted || g_get_monotonic_time () > deadline)
-        return rows;
-      g_variant_unref (rows);
-      g_usleep (10 * G_TIME_SPAN_MILLISECOND);
-    }
-}
-
-/* The layer and origin Explain gives for @attribute. */
-static void
-lookup_explain (GVariant *rows, const char *attribute, const char **layer, const char **origin)
-{
-  const char *a, *l, *o;
-  GVariantIter iter;
-
-  *layer = *origin = "";
-  if (rows == NULL)
-    return;
-  g_variant_iter_init (&iter, rows);
-  while (g_variant_iter_next (&iter, "(&s&s&s&s&s)", &a, NULL, NULL, &l, &o))
-    {
-      if (g_str_equal (a, attribute))
-        {
-          *layer = l;
-          *origin = o;
-          return;
-        }
-    }
-}
-
-/* SetOverride of every attribute of @c that has a key; the applied ones
- * ("Key=value") in @applied. FALSE after a message when one failed or
- * an attribute has no key. */
-static gboolean
-apply_overrides (Bisect *bs, const Candidate *c, GPtrArray *applied)
-{
-  g_autoptr(GPtrArray) keyless = g_ptr_array_new ();
-  /* the delay and wakeup before control, as the daemon writes them */
-  static const char * const order[] = {
-    "power/autosuspend_delay_ms", "power/wakeup", "power/control", NULL,
-  };
-
-  for (guint k = 0; order[k] != NULL; k++)
-    for (guint i = 0; i < c->changes->len; i++)
-      {
-        Change *change = g_ptr_array_index (c->changes, i);
-        const char *key = override_key (change->attribute);
-        g_autoptr(GError) error = NULL;
-
-        if (!g_str_equal (change->attribute, order[k]))
-          continue;
-        if (!pp_dbus_manager_call_set_override_sync (bs->ctl->manager, c->path, key,
-                                                     change->original, NULL, &error))
-          {
-            g_autofree char *what = g_strdup_printf ("set %s of %s", key, c->path);
-            pmctl_report_error (error, what, c->path);
-            return FALSE;
-          }
-        g_ptr_array_add (applied, g_strdup_printf ("%s=%s", key, change->original));
-      }
-  for (guint i = 0; i < c->changes->len; i++)
-    {
-      Change *change = g_ptr_array_index (c->changes, i);
-      if (override_key (change->attribute) == NULL)
-        g_ptr_array_add (keyless, change->attribute);
-    }
-  if (keyless->len > 0)
-    {
-      g_autofree char *list = NULL;
-
-      g_ptr_array_add (keyless, NULL);
-      list = g_strjoinv (", ", (char **) keyless->pdata);
-      pmctl_fail ("no override keeps %s of %s at its original value: use the udev rule",
-                  list, c->path);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-static const char *
-result_name (PpBisectState state, gboolean interrupted)
-{
-  if (interrupted)
-    return "interrupted";
-  switch (state)
-    {
-    case PP_BISECT_FOUND:            return "found";
-    case PP_BISECT_NOT_REPRODUCED:   return "not-reproduced";
-    case PP_BISECT_NO_SINGLE_DEVICE: return "no-single-device";
-    case PP_BISECT_NOTHING:          return "nothing";
-    case PP_BISECT_CHECK:
-    default:                         return "unfinished";
-    }
-}
-
-static void
-json_add_string (JsonBuilder *b, const char *name, const char *value)
-{
-  json_builder_set_member_name (b, name);
-  if (value != NULL)
-    json_builder_add_string_value (b, value);
-  else
-    json_builder_add_null_value (b);
-}
-
-static void
-json_add_paths (Bisect *bs, JsonBuilder *b, const char *name, guint first, guint count)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_begin_array (b);
-  for (guint i = 0; i < count; i++)
-    json_builder_add_string_value (b, candidate_at (bs, first + i)->path);
-  json_builder_end_array (b);
-}
-
-typedef struct {
-  PpBisectState  state;
-  gboolean       interrupted;
-  const Candidate *found;
-  GVariant      *explain;     /* the found device's rows, or NULL */
-  gboolean       has_together;
-  guint          together_first, together_count;
-  GPtrArray     *applied;     /* "Key=value"; NULL without --apply */
-} Outcome;
-
-/* --json's "device": the device found, its changes, the commands and the
- * udev rule that keep it at its original values. */
-static void
-json_add_found (JsonBuilder *b, const Outcome *o)
-{
-  g_autofree char *rule = udev_rule (o->found);
-
-  json_builder_set_member_name (b, "device");
-  json_builder_begin_object (b);
-  json_add_string (b, "path", o->found->path);
-  json_add_string (b, "class", o->found->klass);
-  json_builder_set_member_name (b, "changes");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < o->found->changes->len; i++)
-    {
-      Change *c = g_ptr_array_index (o->found->changes, i);
-      const char *layer, *origin;
-
-      lookup_explain (o->explain, c->attribute, &layer, &origin);
-      json_builder_begin_object (b);
-      json_add_string (b, "attribute", c->attribute);
-      json_add_string (b, "original", c->original);
-      json_add_string (b, "policy", c->current);
-      json_add_string (b, "layer", layer);
-      json_add_string (b, "origin", origin);
-      json_builder_end_object (b);
-    }
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "commands");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < o->found->changes->len; i++)
-    {
-      Change *c = g_ptr_array_index (o->found->changes, i);
-      const char *key = override_key (c->attribute);
-
-      if (key != NULL)
-        {
-          g_autofree char *command = g_strdup_printf ("pmctl set %s %s %s", o->found->path,
-                                                      key, c->original);
-          json_builder_add_string_value (b, command);
-        }
-    }
-  json_builder_end_array (b);
-  json_add_string (b, "udev_rule", rule);
-  json_builder_end_object (b);
-}
-
-static void
-print_json (Bisect *bs, const Outcome *o)
-{
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-
-  json_builder_begin_object (b);
-  json_add_string (b, "result", result_name (o->state, o->interrupted));
-  json_add_string (b, "class", opt_class);
-  json_builder_set_member_name (b, "devices");
-  json_builder_add_int_value (b, bs->candidates->len);
-  json_builder_set_member_name (b, "max_rounds");
-  json_builder_add_int_value (b, bs->max_rounds);
-  json_builder_set_member_name (b, "rounds");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < bs->rounds->len; i++)
-    {
-      Round *r = &g_array_index (bs->rounds, Round, i);
-
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "round");
-      json_builder_add_int_value (b, r->round);
-      json_add_paths (bs, b, "reverted", r->first, r->count);
-      json_builder_set_member_name (b, "works");
-      json_builder_add_boolean_value (b, r->works);
-      json_builder_end_object (b);
-    }
-  json_builder_end_array (b);
-
-  if (o->found != NULL)
-    json_add_found (b, o);
-  if (o->has_together)
-    json_add_paths (bs, b, "together", o->together_first, o->together_count);
-  if (o->applied != NULL)
-    {
-      json_builder_set_member_name (b, "applied");
-      json_builder_begin_array (b);
-      for (guint i = 0; i < o->applied->len; i++)
-        json_builder_add_string_value (b, g_ptr_array_index (o->applied, i));
-      json_builder_end_array (b);
-    }
-  json_builder_end_object (b);
-  pmctl_json_print_builder (bs->ctl, b);
-}
-
-static void
-print_found (Bisect *bs, const Outcome *o)
-{
-  const Candidate *c = o->found;
-  g_autofree char *rule = udev_rule (c);
-  gboolean any_key = FALSE;
-
-  printf ("\nFound: %s (class %s)\n", c->path, c->klass);
-  for (guint i = 0; i < c->changes->len; i++)
-    {
-      Change *change = g_ptr_array_index (c->changes, i);
-      const char *layer, *origin;
-
-      lookup_explain (o->explain, change->attribute, &layer, &origin);
-      printf ("  %s: %s, the policy sets %s", change->attribute,
-              *change->original ? change->original : "\"\"", change->current);
-      if (*layer != '\0')
-        printf (" (%s: %s)", layer, origin);
-      printf ("\n");
-    }
-  printf ("Keep it as it was with:\n");
-  for (guint i = 0; i < c->changes->len; i++)
-    {
-      Change *change = g_ptr_array_index (c->changes, i);
-      const char *key = override_key (change->attribute);
-
-      if (key == NULL)
-        continue;
-      printf ("  pmctl set %s %s %s\n", c->path, key, change->original);
-      any_key = TRUE;
-    }
-  printf ("%sa udev rule (e.g. in /etc/udev/rules.d/61-powerpolicy-local.rules):\n  %s\n",
-          any_key ? "or " : "", rule);
-  if (o->applied != NULL && o->applied->len > 0)
-    {
-      g_autoptr(GString) list = g_string_new (NULL);
-
-      for (guint i = 0; i < o->applied->len; i++)
-        g_string_append_printf (list, "%s%s", i ? " " : "", (char *) g_ptr_array_index (o->applied, i));
-      printf ("Applied the overrides %s (kept across restarts; 'pmctl reset %s' removes them).\n",
-              list->str, c->path);
-    }
-  else if (o->applied == NULL && any_key)
-    printf ("('pmctl bisect --apply' sets the overrides.)\n");
-}
-
-/* The message of an outcome that is no device found. */
-static void
-report_no_device (Bisect *bs, const Outcome *o)
-{
-  if (o->interrupted)
-    {
-      pmctl_fail ("interrupted by %s after %u round%s: nothing is reverted any more, "
-                  "the policy applies again", signal_name (bs->interrupted),
-                  bs->rounds->len, bs->rounds->len == 1 ? "" : "s");
-      return;
-    }
-  switch (o->state)
-    {
-    case PP_BISECT_NOT_REPRODUCED:
-      pmctl_fail ("the problem does not show with the full policy applied (round 0 worked): "
-                  "nothing to bisect");
-      break;
-    case PP_BISECT_NO_SINGLE_DEVICE:
-      if (o->has_together)
-        {
-          g_autofree char *range = describe_range (bs, o->together_first, o->together_count);
-          pmctl_fail ("no single device explains it: it works with %u device%s put back "
-                      "together (%s)", o->together_count, o->together_count == 1 ? "" : "s",
-                      range);
-        }
-      else
-        pmctl_fail ("no single device explains it, and putting all %u devices back did not help "
-                    "either: the problem does not come from the per-device policy%s",
-                    bs->candidates->len,
-                    bs->n_not_devices > 0 ? " (module parameters and /sys/power settings were "
-                                            "not reverted)" : "");
-      break;
-    case PP_BISECT_FOUND:
-    case PP_BISECT_NOTHING:
-    case PP_BISECT_CHECK:
-    default:
-      break;
-    }
-}
-
 /* ---- the command ---------------------------------------------------------------- */
 
 static int
@@ -985,25 +538,25 @@ bisect (Bisect *bs)
   status = PMCTL_EXIT_FAILURE;
   if (!o.interrupted && o.state == PP_BISECT_FOUND)
     {
-      o.found = candidate_at (bs, pp_bisect_get_found (&search));
-      explain = explain_released (bs, o.found->path);
+      o.found = pmctl_bisect_candidate_at (bs, pp_bisect_get_found (&search));
+      explain = pmctl_bisect_explain_released (bs, o.found->path);
       o.explain = explain;
       status = PMCTL_EXIT_OK;
       if (opt_apply)
         {
           applied = g_ptr_array_new_with_free_func (g_free);
           o.applied = applied;
-          if (!apply_overrides (bs, o.found, applied))
+          if (!pmctl_bisect_apply_overrides (bs, o.found, applied))
             status = PMCTL_EXIT_FAILURE;
         }
     }
 
   if (bs->ctl->json)
-    print_json (bs, &o);
+    pmctl_bisect_print_json (bs, &o);
   else if (o.found != NULL)
-    print_found (bs, &o);
+    pmctl_bisect_print_found (bs, &o);
   if (o.found == NULL)
-    report_no_device (bs, &o);
+    pmctl_bisect_report_no_device (bs, &o);
   return pmctl_finish_output (status);
 }
 
@@ -1015,7 +568,7 @@ run_bisect (Pmctl *ctl, char **args, char **command_argv)
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
   g_autoptr(GString) typed = g_string_new (NULL);
   Bisect bs = {
-    .ctl = ctl, .candidates = candidates, .rounds = rounds, .loop = loop,
+    .ctl = ctl, .klass = opt_class, .candidates = candidates, .rounds = rounds, .loop = loop,
     .tty_fd = -1, .typed = typed,
   };
   int status;

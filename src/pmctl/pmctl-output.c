@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -47,6 +48,20 @@ pmctl_usage_error (const char *format, ...)
 }
 
 /* ---- values --------------------------------------------------------------- */
+
+char *
+pmctl_format_duration_ms (guint64 ms)
+{
+  guint64 s = ms / 1000;
+
+  if (ms < 1000)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT "ms", ms);
+  if (s < 60)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT ".%01us", s, (guint) (ms % 1000 / 100));
+  if (s < 3600)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT "m%02us", s / 60, (guint) (s % 60));
+  return g_strdup_printf ("%" G_GUINT64_FORMAT "h%02um", s / 3600, (guint) (s % 3600 / 60));
+}
 
 const char *
 pmctl_dict_get_string (GVariant *dict, const char *key)
@@ -427,17 +442,219 @@ pmctl_fields_print (PmctlTable *t, Pmctl *ctl)
 
 /* ---- JSON ----------------------------------------------------------------- */
 
+/* pmctl's one JSON writer: values are written as they come (a tree built
+ * with JsonBuilder is walked by pmctl_json_write_node), compact, or
+ * indented by 2 with " : " after a name as json-glib's generator does. */
+
+static void
+json_write_string (PmctlJson *j, const char *text)
+{
+  const char *run = text;
+
+  putc ('"', j->out);
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      guchar c = (guchar) *p;
+      const char *named = NULL;
+
+      switch (c)
+        {
+        case '"': named = "\\\""; break;
+        case '\\': named = "\\\\"; break;
+        case '\b': named = "\\b"; break;
+        case '\f': named = "\\f"; break;
+        case '\n': named = "\\n"; break;
+        case '\r': named = "\\r"; break;
+        case '\t': named = "\\t"; break;
+        default:
+          if (c >= 0x20 && c != 0x7f)
+            continue;
+          break;
+        }
+      fwrite (run, 1, (size_t) (p - run), j->out);
+      if (named != NULL)
+        fputs (named, j->out);
+      else
+        fprintf (j->out, "\\u%04x", c);
+      run = p + 1;
+    }
+  fputs (run, j->out);
+  putc ('"', j->out);
+}
+
+/* Before a value: the comma, the line and the member's name. */
+static void
+json_write_next (PmctlJson *j, const char *name)
+{
+  if (j->comma)
+    putc (',', j->out);
+  if (j->pretty && j->depth > 0)
+    fprintf (j->out, "\n%*s", (int) j->depth * 2, "");
+  if (name != NULL)
+    {
+      json_write_string (j, name);
+      fputs (j->pretty ? " : " : ":", j->out);
+    }
+  j->comma = TRUE;
+}
+
+void
+pmctl_json_init (PmctlJson *j, FILE *out, gboolean pretty)
+{
+  j->out = out;
+  j->pretty = pretty;
+  j->depth = 0;
+  j->comma = FALSE;
+}
+
+void
+pmctl_json_begin (PmctlJson *j, const char *name, char open)
+{
+  json_write_next (j, name);
+  putc (open, j->out);
+  j->depth++;
+  j->comma = FALSE;
+}
+
+void
+pmctl_json_end (PmctlJson *j, char close)
+{
+  gboolean empty = !j->comma;
+
+  j->depth--;
+  if (j->pretty && !empty)
+    fprintf (j->out, "\n%*s", (int) j->depth * 2, "");
+  else if (j->pretty && close == '}')
+    /* as json-glib prints an empty object: "{  }" a level down */
+    fprintf (j->out, "%*s", (int) j->depth * 2, "");
+  putc (close, j->out);
+  j->comma = TRUE;
+}
+
+void
+pmctl_json_string (PmctlJson *j, const char *name, const char *value)
+{
+  json_write_next (j, name);
+  json_write_string (j, value != NULL ? value : "");
+}
+
+void
+pmctl_json_bool (PmctlJson *j, const char *name, gboolean value)
+{
+  json_write_next (j, name);
+  fputs (value ? "true" : "false", j->out);
+}
+
+void
+pmctl_json_null (PmctlJson *j, const char *name)
+{
+  json_write_next (j, name);
+  fputs ("null", j->out);
+}
+
+void
+pmctl_json_int (PmctlJson *j, const char *name, gint64 value)
+{
+  json_write_next (j, name);
+  fprintf (j->out, "%" G_GINT64_FORMAT, value);
+}
+
+void
+pmctl_json_count (PmctlJson *j, const char *name, guint64 value)
+{
+  pmctl_json_int (j, name, (gint64) MIN (value, (guint64) G_MAXINT64));
+}
+
+/* As json-glib prints a double: %.17g, and ".0" when it reads as an
+ * integer; not a number or an infinity (no JSON) is null. */
+void
+pmctl_json_double (PmctlJson *j, const char *name, double value)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (!isfinite (value))
+    {
+      pmctl_json_null (j, name);
+      return;
+    }
+  json_write_next (j, name);
+  g_ascii_formatd (buf, sizeof buf, "%.17g", value);
+  fputs (buf, j->out);
+  if (strpbrk (buf, ".eE") == NULL)
+    fputs (".0", j->out);
+}
+
+static void
+json_write_value (PmctlJson *j, const char *name, JsonNode *node)
+{
+  switch (json_node_get_value_type (node))
+    {
+    case G_TYPE_BOOLEAN:
+      pmctl_json_bool (j, name, json_node_get_boolean (node));
+      break;
+    case G_TYPE_DOUBLE:
+    case G_TYPE_FLOAT:
+      pmctl_json_double (j, name, json_node_get_double (node));
+      break;
+    case G_TYPE_STRING:
+      pmctl_json_string (j, name, json_node_get_string (node));
+      break;
+    default:
+      /* integers: json-glib holds them as gint64 */
+      pmctl_json_int (j, name, json_node_get_int (node));
+      break;
+    }
+}
+
+void
+pmctl_json_write_node (PmctlJson *j, const char *name, JsonNode *node)
+{
+  switch (JSON_NODE_TYPE (node))
+    {
+    case JSON_NODE_OBJECT:
+      {
+        JsonObjectIter iter;
+        const char *member;
+        JsonNode *value;
+
+        pmctl_json_begin (j, name, '{');
+        json_object_iter_init_ordered (&iter, json_node_get_object (node));
+        while (json_object_iter_next_ordered (&iter, &member, &value))
+          pmctl_json_write_node (j, member, value);
+        pmctl_json_end (j, '}');
+      }
+      break;
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *array = json_node_get_array (node);
+
+        pmctl_json_begin (j, name, '[');
+        for (guint i = 0; i < json_array_get_length (array); i++)
+          pmctl_json_write_node (j, NULL, json_array_get_element (array, i));
+        pmctl_json_end (j, ']');
+      }
+      break;
+    case JSON_NODE_VALUE:
+      json_write_value (j, name, node);
+      break;
+    case JSON_NODE_NULL:
+    default:
+      pmctl_json_null (j, name);
+      break;
+    }
+}
+
 static void
 json_print (JsonNode *node, gboolean pretty)
 {
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-  g_autofree char *text = NULL;
+  PmctlJson j;
 
-  json_generator_set_pretty (generator, pretty);
-  json_generator_set_indent (generator, 2);
-  json_generator_set_root (generator, node);
-  text = json_generator_to_data (generator, NULL);
-  printf ("%s\n", text);
+  pmctl_json_init (&j, stdout, pretty);
+  if (node != NULL)
+    pmctl_json_write_node (&j, NULL, node);
+  else
+    pmctl_json_null (&j, NULL);
+  putc ('\n', stdout);
 }
 
 void

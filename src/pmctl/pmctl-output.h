@@ -6,6 +6,8 @@
  * `cut -f` works). --json is for programs. */
 #pragma once
 
+#include <stdio.h>
+
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
@@ -28,6 +30,9 @@ int         pmctl_usage_error    (const char *format,
  * @separator; NULL (no such field) is "-". */
 char       *pmctl_format_value   (GVariant   *value,
                                   const char *separator);
+/* A duration for people: "850ms", "4.5s" (tenths cut, not rounded),
+ * "3m05s", "2h07m". */
+char       *pmctl_format_duration_ms (guint64 ms);
 /* The string field @key of a{sv} @dict, "" when absent. */
 const char *pmctl_dict_get_string (GVariant  *dict,
                                    const char *key);
@@ -65,6 +70,52 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PmctlTable, pmctl_table_free)
 /* The terminal's width: $COLUMNS when it is a number, else what the
  * terminal on stdout says; 0 when unknown. */
 guint       pmctl_terminal_columns (void);
+
+/* pmctl's one JSON writer, for output written as it goes (ten thousand
+ * devices need no tree of nodes) and for trees built with JsonBuilder:
+ * compact, or indented by 2 when @pretty. Each function writes one
+ * value, as the member @name inside an object (NULL in an array or at
+ * the top). */
+typedef struct {
+  FILE     *out;
+  gboolean  pretty;
+  guint     depth;
+  gboolean  comma;      /* a value came before at this depth */
+} PmctlJson;
+
+void        pmctl_json_init      (PmctlJson  *j,
+                                  FILE       *out,
+                                  gboolean    pretty);
+/* An object ('{') or array ('['), closed by pmctl_json_end (@close '}'
+ * or ']'). */
+void        pmctl_json_begin     (PmctlJson  *j,
+                                  const char *name,
+                                  char        open);
+void        pmctl_json_end       (PmctlJson  *j,
+                                  char        close);
+void        pmctl_json_string    (PmctlJson  *j,
+                                  const char *name,
+                                  const char *value);
+void        pmctl_json_bool      (PmctlJson  *j,
+                                  const char *name,
+                                  gboolean    value);
+void        pmctl_json_null      (PmctlJson  *j,
+                                  const char *name);
+void        pmctl_json_int       (PmctlJson  *j,
+                                  const char *name,
+                                  gint64      value);
+/* An unsigned counter, clamped to G_MAXINT64. */
+void        pmctl_json_count     (PmctlJson  *j,
+                                  const char *name,
+                                  guint64     value);
+/* %.17g with ".0" when it reads as an integer; null when not finite. */
+void        pmctl_json_double    (PmctlJson  *j,
+                                  const char *name,
+                                  double      value);
+/* A JsonNode tree, its object members in their order. */
+void        pmctl_json_write_node (PmctlJson  *j,
+                                   const char *name,
+                                   JsonNode   *node);
 
 /* @node as JSON on stdout: pretty on a terminal, one line when piped. */
 void        pmctl_json_print     (Pmctl      *ctl,

@@ -137,9 +137,11 @@ const PmctlCommand pmctl_command_power_down = {
 const PmctlCommand pmctl_command_power_up = {
   "power-up", "power-up DEVICE [--subtree]",
   "Power a device up, suppliers and ancestors first",
-  "Set power/control=on for DEVICE after its suppliers and ancestors, and\n"
+  "Resume DEVICE (power/control=on) after its suppliers and ancestors, and\n"
   "switch back on a port or slot that 'pmctl power-down --off' switched\n"
-  "off. --subtree: then every descendant and consumer. Prints one line per\n"
+  "off. --subtree: then every descendant and consumer. Once all are up the\n"
+  "policy applies again at once (a device it lets autosuspend is auto with\n"
+  "its delay); 'pmctl hold' keeps a device on. Prints one line per\n"
   "device: path, result (on, skipped, failed), detail. Exit status 1 if\n"
   "any device failed. Needs root or the polkit action " PP_POLKIT_ACTION_MANAGE ".",
   power_up_entries, 1, 1, FALSE, run_power_up,

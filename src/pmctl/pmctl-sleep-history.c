@@ -73,18 +73,6 @@ format_when (guint64 start_us)
 }
 
 static char *
-format_duration (guint64 ms)
-{
-  guint64 s = ms / 1000;
-
-  if (s >= 3600)
-    return g_strdup_printf ("%" G_GUINT64_FORMAT "h%02um", s / 3600, (guint) (s % 3600 / 60));
-  if (s >= 60)
-    return g_strdup_printf ("%" G_GUINT64_FORMAT "m%02us", s / 60, (guint) (s % 60));
-  return g_strdup_printf ("%" G_GUINT64_FORMAT ".%01us", s, (guint) (ms % 1000 / 100));
-}
-
-static char *
 format_mode (GVariant *r)
 {
   const char *state = rec_str (r, "state");
@@ -156,7 +144,7 @@ print_history_table (Pmctl *ctl, GVariant *records)
       gboolean known = energy_known (r);
 
       pmctl_table_add_row (t, format_when (rec_u64 (r, "start")),
-                           format_duration (rec_u64 (r, "duration_ms")),
+                           pmctl_format_duration_ms (rec_u64 (r, "duration_ms")),
                            format_mode (r), format_hw (r),
                            known ? g_strdup_printf ("%.0f mW", rec_double (r, "drain_mw", 0)) : g_strdup ("-"),
                            known ? g_strdup_printf ("%.2f", rec_double (r, "drain_percent_per_hour", 0))
@@ -189,7 +177,7 @@ print_last (Pmctl *ctl, GVariant *r)
 
   add_field (t, "Start", format_when (rec_u64 (r, "start")));
   add_field (t, "End", format_when (rec_u64 (r, "end")));
-  add_field (t, "Duration", format_duration (rec_u64 (r, "duration_ms")));
+  add_field (t, "Duration", pmctl_format_duration_ms (rec_u64 (r, "duration_ms")));
   add_field (t, "State", g_strdup (rec_str (r, "state")));
   add_field (t, "Mem sleep", g_strdup (*rec_str (r, "mem_sleep") ? rec_str (r, "mem_sleep") : "-"));
   add_field (t, "Result", format_result (r));

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* pmctl: the command-line client of powerpolicyd (SPEC §6).
+/* pmctl: the command-line client of powerpolicyd (pmctl(1)).
  *
  * This file holds the global options, the command table, the help and the
  * dispatch; each command group lives in its own file with its own

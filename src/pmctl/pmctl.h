@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* pmctl: the command-line client of powerpolicyd (SPEC §6), in boltctl's
+/* pmctl: the command-line client of powerpolicyd (pmctl(1)), in boltctl's
  * layout: pmctl.c parses the global options and dispatches to one file
  * per command group, each with its own options; pmctl-output.c prints;
  * pmctl-client.c connects and reports D-Bus errors. */

@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The configuration model and its parser (SPEC §4). Pure: takes text,
- * reads no files.
+/* The configuration model and its parser (powerpolicy.conf(5)). Pure: takes
+ * text, reads no files.
  *
- * Parsing: our own line-based reader of the GKeyFile subset we use
- * ("[NAME]" headers, KEY=VALUE, '#' comments, the value escapes \s \n \t
- * \r \\). A line it cannot take (a NUL byte, invalid UTF-8, longer than
- * PP_CONFIG_MAX_LINE bytes, no '=', a key before any section, a
- * malformed header or key name) is dropped with a FILE:LINE problem; the
- * keys under a dropped header are dropped with it. Duplicate sections and
- * keys are reported (the later value wins). The values are then
- * validated key by key. */
+ * Parsing: our own line-based reader of the GKeyFile subset we use ("[NAME]"
+ * headers, KEY=VALUE, '#' comments, the value escapes \s \n \t \r \\). A line
+ * it cannot take (a NUL byte, invalid UTF-8, longer than PP_CONFIG_MAX_LINE
+ * bytes, no '=', a key before any section, a malformed header or key name) is
+ * dropped with a FILE:LINE problem; the keys under a dropped header are dropped
+ * with it. Duplicate sections and keys are reported (the later value wins). The
+ * values are then validated key by key. */
 #pragma once
 
 #include <glib.h>
@@ -22,8 +21,8 @@ G_BEGIN_DECLS
 #define PP_ATTR_WAKEUP         "power/wakeup"
 #define PP_ATTR_LINK_POLICY    "link_power_management_policy"
 
-/* Layers of a [Class]/[Module] section, lowest first (SPEC §4):
- * [X], [X:battery], [X:low-battery], [X:idle]. */
+/* Layers of a [Class]/[Module] section, lowest first (powerpolicy.conf(5),
+ * LAYERS): [X], [X:battery], [X:low-battery], [X:idle]. */
 typedef enum {
   PP_LAYER_BASE,
   PP_LAYER_BATTERY,
@@ -43,8 +42,8 @@ const char       *pp_layer_suffix             (PpLayer layer);
 /* At most this many bytes of a dropped line are quoted in its report. */
 #define PP_CONFIG_MAX_QUOTE 80
 
-/* Which layer of the policy decided a setting (SPEC §5 Explain); NONE
- * for a setting of the configuration itself, not a decision. */
+/* Which layer of the policy decided a setting (org.powerpolicy1.Manager.xml,
+ * Explain); NONE for a setting of the configuration itself, not a decision. */
 typedef enum {
   PP_SOURCE_NONE = 0,
   PP_SOURCE_CLASS,         /* [Class NAME] */

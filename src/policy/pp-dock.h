@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Is the machine docked? (SPEC §4 [Lid] OnCloseDocked). Pure: the dock
- * switch and the DRM connector list come in, a decision goes out. */
+/* Is the machine docked? (powerpolicy.conf(5), [Lid] OnCloseDocked). Pure: the
+ * dock switch and the DRM connector list come in, a decision goes out. */
 #pragma once
 
 #include <glib.h>

@@ -2,15 +2,16 @@
 /* Foreign changes: someone else writing what the daemon manages.
  *
  * The daemon tells the tracker every value it wrote to a (device path,
- * attribute). Before it applies the policy to that attribute again, it
- * reads the current value and asks the tracker: a value different from the
- * one last written means another program changed it. The daemon never
- * fights: after the third foreign change of the same attribute the tracker
- * answers "give up", and from then on "given up" (do not write) until
- * pp_foreign_tracker_reset() (Reload). Pure: no I/O, no logging.
+ * attribute). Before it applies the policy to that attribute again, it reads
+ * the current value and asks the tracker: a value different from the one last
+ * written means another program changed it. The daemon never fights: after the
+ * third foreign change of the same attribute the tracker answers "give up", and
+ * from then on "given up" (do not write) until pp_foreign_tracker_reset()
+ * (Reload). Pure: no I/O, no logging.
  *
- * Also the row of the `Conflicts` a(ss) property (SPEC §5): (tool or
- * attribute, what), shared with pp-conflicts.c (installed tools). */
+ * Also the row of the `Conflicts` a(ss) property
+ * (org.powerpolicy1.Manager.xml): (tool or attribute, what), shared with
+ * pp-conflicts.c (installed tools). */
 #pragma once
 
 #include <glib.h>

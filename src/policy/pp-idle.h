@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The user-idle state machine (SPEC §1 item 3, §4 IdleTimeoutSec). Pure:
+/* The user-idle state machine (powerpolicy.conf(5), [Daemon]
+ * IdleTimeoutSec). Pure:
  * times are passed in (monotonic microseconds), nothing is read or
  * scheduled here. The caller reports activity (with the time it happened,
  * which may lie in the past when events are read late, in a batch) and

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The lid decision (SPEC §4 [Lid]), pure like logind's
+/* The lid decision (powerpolicy.conf(5), [Lid]), pure like logind's
  * button_lid_switch_handle_action(): the situation in, the action out. */
 #pragma once
 

@@ -234,8 +234,9 @@ map_apply_layer (SettingMap              *map,
     }
 }
 
-/* The cascade (SPEC §4): for each layer in use, lowest first, the
- * subsystem's section (@sub, may be NULL), then the class's (@cls). */
+/* The cascade (powerpolicy.conf(5), LAYERS): for each layer in use, lowest
+ * first, the subsystem's section (@sub, may be NULL), then the class's (@cls).
+ */
 static void
 map_apply_cascade (SettingMap              *map,
                    const PpLayeredSettings *sub,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Pure decisions: a device's class and the settings to write for it in a
- * situation (SPEC §3, §4). No I/O. */
+ * situation (powerpolicy.conf(5), LAYERS). No I/O. */
 #pragma once
 
 #include <glib.h>
@@ -16,7 +16,8 @@ typedef enum {
   PP_TRISTATE_YES   = 1,
 } PpTristate;
 
-/* What udev told us about a device, parsed (SPEC §3). */
+/* What udev told us about a device, parsed (powerpolicy.conf(5), UDEV
+ * PROPERTIES). */
 typedef struct {
   char       *klass;              /* POWERPOLICY_CLASS, else SUBSYSTEM */
   char       *subsystem;          /* SUBSYSTEM ("" when unknown): the section the class refines */
@@ -30,7 +31,8 @@ typedef struct {
 
 #define PP_DELAY_UNSET (-2)
 
-/* Overrides set over D-Bus (SPEC §5); NULL/unset fields do not apply. */
+/* Overrides set over D-Bus (org.powerpolicy1.Manager.xml, SetOverride);
+ * NULL/unset fields do not apply. */
 typedef struct {
   char *control;
   gint  delay_ms;                 /* PP_DELAY_UNSET = none */
@@ -72,7 +74,7 @@ typedef struct {
   const char       *held_by;       /* the hold's origin ("held by WHO (WHY), pid N");
                                     * NULL: "held" */
   const char       *driver;        /* the bound driver, for ExcludeDrivers= */
-  /* a Revert (SPEC §5 addition) puts the device back to its original
+  /* a Revert (org.powerpolicy1.Manager.xml, Revert) puts the device back to its original
    * values: above the overrides, below PowerDown and holds. @original
    * gives the journalled original of an attribute (relpath): the value
    * it had before the daemon first wrote it, or NULL when the daemon has
@@ -112,7 +114,7 @@ typedef struct {
   GPtrArray       *cleared;
 } PpDecision;
 
-/* Layer order (powerpolicy.conf(5)), lowest first: class base, :battery (on
+/* Layer order (powerpolicy.conf(5), LAYERS), lowest first: class base, :battery (on
  * battery), :low-battery (on battery at or below LowBatteryPercent),
  * :idle (user idle), the hwdb's ID_AUTOSUSPEND=1 and
  * ID_AUTOSUSPEND_DELAY_MS (device knowledge, above every class layer),
@@ -160,9 +162,9 @@ GPtrArray  *pp_policy_device_settings (const PpConfig      *config,
  * "own"; "" for PP_SOURCE_NONE. */
 const char *pp_setting_source_to_string (PpSettingSource source);
 
-/* One row of Explain (SPEC §5): an attribute the policy touches on a
- * device, what it holds now, what the policy decided ("" when it leaves
- * the attribute alone), the layer that decided and its origin. */
+/* One row of Explain (org.powerpolicy1.Manager.xml): an attribute the policy
+ * touches on a device, what it holds now, what the policy decided ("" when it
+ * leaves the attribute alone), the layer that decided and its origin. */
 typedef struct {
   char       *attribute;
   char       *current;             /* filled in by the caller (sysfs), or NULL */

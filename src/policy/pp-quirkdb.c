@@ -993,8 +993,9 @@ driver_rule (const PpMachineFacts *facts)
     }
   else if (facts->nvidia_loaded)
     {
-      /* SPEC §7 says "none" here, where pm-utils 1.4.1 added no_chvt:
-       * the contract wins, the VT switch is kept as for fglrx */
+      /* powerpolicyd(8), SYSTEM SLEEP, LID AND VIDEO QUIRKS says "none" here,
+       * where pm-utils 1.4.1 added no_chvt: the man page wins, the VT switch is
+       * kept as for fglrx */
       sel = selection_new (PP_QUIRK_SOURCE_DRIVER);
       sel->summary = g_strdup ("nVidia binary driver: no quirks (VT switch kept)");
       selection_add (sel, "none", sel->summary);

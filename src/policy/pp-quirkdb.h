@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* pm-utils' native video quirk database (SPEC §7): a pure parser of the
+/* pm-utils' native video quirk database (powerpolicyd(8), SYSTEM SLEEP,
+ * LID AND VIDEO QUIRKS): a pure parser of the
  * quirkdb format and the selection of pm-utils 1.4.1's
  * 98video-quirk-db-handler. Takes text and machine facts, reads nothing. */
 #pragma once
@@ -8,7 +9,8 @@
 
 G_BEGIN_DECLS
 
-/* The facts quirk entries match on (SPEC §7 keys). Strings are never
+/* The facts quirk entries match on (powerpolicyd(8), SYSTEM SLEEP, LID AND
+ * VIDEO QUIRKS). Strings are never
  * NULL once filled by pp_machine_facts_*; "" means unknown. */
 typedef struct {
   char     *firmware_vendor;        /* system.firmware.vendor (bios_vendor) */

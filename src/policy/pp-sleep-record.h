@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* A record of one system sleep (issue 20, SPEC §5 GetSleepHistory): what
+/* A record of one system sleep (issue 20; org.powerpolicy1.Manager.xml,
+ * GetSleepHistory): what
  * the kernel and the battery said before and after, turned into depth,
  * length, cost and wake source. Pure: the snapshots are read by
  * src/backends/pp-sleep-stats.c around a sleep, never on a timer; this

@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The power-dependency tree (SPEC §1 item 4): nodes are devices under
- * /sys/devices, edges are sysfs parent -> child and device links
- * supplier -> consumer. Pure: it is told what exists and asked for walk
- * orders and decisions; it never looks at sysfs itself.
+/* The power-dependency tree (powerpolicyd(8), POWER-DEPENDENCY TREE): nodes are
+ * devices under /sys/devices, edges are sysfs parent -> child and device links
+ * supplier -> consumer. Pure: it is told what exists and asked for walk orders
+ * and decisions; it never looks at sysfs itself.
  *
- * A device "depends on" its parent and its suppliers; its "dependents"
- * are its children and its consumers. Device links can form cycles on a
- * broken or hostile system: every walk detects them, reports them and
- * terminates. */
+ * A device "depends on" its parent and its suppliers; its "dependents" are its
+ * children and its consumers. Device links can form cycles on a broken or
+ * hostile system: every walk detects them, reports them and terminates. */
 #pragma once
 
 #include <glib.h>
@@ -84,16 +83,16 @@ typedef struct {
 
 void        pp_tree_step_free        (PpTreeStep  *step);
 
-/* The PowerDown walk (SPEC §5). With @subtree: @root, every descendant and
- * every consumer (transitively), post-order: whatever depends on a device
- * comes before it. Without: @root alone. Bubble-up: a device goes down
- * only when nothing that depends on it stays up — a device that must stay
- * up (state.stay_up) is skipped and keeps its parent and suppliers up;
- * dependents outside the walk count by their state (up when they can
- * suspend and are not down, or when something of theirs is up).
- * Returns PpTreeStep*, one per device acted on, in walk order; NULL when
- * @root is not in the tree. Cycles met are described in @cycles (char*),
- * if given. Linear in the size of @root's dependent closure. */
+/* The PowerDown walk (org.powerpolicy1.Manager.xml, PowerDown). With @subtree:
+ * @root, every descendant and every consumer (transitively), post-order:
+ * whatever depends on a device comes before it. Without: @root alone.
+ * Bubble-up: a device goes down only when nothing that depends on it stays up —
+ * a device that must stay up (state.stay_up) is skipped and keeps its parent
+ * and suppliers up; dependents outside the walk count by their state (up when
+ * they can suspend and are not down, or when something of theirs is up).
+ * Returns PpTreeStep*, one per device acted on, in walk order; NULL when @root
+ * is not in the tree. Cycles met are described in @cycles (char*), if given.
+ * Linear in the size of @root's dependent closure. */
 GPtrArray  *pp_tree_plan_power_down  (PpTree          *tree,
                                       const char      *root,
                                       gboolean         subtree,

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* A USB device's class from the drivers bound to its interfaces (SPEC §3),
+/* A USB device's class from the drivers bound to its interfaces
+ * (powerpolicyd(8), DEVICES),
  * as TLP classifies USB devices. Pure: the interface list comes in, a
  * class name goes out; reading the "driver" links and re-evaluating on
  * bind/unbind uevents is the daemon's job. */

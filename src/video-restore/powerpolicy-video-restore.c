@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* powerpolicy-video-restore suspend|resume QUIRK...
  *
- * The restore helper powerpolicyd runs around system sleep (SPEC §7):
+ * The restore helper powerpolicyd runs around system sleep
+ * (powerpolicyd(8), SYSTEM SLEEP, LID AND VIDEO QUIRKS):
  * pm-utils' 99video in C. It saves video state before sleep and restores
  * it on resume with vbetool, radeontool and chvt when they are installed
  * (a missing tool is logged and skipped); reset_brightness and save_pci

@@ -246,7 +246,10 @@ test_power_down_up (void **state)
   if (row == NULL)
     return;
   assert_string_equal (row->status, "on");
+  /* resumed, then the policy's value again at once: on here */
   assert_attr (st, STORAGE, "power/control", "on");
+  assert_non_null (strstr (row->detail, "power/control=on"));
+  assert_null (strstr (row->detail, "then the policy"));
 }
 
 static void

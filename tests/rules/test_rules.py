@@ -113,7 +113,8 @@ def usb_descriptors(configurations, device_class=0, vendor=0x1234, product=0x567
 # Real devices, as `lsusb -v` reports them (ids, device class, and the
 # interfaces of each configuration), and the class the shipped rules must
 # give them. Keys name the device; the expectations are the policy's
-# contract (SPEC §3), so a change here is a change of classification.
+# contract (powerpolicyd(8), DEVICES), so a change here is a change of
+# classification.
 BT = (0xe0, 0x01, 0x01)
 BCM_BT = (0xff, 0x01, 0x01)
 DFU = (0xfe, 0x01, 0x01)

@@ -214,6 +214,8 @@ def run_story(demo, laptop, keyboard, lid, logind, has_explain):
     demo.pmctl('power-down', '1-1', '--subtree')
     demo.show_changes()
     demo.pmctl('power-up', '1-1', '--subtree')
+    demo.note('... each device is resumed (control=on), then the policy applies again '
+              'at once: the hubs and the stick are auto, the stick with its delay')
     demo.show_changes()
 
     demo.step('On battery, the lid closes: the daemon asks logind to suspend '

@@ -130,10 +130,11 @@ class TestListChanges(ConflictsTestCase):
         self.assertNotIn(HDA, [r[0] for r in self.changes()])
         self.call('ClearOverrides', (HDA,), '(s)')
         self.assertIn((HDA, 'power/control', 'on', 'auto'), self.changes())
-        # PowerUp: control=on for the pass, the original
+        # PowerUp resumes it (control=on) and hands it back to the
+        # policy at once: auto, listed again
         self.call('PowerUp', (HDA, False), '(sb)')
-        self.assertEqual(self.attr(HDA, 'power/control'), 'on')
-        self.assertNotIn(HDA, [r[0] for r in self.changes()])
+        self.assertEqual(self.attr(HDA, 'power/control'), 'auto')
+        self.assertIn((HDA, 'power/control', 'on', 'auto'), self.changes())
 
     def test_dry_run_changes_nothing_lists_nothing(self):
         self.start(args=['--dry-run'])

@@ -303,7 +303,9 @@ class TestPmctlPower(MoreTestCase):
         self.assertEqual(set(doc[0]), {'path', 'result', 'detail'})
         # ancestors first
         self.assertEqual([r['path'] for r in doc][:3], [XHCI, ROOTHUB, HUB])
-        self.assertEqual(self.attr(STORAGE, 'power/control'), 'on')
+        # resumed, then the policy's again: auto with its delay
+        self.assertEqual(self.attr(STORAGE, 'power/control'), 'auto')
+        self.assertTrue(doc[-1]['detail'].endswith('then the policy: power/control=auto'), doc)
         self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '5000')
 
     def test_power_down_off(self):

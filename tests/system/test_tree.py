@@ -96,6 +96,9 @@ class TreeTestCase(PowerPolicyTestCase):
     def device(self, device):
         return self.call('GetDevice', (device,), '(s)')[0]
 
+    def row(self, rows, path):
+        return next(r for r in rows if r[0] == path)
+
     def inhibitors(self):
         return self.call('ListInhibitors')[0]
 
@@ -201,7 +204,8 @@ class TestPowerDown(TreeTestCase):
         self.assertRows(rows, [(XHCI, 'on'), (ROOTHUB, 'on'), (HUB, 'on'),
                                (STORAGE, 'on', STORAGE_PORT + '=0')])
         self.assertEqual(self.laptop.read(STORAGE_PORT), '0')
-        self.assertEqual(self.attr(STORAGE, 'power/control'), 'on')
+        # resumed, then the policy's again: auto with its delay
+        self.assertEqual(self.attr(STORAGE, 'power/control'), 'auto')
         self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '5000')
 
     def test_survives_policy_reapplication(self):
@@ -313,7 +317,8 @@ class TestPowerDown(TreeTestCase):
         ])
         rows = self.power_up(HUB, subtree=True)
         self.assertIn((STORAGE, 'skipped', 'device vanished'), rows)
-        self.assertEqual(self.attr(HUB, 'power/control'), 'on')
+        # resumed, then handed back to the policy (auto)
+        self.assertEqual(self.attr(HUB, 'power/control'), 'auto')
         # the daemon is fine and still answers
         self.assertEqual(self.device(HUB)['path'], HUB)
 
@@ -372,8 +377,14 @@ class TestPowerUp(TreeTestCase):
             (STORAGE, 'on'),
             (HUB_IF, 'skipped'),
         ])
-        for dev in (XHCI, ROOTHUB, HUB, MOUSE, STORAGE):
-            self.assertEqual(self.attr(dev, 'power/control'), 'on', dev)
+        # woken (control=on), then handed back to the policy at once:
+        # every device the policy lets autosuspend is auto again; the
+        # controller, which no layer sets, has its own value back
+        for dev in (ROOTHUB, HUB, MOUSE, STORAGE):
+            self.assertEqual(self.attr(dev, 'power/control'), 'auto', dev)
+            self.assertIn('; then the policy: power/control=auto', self.row(rows, dev)[2])
+        self.assertEqual(self.attr(XHCI, 'power/control'), 'on')
+        self.assertNotIn('then the policy', self.row(rows, XHCI)[2])
         # the policy's delay where it has one, else the one PowerDown found
         self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '5000')
         self.assertEqual(self.attr(MOUSE, 'power/autosuspend_delay_ms'), '2000')
@@ -392,7 +403,8 @@ class TestPowerUp(TreeTestCase):
         self.assertEqual(rows[-1][:2], (MOUSE, 'on'), rows)
         self.assertIn('power/autosuspend_delay_ms=5000', rows[-1][2])
         self.assertEqual(self.attr(MOUSE, 'power/autosuspend_delay_ms'), '5000')
-        self.assertEqual(self.attr(MOUSE, 'power/control'), 'on')
+        # the policy governs again at once: control back to auto
+        self.assertEqual(self.attr(MOUSE, 'power/control'), 'auto')
         # and the next pass keeps it too
         self.call('Reload')
         self.assertEqual(self.attr(MOUSE, 'power/autosuspend_delay_ms'), '5000')
@@ -432,9 +444,10 @@ class TestPowerUp(TreeTestCase):
         self.start_daemon()
         self.power_down(GPU)
         rows = self.power_up(HDA)
-        self.assertRows(rows, [(GPU, 'on'), (HDA, 'on')])
+        self.assertRows(rows, [(GPU, 'on'), (HDA, 'on', '; then the policy: power/control=auto')])
+        # the GPU's policy keeps it on; the audio's lets it autosuspend
         self.assertEqual(self.attr(GPU, 'power/control'), 'on')
-        self.assertEqual(self.attr(HDA, 'power/control'), 'on')
+        self.assertEqual(self.attr(HDA, 'power/control'), 'auto')
 
 
 class TestHold(TreeTestCase):
@@ -604,7 +617,8 @@ class TestTreeDBus(TreeTestCase):
         r = self.call_as('nobody', 'PowerUp', '(sb)', ['1-1.2', False])
         self.assertEqual(r.get('error'), NAU, r)
         self.assertEqual(self.attr(STORAGE, 'power/autosuspend_delay_ms'), '5000')
-        # holds are open to every local user (SPEC §5)
+        # holds are open to every local user (powerpolicyd(8),
+        # POWER-DEPENDENCY TREE)
         r = self.call_as('nobody', 'Hold', '(sss)', ['1-1.2', 'nobody', 'test'])
         self.assertTrue(r['ok'], r)
         # ppcall did not keep the descriptor: the hold is gone again

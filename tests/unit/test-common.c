@@ -11,8 +11,8 @@
 #include "pp-enums.h"
 #include "pp-error.h"
 
-/* Every PP_ERROR code travels as org.powerpolicy1.Error.<Name> (SPEC §2)
- * and comes back as the same code. */
+/* Every PP_ERROR code travels as org.powerpolicy1.Error.<Name>
+ * (powerpolicyd(8), D-BUS INTERFACE) and comes back as the same code. */
 static void
 test_error_names (void **state)
 {
@@ -20,7 +20,7 @@ test_error_names (void **state)
     PpError     code;
     const char *name;
   } errors[] = {
-    /* as SPEC §2 spells them */
+    /* as powerpolicyd(8) and the D-Bus XML spell them */
     { PP_ERROR_NO_SUCH_DEVICE, "org.powerpolicy1.Error.NoSuchDevice" },
     { PP_ERROR_INVALID_ARGUMENT, "org.powerpolicy1.Error.InvalidArgument" },
     { PP_ERROR_NOT_AUTHORIZED, "org.powerpolicy1.Error.NotAuthorized" },

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests of the configuration parser (SPEC §4): pp-config.c alone,
- * linked against the pure policy library and nothing else. */
+/* Unit tests of the configuration parser (powerpolicy.conf(5)): pp-config.c
+ * alone, linked against the pure policy library and nothing else. */
 #include "config.h"
 
 #include <string.h>

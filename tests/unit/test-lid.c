@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests of the lid decision (SPEC §4 [Lid]): every combination of
- * lid closed, on AC, docked, lid inhibitor and holdoff, under every
- * [Lid] configuration (HandleLid x OnClose x OnCloseExternalPower x
+/* Unit tests of the lid decision (powerpolicy.conf(5), [Lid]): every
+ * combination of lid closed, on AC, docked, lid inhibitor and holdoff, under
+ * every [Lid] configuration (HandleLid x OnClose x OnCloseExternalPower x
  * OnCloseDocked). One test case per situation; each walks all 686
  * configurations. The expected column is written out by hand below. */
 #include "config.h"
@@ -72,7 +72,8 @@ test_situation (void **state)
   assert_int_equal (checked, 2 * N_ACTIONS * N_ACTIONS * N_ACTIONS);
 }
 
-/* The shipped defaults (SPEC §4) on the common situations. */
+/* The shipped defaults (powerpolicy.conf(5), [Lid]) on the common situations.
+ */
 static void
 test_defaults (void **state)
 {

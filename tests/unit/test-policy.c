@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests of the pure policy decisions (SPEC §3, §4): classification,
- * layering, write order, module parameters and the power source. */
+/* Unit tests of the pure policy decisions (powerpolicy.conf(5), LAYERS):
+ * classification, layering, write order, module parameters and the power
+ * source. */
 #include "config.h"
 
 #include <string.h>

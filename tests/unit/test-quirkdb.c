@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests of the video quirk database (SPEC §7): the quirkdb parser
- * and matcher, and the selection of pm-utils 1.4.1's
- * 98video-quirk-db-handler on machines from the real database. Pure:
- * linked against the policy library only; the database files are read
+/* Unit tests of the video quirk database (powerpolicyd(8), SYSTEM SLEEP, LID
+ * AND VIDEO QUIRKS): the quirkdb parser and matcher, and the selection of
+ * pm-utils 1.4.1's 98video-quirk-db-handler on machines from the real database.
+ * Pure: linked against the policy library only; the database files are read
  * here and handed over as text. */
 #include "config.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The shipped data/powerpolicy.conf under the class cascade
- * (powerpolicy.conf(5)): the safety defaults hold against any drop-in for
+ * (powerpolicy.conf(5), LAYERS): the safety defaults hold against any drop-in for
  * the whole USB subsystem, in every layer and situation; the classes
  * that keep their own value keep it under such a drop-in too; GPUs and
  * hubs keep what their drivers set; the driver denylist reaches every

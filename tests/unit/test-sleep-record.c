@@ -457,7 +457,8 @@ test_variant_keys (void **state)
   g_autoptr(GVariant) v = g_variant_ref_sink (pp_sleep_record_to_variant (r));
 
   (void) state;
-  /* SPEC §5's keys with their types */
+  /* the keys of org.powerpolicy1.Manager.xml, GetSleepHistory, with their types
+   */
   for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
     {
       g_autoptr(GVariant) value = g_variant_lookup_value (v, keys[i], NULL);
