@@ -44,6 +44,8 @@ typedef struct {
   /* between PrepareForSleep and resume, with [Sleep]
    * RestoreDefaultsBeforeSleep=true: the sleep layer applies */
   gboolean before_sleep;
+  /* the active power profile: its layer applies above :battery */
+  PpProfile profile;
 } PpSituation;
 
 /* Look up a udev property; returns NULL when absent. */
@@ -107,7 +109,7 @@ typedef struct {
 } PpDecision;
 
 /* Layer order (SPEC §4), lowest first: class base, :battery (on
- * battery), :low-battery (on battery at or below LowBatteryPercent),
+ * battery), :power-saver or :performance (the profile), :low-battery (on battery at or below LowBatteryPercent),
  * :idle (user idle), udev properties, overrides, a Revert (the
  * originals, while its fd is open), PowerDown (control=auto, delay 0),
  * holds (control=on), the sleep layer (control=on for the
@@ -144,8 +146,8 @@ GPtrArray  *pp_policy_device_settings (const PpConfig      *config,
                                        gboolean             held);
 
 /* "class", "battery", "low-battery", "idle", "udev", "override",
- * "power-down", "hold", "excluded", "ignored", "revert", "quirk", "sleep"; "" for
- * PP_SOURCE_NONE. */
+ * "power-down", "hold", "excluded", "ignored", "revert", "quirk", "sleep",
+ * "power-saver", "performance"; "" for PP_SOURCE_NONE. */
 const char *pp_setting_source_to_string (PpSettingSource source);
 
 /* One row of Explain (SPEC §5): an attribute the policy touches on a
@@ -178,6 +180,13 @@ void        pp_explain_row_free       (PpExplainRow        *row);
  * sets is "default", source PP_SOURCE_SLEEP. */
 GPtrArray  *pp_policy_module_settings (const PpConfig      *config,
                                        const PpSituation   *situation);
+
+/* [Platform] and its layers for the situation: PP_PLATFORM_PROFILE_KEY
+ * and PP_PLATFORM_EPP_KEY with the word decided, each with its source and
+ * origin; a key an empty assignment cleared (the firmware's own value) is
+ * absent. */
+GPtrArray  *pp_policy_platform_settings (const PpConfig    *config,
+                                         const PpSituation *situation);
 
 /* One power_supply device as read from sysfs. */
 typedef struct {
@@ -221,9 +230,11 @@ gboolean    pp_policy_low_battery     (gboolean              on_battery,
 
 /* [Sleep] MemSleep= (@hibernate FALSE) or HibernateMode= (TRUE) for the
  * situation: [Sleep:low-battery] when low on battery and it sets the key,
- * else [Sleep:battery] on battery when it sets it, else [Sleep]. Static
- * within @config. @layer (may be NULL): the section, "Sleep",
- * "Sleep:battery" or "Sleep:low-battery". */
+ * else [Sleep:power-saver] or [Sleep:performance] for that profile when
+ * it sets it, else [Sleep:battery] on battery when it sets it, else
+ * [Sleep]. Static within @config. @layer (may be NULL): the section,
+ * "Sleep", "Sleep:battery", "Sleep:power-saver", "Sleep:performance" or
+ * "Sleep:low-battery". */
 const char *pp_policy_sleep_mode      (const PpConfig      *config,
                                        const PpSituation   *situation,
                                        gboolean             hibernate,
