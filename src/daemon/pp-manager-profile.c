@@ -144,6 +144,13 @@ explain_knob (PpManager *self, const PpPlatformKnob *knob, const PpSetting *s, c
       else
         row->origin = g_strdup (s->origin != NULL ? s->origin : "");
     }
+  {
+    /* D-Bus strings are UTF-8, whatever a file name held */
+    char *valid = g_utf8_make_valid (row->origin, -1);
+
+    g_free (row->origin);
+    row->origin = valid;
+  }
   return row;
 }
 
