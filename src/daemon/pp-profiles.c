@@ -301,8 +301,9 @@ on_holder_uid (GObject *source, GAsyncResult *res, gpointer user_data)
     g_info ("Profile hold %u: %s for %s (%s), uid %u", hold->cookie,
             pp_profile_to_string (hold->profile), app, why, uid);
   }
-  g_dbus_method_invocation_return_value (req->invocation, g_variant_new ("(u)", hold->cookie));
+  /* the layers are in place when the caller hears back */
   update (self);
+  g_dbus_method_invocation_return_value (req->invocation, g_variant_new ("(u)", hold->cookie));
   hold_request_free (req);
 }
 
@@ -378,8 +379,8 @@ handle_release_profile (PpProfiles *self, GDBusMethodInvocation *invocation, GVa
       g_info ("Profile hold %u released", cookie);
       emit_released (self, hold);
       g_ptr_array_remove_index (self->holds, i);
-      g_dbus_method_invocation_return_value (invocation, NULL);
       update (self);
+      g_dbus_method_invocation_return_value (invocation, NULL);
       return;
     }
   g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
@@ -415,8 +416,8 @@ on_set_authorized (GObject *source, GAsyncResult *res, gpointer user_data)
       if (!pp_manager_save_profile (self->manager, req->profile, &error))
         g_warning ("%s", error->message);
       g_info ("Power profile %s chosen", pp_profile_to_string (req->profile));
-      g_dbus_method_invocation_return_value (req->invocation, NULL);
       update (self);
+      g_dbus_method_invocation_return_value (req->invocation, NULL);
     }
   g_object_unref (req->self);
   g_free (req);
