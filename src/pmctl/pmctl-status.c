@@ -15,7 +15,7 @@
 /* Properties in the order they are printed; any other property the
  * daemon has follows, sorted by name. */
 static const char * const status_property_order[] = {
-  "Version", "Backend", "OnBattery", "LowBattery", "UserIdle", "IdleTimeoutSec",
+  "Version", "Backend", "OnBattery", "LowBattery", "PowerProfile", "UserIdle", "IdleTimeoutSec",
   "LidClosed", "Docked", "VideoQuirks", "DryRun", "Conflicts",
   "WriteFailures", "LastPolicyPassSec", NULL,
 };

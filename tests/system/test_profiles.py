@@ -117,7 +117,7 @@ class ProfilesTestCase(PowerPolicyTestCase):
         return d
 
 
-class TestApi(ProfilesTestCase):
+class TestProfilesApi(ProfilesTestCase):
 
     def test_profiles_both_names_and_layers(self):
         add_platform(self.laptop)
@@ -284,7 +284,7 @@ class TestApi(ProfilesTestCase):
         self.assertIn(PLATFORM_PROFILE, d.read_log())
 
 
-class TestNames(ProfilesTestCase):
+class TestProfilesNames(ProfilesTestCase):
 
     def test_auto_leaves_owned_name_as_conflict(self):
         other = Gio.DBusConnection.new_for_address_sync(
@@ -358,6 +358,49 @@ except GLib.GError as e:
         polkit.SetAllowed(['org.freedesktop.UPower.PowerProfiles.switch-profile'])
         self.assertEqual(as_nobody('set', 'power-saver'), {'ok': True})
         self.assertEqual(self.pp_get('ActiveProfile'), 'power-saver')
+
+
+class TestProfilesPmctl(ProfilesTestCase):
+
+    def pmctl(self, *args):
+        # pmctl never runs inside the testbed: it reads nothing of /sys
+        env = {'PATH': '/usr/bin:/bin', 'DBUS_SYSTEM_BUS_ADDRESS': self.bus_address, 'LANG': 'C.UTF-8'}
+        return subprocess.run([os.path.join(BUILDDIR, 'src', 'pmctl')] + list(args), env=env,
+                              capture_output=True, text=True, timeout=30)
+
+    def test_profile_show_set_status_json(self):
+        add_platform(self.laptop)
+        self.start()
+        r = self.pmctl('profile', 'power-saver')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.laptop.read(PLATFORM_PROFILE), 'low-power')
+        r = self.pmctl('profile')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn('Profile\tpower-saver', r.stdout)
+        self.assertIn('Offered\tpower-saver balanced performance', r.stdout)
+        self.assertIn(PLATFORM_PROFILE + '\tlow-power\tlow-power\tpower-saver\t', r.stdout)
+        js = json.loads(self.pmctl('--json', 'profile').stdout)
+        self.assertEqual(js['profile'], 'power-saver')
+        self.assertEqual([p['profile'] for p in js['profiles']], ['power-saver', 'balanced', 'performance'])
+        self.assertEqual({p['attribute'] for p in js['platform']}, {PLATFORM_PROFILE} | set(EPP))
+        r = self.pmctl('status')
+        self.assertIn('PowerProfile\tpower-saver', r.stdout)
+        self.assertEqual(json.loads(self.pmctl('--json', 'status').stdout)['PowerProfile'], 'power-saver')
+        # usage errors and the refused
+        r = self.pmctl('profile', 'turbo')
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn('unknown profile', r.stderr)
+        r = self.pmctl('diff')
+        self.assertIn('platform_profile', r.stdout)
+
+    def test_profile_without_api(self):
+        self.start_daemon(config_text=CONFIG.replace('[Daemon]\n', '[Daemon]\nPowerProfiles=false\n'))
+        r = self.pmctl('profile')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn('PowerProfiles=false', r.stdout)
+        r = self.pmctl('profile', 'power-saver')
+        self.assertEqual(r.returncode, 1)
+        self.assertTrue(r.stderr.startswith('pmctl: '), r.stderr)
 
 
 class TestPowerprofilesctl(ProfilesTestCase):
