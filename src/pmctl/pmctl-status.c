@@ -15,9 +15,9 @@
 /* Properties in the order they are printed; any other property the
  * daemon has follows, sorted by name. */
 static const char * const status_property_order[] = {
-  "Version", "Backend", "OnBattery", "LowBattery", "PowerProfile", "UserIdle", "IdleTimeoutSec",
+  "Version", "Backend", "OnBattery", "LowBattery", "UserIdle", "IdleTimeoutSec",
   "LidClosed", "Docked", "VideoQuirks", "DryRun", "Conflicts",
-  "WriteFailures", "LastPolicyPassSec", NULL,
+  "WriteFailures", "LastPolicyPassSec", "PowerProfile", NULL,
 };
 
 /* LastPolicyPassSec: "12.3 ms", "1.25 s"; "-" before the first pass. */
