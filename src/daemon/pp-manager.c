@@ -427,9 +427,10 @@ pp_manager_start (PpManager *self, GError **error)
   pp_conflicts_log_new (NULL, self->installed_conflicts);
 
   /* the platform knobs, and the profile chosen before a restart (holds
-   * are not kept); PowerProfiles=false: no profile but balanced */
+   * are not kept), --oneshot too (a boot script applies what the user
+   * chose); PowerProfiles=false: no profile but balanced */
   pp_manager_read_platform (self);
-  if (self->config->power_profiles != PP_POWER_PROFILES_FALSE && !self->options.oneshot)
+  if (self->config->power_profiles != PP_POWER_PROFILES_FALSE)
     self->situation.profile = pp_manager_load_saved_profile (self);
   if (self->situation.profile != PP_PROFILE_BALANCED)
     g_info ("Power profile: %s", pp_profile_to_string (self->situation.profile));

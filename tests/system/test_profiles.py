@@ -165,6 +165,10 @@ class TestProfilesApi(ProfilesTestCase):
         self.assertIn('powerpolicy.conf:%d [Platform:power-saver]' % line_of(CONFIG, 'Platform:power-saver', 'PlatformProfile=low-power'),
                       by_attr[PLATFORM_PROFILE][4])
         self.assertEqual(by_attr[EPP[1]][1:4], ('power', 'power', 'power-saver'))
+        # a device's Explain names the profile's layer and its line
+        rows = {r[0]: r for r in self.call('Explain', (HUB,), '(s)')[0]}
+        self.assertEqual(rows['power/autosuspend_delay_ms'][2:4], ('500', 'power-saver'))
+        self.assertIn('[Class usb:power-saver]', rows['power/autosuspend_delay_ms'][4])
         changes = self.call('ListChanges')[0]
         self.assertIn((PLATFORM_PROFILE, 'platform_profile', 'balanced', 'low-power'), changes)
 
@@ -203,6 +207,17 @@ class TestProfilesApi(ProfilesTestCase):
         self.laptop.tb.set_attribute(self.laptop.bat, 'capacity', '5')
         self.laptop.set_ac(False)
         self.wait_attr(HUB, 'power/autosuspend_delay_ms', '200')
+
+    def test_oneshot_applies_saved_profile(self):
+        add_platform(self.laptop)
+        d = self.new_daemon(config_text=CONFIG, args=['--oneshot'])
+        os.makedirs(d.state_dir, exist_ok=True)
+        with open(os.path.join(d.state_dir, 'power-profile'), 'w') as f:
+            f.write('power-saver\n')
+        rc, log = d.run()
+        self.assertEqual(rc, 0, log)
+        self.assertEqual(self.laptop.read(PLATFORM_PROFILE), 'low-power')
+        self.assertEqual(self.attr(HUB, 'power/autosuspend_delay_ms'), '500')
 
     def test_holds(self):
         add_platform(self.laptop)
