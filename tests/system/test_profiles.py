@@ -289,6 +289,19 @@ class TestProfilesApi(ProfilesTestCase):
         self.pp_set('performance')
         self.assertEqual(self.laptop.read(PLATFORM_PROFILE), 'balanced-performance')
 
+    def test_platform_profile_class(self):
+        # kernels with the platform-profile class and no usable firmware file
+        dev = self.laptop.add('platform-profile', 'virtual/platform-profile/platform-profile-0', None,
+                              ['profile', 'balanced', 'choices', 'cool balanced performance'], [])
+        self.start()
+        self.assertEqual(self.pp_get('Profiles')[2]['PlatformDriver'], 'platform_profile')
+        self.pp_set('power-saver')
+        self.assertEqual(self.attr(dev, 'profile'), 'cool')
+        rows = self.call('ExplainPlatform')[0]
+        self.assertEqual([r[0] for r in rows], [dev + '/profile'])
+        self.pp_set('balanced')
+        self.assertEqual(self.attr(dev, 'profile'), 'balanced')
+
     def test_dry_run(self):
         add_platform(self.laptop)
         d = self.start(args=['--dry-run'])
