@@ -227,21 +227,25 @@ class TestProfilesApi(ProfilesTestCase):
                                   lambda *a: released.append(a[5].unpack()[0]))
         perf = self.pp_call('HoldProfile', '(sss)', ('performance', 'compiling', 'org.example.make'))[0]
         self.assertEqual(self.pp_get('ActiveProfile'), 'performance')
-        saver = self.pp_call('HoldProfile', '(sss)', ('power-saver', 'battery', 'org.example.saver'))[0]
+        saver = self.pp_call('HoldProfile', '(sss)', ('power-saver', 'battery\x1b[31m', 'org.example.saver'))[0]
         # power-saver beats performance
         self.assertEqual(self.pp_get('ActiveProfile'), 'power-saver')
         self.assertEqual(self.laptop.read(PLATFORM_PROFILE), 'low-power')
         holds = self.pp_get('ActiveProfileHolds')
         self.assertEqual([(h['ApplicationId'], h['Profile'], h['Reason']) for h in holds],
                          [('org.example.make', 'performance', 'compiling'),
-                          ('org.example.saver', 'power-saver', 'battery')])
+                          ('org.example.saver', 'power-saver', 'battery\x1b[31m')])
         self.pp_call('ReleaseProfile', '(u)', (saver,))
+        self.assertNotIn('\x1b', self.daemons[0].read_log())
         self.assertEqual(self.pp_get('ActiveProfile'), 'performance')
         # only power-saver and performance can be held; bad cookie
         name, _ = self.remote_error(self.pp_call, 'HoldProfile', '(sss)', ('balanced', '', ''))
         self.assertEqual(name, 'org.freedesktop.DBus.Error.InvalidArgs')
         name, _ = self.remote_error(self.pp_call, 'ReleaseProfile', '(u)', (4242,))
         self.assertEqual(name, 'org.freedesktop.DBus.Error.InvalidArgs')
+        # caller text is bounded, and escaped in the log
+        name, _ = self.remote_error(self.pp_call, 'HoldProfile', '(sss)', ('performance', 'x' * 300, 'a'))
+        self.assertEqual(name, 'org.powerpolicy1.Error.InvalidArgument')
         # bounded like the daemon's other holds (MaxInhibitorsPerUser=3)
         more = [self.pp_call('HoldProfile', '(sss)', ('performance', 'r', 'a'))[0] for _ in range(2)]
         name, message = self.remote_error(self.pp_call, 'HoldProfile', '(sss)', ('performance', 'r', 'a'))
