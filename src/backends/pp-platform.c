@@ -67,11 +67,14 @@ attr_exists (const char *dir, const char *attr)
 }
 
 /* platform_profile offers what power-profiles-daemon asks of it: balanced
- * and performance at least */
+ * and a performance profile at least */
 static gboolean
 choices_usable (char **choices)
 {
-  return choices != NULL && g_strv_contains ((const char * const *) choices, "balanced");
+  const char * const *c = (const char * const *) choices;
+
+  return c != NULL && g_strv_contains (c, "balanced") &&
+         (g_strv_contains (c, "performance") || g_strv_contains (c, "balanced-performance"));
 }
 
 static void
