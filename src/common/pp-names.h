@@ -13,6 +13,14 @@
 #define PP_POLKIT_ACTION_SLEEP   "org.powerpolicy1.sleep"
 #define PP_POLKIT_ACTION_INHIBIT "org.powerpolicy1.inhibit"
 
+/* power-profiles-daemon's API (data/dbus/org.powerpolicy1.PowerProfiles.xml) */
+#define PP_PROFILES_NAME         "org.freedesktop.UPower.PowerProfiles"
+#define PP_PROFILES_PATH         "/org/freedesktop/UPower/PowerProfiles"
+#define PP_PROFILES_LEGACY_NAME  "net.hadess.PowerProfiles"
+#define PP_PROFILES_LEGACY_PATH  "/net/hadess/PowerProfiles"
+#define PP_POLKIT_ACTION_SWITCH_PROFILE "org.freedesktop.UPower.PowerProfiles.switch-profile"
+#define PP_POLKIT_ACTION_HOLD_PROFILE   "org.freedesktop.UPower.PowerProfiles.hold-profile"
+
 #define PP_CONFIG_FILE_NAME     "powerpolicy.conf"
 #define PP_CONFIG_DIR_NAME      "powerpolicy"
 

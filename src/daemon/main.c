@@ -18,6 +18,7 @@
 #include "pp-manager.h"
 #include "pp-names.h"
 #include "pp-power-state.h"
+#include "pp-profiles.h"
 #include "pp-service.h"
 
 /* The daemon's components, made and connected here and nowhere else:
@@ -35,6 +36,7 @@ typedef struct {
   PpPowerOps      *power_ops;
   PpReverts       *reverts;
   PpService       *service;
+  PpProfiles      *profiles;
 } Daemon;
 
 static gboolean
@@ -73,6 +75,8 @@ daemon_reload (gpointer user_data)
   pp_manager_reload (d->manager, &problems);
   pp_activity_reload (d->activity);
   pp_sleep_reload (d->sleep, NULL);
+  if (d->profiles != NULL)
+    pp_profiles_reload (d->profiles);
   return problems;
 }
 
@@ -123,12 +127,17 @@ daemon_wire (Daemon *d, GError **error)
                                daemon_reload, d);
   g_signal_connect (d->service, "name-acquired", G_CALLBACK (on_name_acquired), d);
   g_signal_connect (d->service, "name-lost", G_CALLBACK (on_name_lost), d);
-  return pp_service_start (d->service, d->bus, error);
+  if (!pp_service_start (d->service, d->bus, error))
+    return FALSE;
+  /* power-profiles-daemon's API, as [Daemon] PowerProfiles= says */
+  d->profiles = pp_profiles_new (d->manager);
+  return pp_profiles_start (d->profiles, d->bus, error);
 }
 
 static void
 daemon_clear (Daemon *d)
 {
+  g_clear_object (&d->profiles);
   g_clear_object (&d->service);
   g_clear_pointer (&d->reverts, pp_reverts_free);
   g_clear_object (&d->power_ops);
@@ -212,6 +221,8 @@ serve (PpManager *manager)
   if (!daemon_wire (&d, &error))
     {
       g_printerr ("powerpolicyd: cannot serve on the system bus: %s\n", error->message);
+      if (d.profiles != NULL)
+        pp_profiles_stop (d.profiles);
       if (d.service != NULL)
         pp_service_stop (d.service);
       pp_manager_shutdown (manager);
@@ -222,6 +233,7 @@ serve (PpManager *manager)
   g_main_loop_run (d.loop);
 
   sd_notify (0, "STOPPING=1");
+  pp_profiles_stop (d.profiles);
   pp_service_stop (d.service);
   pp_manager_shutdown (manager);
   daemon_clear (&d);

@@ -115,8 +115,10 @@ on_polkit_owner (GObject *source, GAsyncResult *res, gpointer user_data)
     }
   /* no polkit: only root changes state, but any local user may hold a
    * device or inhibit (powerpolicyd(8), POWER-DEPENDENCY TREE and USER
-   * ACTIVITY, LID AND DOCK) */
-  if (g_str_equal (data->action_id, PP_POLKIT_ACTION_INHIBIT))
+   * ACTIVITY, LID AND DOCK), and hold a power profile (powerpolicyd(8),
+   * POWER PROFILES) */
+  if (g_str_equal (data->action_id, PP_POLKIT_ACTION_INHIBIT) ||
+      g_str_equal (data->action_id, PP_POLKIT_ACTION_HOLD_PROFILE))
     g_task_return_boolean (task, TRUE);
   else
     refuse (task, "uid %u is not authorized for %s (polkit is not running: only root may do this)",
@@ -160,11 +162,23 @@ pp_auth_check (GDBusMethodInvocation *invocation,
                GAsyncReadyCallback    callback,
                gpointer               user_data)
 {
+  pp_auth_check_sender (g_dbus_method_invocation_get_connection (invocation),
+                        g_dbus_method_invocation_get_sender (invocation),
+                        action_id, allow_interaction, callback, user_data);
+}
+
+void
+pp_auth_check_sender (GDBusConnection     *connection,
+                      const char          *sender,
+                      const char          *action_id,
+                      gboolean             allow_interaction,
+                      GAsyncReadyCallback  callback,
+                      gpointer             user_data)
+{
   GTask *task = g_task_new (NULL, NULL, callback, user_data);
   AuthData *data = g_new0 (AuthData, 1);
-  const char *sender = g_dbus_method_invocation_get_sender (invocation);
 
-  data->bus = g_object_ref (g_dbus_method_invocation_get_connection (invocation));
+  data->bus = g_object_ref (connection);
   data->action_id = g_strdup (action_id);
   data->sender = g_strdup (sender);
   data->allow_interaction = allow_interaction;

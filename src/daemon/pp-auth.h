@@ -18,6 +18,14 @@ void      pp_auth_check        (GDBusMethodInvocation *invocation,
                                 gboolean               allow_interaction,
                                 GAsyncReadyCallback    callback,
                                 gpointer               user_data);
+/* The same for a caller known by its unique bus name on @connection (a
+ * message the daemon answers itself, such as a property Set). */
+void      pp_auth_check_sender (GDBusConnection       *connection,
+                                const char            *sender,
+                                const char            *action_id,
+                                gboolean               allow_interaction,
+                                GAsyncReadyCallback    callback,
+                                gpointer               user_data);
 gboolean  pp_auth_check_finish (GAsyncResult          *result,
                                 GError               **error);
 

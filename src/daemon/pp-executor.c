@@ -15,6 +15,7 @@
 #include "pp-error.h"
 #include "pp-foreign.h"
 #include "pp-log.h"
+#include "pp-platform.h"
 #include "pp-manager-private.h"
 #include "pp-names.h"
 #include "pp-residency.h"
@@ -29,6 +30,9 @@ pp_manager_dry_run (PpManager *self)
 }
 
 static const char * const sys_power_roots[] = { PP_SYSFS_POWER, NULL };
+/* the firmware's platform profile ([Platform] PlatformProfile=): the one
+ * file written under /sys/firmware, checked by its full path */
+static const char * const firmware_roots[] = { PP_FIRMWARE_ACPI_DIR, NULL };
 static const char * const proc_kernel_roots[] = { "/proc/sys/kernel", NULL };
 
 /* Where a write to @path may land: device and module attributes under
@@ -47,6 +51,8 @@ roots_for_path (const char *path)
     return pp_sysfs_policy_roots;
   if (g_strv_contains (sleep_settings, path))
     return sys_power_roots;
+  if (g_str_equal (path, PP_FIRMWARE_PLATFORM_PROFILE))
+    return firmware_roots;
   if (g_str_equal (path, PP_PROC_ACPI_VIDEO_FLAGS))
     return proc_kernel_roots;
   return NULL;
@@ -334,7 +340,10 @@ write_planned (PlannedWrite *w, GError **error)
   const char * const *roots;
 
   if (w->dir != NULL)
-    return pp_sysfs_write_at (w->dir, w->relpath, w->value, pp_sysfs_policy_roots, error);
+    return pp_sysfs_write_at (w->dir, w->relpath, w->value,
+                              g_str_equal (w->path, PP_FIRMWARE_PLATFORM_PROFILE) ? firmware_roots
+                                                                                 : pp_sysfs_policy_roots,
+                              error);
   roots = roots_for_path (w->path);
   if (roots == NULL)
     {

@@ -222,6 +222,7 @@ pp_manager_plan_modules (PpManager *self, GPtrArray *plan)
         }
     }
   pp_manager_plan_settings (self, plan, NULL, PP_SYSFS_MODULE, settings);
+  pp_manager_plan_platform (self, plan);
 }
 
 gboolean
@@ -727,6 +728,9 @@ pp_manager_list_conflicts (PpManager *self)
       PpConflict *c = g_ptr_array_index (foreign, i);
       g_ptr_array_add (rows, pp_conflict_new (c->subject, c->what, c->evidence));
     }
+  if (self->profiles_conflict_subject != NULL)
+    g_ptr_array_add (rows, pp_conflict_new (self->profiles_conflict_subject,
+                                            self->profiles_conflict_what, NULL));
   return rows;
 }
 

@@ -7,6 +7,7 @@
 #include "pp-foreign.h"
 #include "pp-manager.h"
 #include "pp-overrides.h"
+#include "pp-platform.h"
 #include "pp-plan.h"
 #include "pp-residency.h"
 #include "pp-restore.h"
@@ -84,6 +85,14 @@ struct _PpManager {
   /* runtime-PM counter bases (GetStatistics): taken at start and for the
    * devices a policy pass changed; read when asked, never on a timer */
   PpResidencyBook  *residency;
+
+  /* [Platform]'s knobs (pp-manager-profile.c), found at start and on
+   * Reload; NULL before */
+  PpPlatformKnobs  *platform;
+  /* a program other than us serving the power profiles' names, for
+   * Conflicts (subject, what); NULL: none */
+  char             *profiles_conflict_subject;
+  char             *profiles_conflict_what;
 };
 
 enum {
@@ -94,6 +103,7 @@ enum {
   PROP_LAST_POLICY_PASS_SEC,
   PROP_LOW_BATTERY,
   PROP_POWER_SOURCE,
+  PROP_POWER_PROFILE,
   N_PROPS,
 };
 extern GParamSpec *pp_manager_props[N_PROPS];
@@ -162,6 +172,12 @@ void
 pp_manager_plan_modules (PpManager *self, GPtrArray *plan);
 char *
 pp_manager_hold_origin (PpManager *self, const char *syspath);
+/* [Platform] (pp-manager-profile.c): find the knobs again, and plan
+ * their writes for the situation */
+void
+pp_manager_read_platform (PpManager *self);
+void
+pp_manager_plan_platform (PpManager *self, GPtrArray *plan);
 
 GPtrArray *
 pp_manager_plan_restore (PpManager *self, GPtrArray *originals, gboolean read_current);

@@ -484,6 +484,15 @@ pp_manager_start (PpManager *self, GError **error)
   self->installed_conflicts = pp_conflicts_detect (NULL);
   pp_conflicts_log_new (NULL, self->installed_conflicts);
 
+  /* the platform knobs, and the profile chosen before a restart (holds
+   * are not kept), --oneshot too (a boot script applies what the user
+   * chose); PowerProfiles=false: no profile but balanced */
+  pp_manager_read_platform (self);
+  if (self->config->power_profiles != PP_POWER_PROFILES_FALSE)
+    self->situation.profile = pp_manager_load_saved_profile (self);
+  if (self->situation.profile != PP_PROFILE_BALANCED)
+    g_info ("Power profile: %s", pp_profile_to_string (self->situation.profile));
+
   apply_all (self, "start");
   /* --oneshot serves no statistics */
   if (!self->options.oneshot)
@@ -534,6 +543,7 @@ pp_manager_reload (PpManager *self, GPtrArray **problems_out)
   g_info ("Reloading the configuration");
   load_config (self, problems, NULL);
   redetect_conflicts (self);
+  pp_manager_read_platform (self);
   /* LowBatteryPercent= may have changed */
   update_power_source (self, FALSE);
   apply_all (self, "reload");
@@ -611,6 +621,24 @@ pp_manager_set_user_idle (PpManager *self, gboolean user_idle)
   g_info ("User %s", user_idle ? "idle: applying the idle layers" : "active: idle layers removed");
   if (self->started)
     apply_all (self, user_idle ? "idle" : "active");
+}
+
+void
+pp_manager_set_profile (PpManager *self, PpProfile profile)
+{
+  if (self->situation.profile == profile)
+    return;
+  self->situation.profile = profile;
+  g_info ("Power profile: %s", pp_profile_to_string (profile));
+  g_object_notify_by_pspec (G_OBJECT (self), pp_manager_props[PROP_POWER_PROFILE]);
+  if (self->started)
+    apply_all (self, pp_profile_to_string (profile));
+}
+
+PpProfile
+pp_manager_get_profile (PpManager *self)
+{
+  return self->situation.profile;
 }
 
 gboolean
@@ -709,6 +737,9 @@ pp_manager_get_property (GObject *object, guint prop_id, GValue *value, GParamSp
     case PROP_LAST_POLICY_PASS_SEC:
       g_value_set_double (value, self->last_pass_sec);
       break;
+    case PROP_POWER_PROFILE:
+      g_value_set_string (value, pp_profile_to_string (self->situation.profile));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -739,6 +770,9 @@ pp_manager_finalize (GObject *object)
   g_clear_pointer (&self->installed_conflicts, g_ptr_array_unref);
   g_clear_pointer (&self->foreign, pp_foreign_tracker_free);
   g_clear_pointer (&self->config, pp_config_free);
+  g_clear_pointer (&self->platform, pp_platform_knobs_free);
+  g_free (self->profiles_conflict_subject);
+  g_free (self->profiles_conflict_what);
   g_free (self->options.config_path);
   g_free (self->options.state_dir);
   g_free (self->options.runtime_dir);
@@ -779,6 +813,10 @@ pp_manager_class_init (PpManagerClass *klass)
   /* seconds the last full policy pass (apply_all) took; 0 before the first */
   pp_manager_props[PROP_LAST_POLICY_PASS_SEC] =
     g_param_spec_double ("last-policy-pass-sec", NULL, NULL, 0, G_MAXDOUBLE, 0,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  /* the power profile in force (D-Bus PowerProfile) */
+  pp_manager_props[PROP_POWER_PROFILE] =
+    g_param_spec_string ("power-profile", NULL, NULL, "balanced",
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, pp_manager_props);
 

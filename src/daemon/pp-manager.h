@@ -7,6 +7,7 @@
 
 #include "pp-config.h"
 #include "pp-plan.h"
+#include "pp-platform.h"
 #include "pp-policy.h"
 #include "pp-power-state.h"
 #include "pp-udev.h"
@@ -70,6 +71,28 @@ gboolean       pp_manager_set_before_sleep    (PpManager   *self,
                                                gboolean     before_sleep,
                                                GError     **error);
 /* Enter/leave the :idle layers (idle and no idle inhibitor). */
+/* The power profile in force (the chosen one or a hold's; the D-Bus
+ * object of data/dbus/org.freedesktop.UPower.PowerProfiles.xml decides):
+ * its layers apply from now on. Property "power-profile" (string). */
+void           pp_manager_set_profile         (PpManager   *self,
+                                               PpProfile    profile);
+PpProfile      pp_manager_get_profile         (PpManager   *self);
+/* The chosen profile kept in the state directory: the saved one
+ * (balanced when none or unreadable), and saving it. */
+PpProfile      pp_manager_load_saved_profile  (PpManager   *self);
+gboolean       pp_manager_save_profile        (PpManager   *self,
+                                               PpProfile    profile,
+                                               GError     **error);
+/* The [Platform] knobs found on this machine. */
+const PpPlatformKnobs *pp_manager_get_platform (PpManager  *self);
+/* Explain's rows (PpExplainRow*) of the [Platform] knobs: each
+ * platform_profile and energy_performance_preference, by full path. */
+GPtrArray     *pp_manager_explain_platform    (PpManager   *self);
+/* Another program serves the power profiles' names: a Conflicts row
+ * (@subject NULL: none). Emits "conflicts-changed" when it changes. */
+void           pp_manager_set_profiles_conflict (PpManager *self,
+                                                 const char *subject,
+                                                 const char *what);
 void           pp_manager_set_user_idle       (PpManager   *self,
                                                gboolean     user_idle);
 gboolean       pp_manager_get_user_idle       (PpManager   *self);

@@ -788,6 +788,16 @@ handle_explain (PpDbusManager *skeleton, GDBusMethodInvocation *invocation,
 /* GetStatistics (org.powerpolicy1.Manager.xml): open to everyone; "" means
  * every device. */
 static gboolean
+handle_explain_platform (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
+{
+  g_autoptr(GPtrArray) rows = pp_manager_explain_platform (self->manager);
+
+  pp_dbus_manager_complete_explain_platform (skeleton, invocation,
+                                             rows_to_variant (rows, "a(sssss)", add_explain_row));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static gboolean
 run_get_statistics (PpService *self, PpCall *call, GError **error)
 {
   g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sdtt)"));
@@ -1056,6 +1066,7 @@ connect_handlers (PpService *self)
   g_signal_connect (skeleton, "handle-list-devices", G_CALLBACK (handle_list_devices), self);
   g_signal_connect (skeleton, "handle-get-device", G_CALLBACK (handle_get_device), self);
   g_signal_connect (skeleton, "handle-explain", G_CALLBACK (handle_explain), self);
+  g_signal_connect (skeleton, "handle-explain-platform", G_CALLBACK (handle_explain_platform), self);
   g_signal_connect (skeleton, "handle-get-statistics", G_CALLBACK (handle_get_statistics), self);
   g_signal_connect (skeleton, "handle-get-class-statistics",
                     G_CALLBACK (handle_get_class_statistics), self);
@@ -1092,6 +1103,7 @@ connect_properties (PpService *self)
   bind (self, self->manager, "dry-run", "dry-run");
   bind (self, self->manager, "write-failures", "write-failures");
   bind (self, self->manager, "last-policy-pass-sec", "last-policy-pass-sec");
+  bind (self, self->manager, "power-profile", "power-profile");
   bind (self, self->sleep, "backend", "backend");
   bind (self, self->sleep, "video-quirks", "video-quirks");
   bind (self, pp_sleep_get_history (self->sleep), "last-sleep", "last-sleep");

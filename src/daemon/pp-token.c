@@ -151,6 +151,21 @@ pp_token_free (PpToken *token)
 }
 
 gboolean
+pp_token_reserve (guint32 uid, GError **error)
+{
+  if (!check_limits (uid, error))
+    return FALSE;
+  count_token (uid, +1);
+  return TRUE;
+}
+
+void
+pp_token_unreserve (guint32 uid)
+{
+  count_token (uid, -1);
+}
+
+gboolean
 pp_token_is_released (PpToken *token)
 {
   struct pollfd pfd = { .fd = token->fd, .events = POLLIN };

@@ -56,6 +56,14 @@ PpToken  *pp_token_new        (guint32           uid,
                                gpointer          user_data,
                                int              *out_fd,
                                GError          **error);
+/* A hold that is not a file descriptor (a power profile hold, released
+ * by ReleaseProfile or its holder leaving the bus) counted against the
+ * same limits: FALSE and PP_ERROR_REFUSED over a limit. Each successful
+ * reserve is ended by one unreserve. */
+gboolean  pp_token_reserve    (guint32           uid,
+                               GError          **error);
+void      pp_token_unreserve  (guint32           uid);
+
 /* Stop watching and close our end, without calling @released. */
 void      pp_token_free       (PpToken          *token);
 /* TRUE when the holder has closed every copy of its end already, whether

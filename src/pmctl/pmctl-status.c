@@ -17,7 +17,7 @@
 static const char * const status_property_order[] = {
   "Version", "Backend", "OnBattery", "PowerSource", "LowBattery", "UserIdle", "IdleTimeoutSec",
   "LidClosed", "Docked", "VideoQuirks", "DryRun", "Conflicts",
-  "WriteFailures", "LastPolicyPassSec", NULL,
+  "WriteFailures", "LastPolicyPassSec", "PowerProfile", NULL,
 };
 
 /* LastPolicyPassSec: "12.3 ms", "1.25 s"; "-" before the first pass. */

@@ -74,6 +74,7 @@ static const PmctlCommand * const commands[] = {
   &pmctl_command_stats,
   &pmctl_command_metrics,
   &pmctl_command_bisect,
+  &pmctl_command_profile,
   &command_help,
 };
 

@@ -72,6 +72,7 @@ extern const PmctlCommand pmctl_command_sleep_history; /* pmctl-sleep-history.c 
 extern const PmctlCommand pmctl_command_wakeups;
 extern const PmctlCommand pmctl_command_sleep_check;
 extern const PmctlCommand pmctl_command_bisect;      /* pmctl-bisect.c */
+extern const PmctlCommand pmctl_command_profile;     /* pmctl-profile.c */
 
 /* ---- pmctl-client.c ---------------------------------------------------- */
 

@@ -40,12 +40,49 @@ static const char * const hibernate_modes[] = {
   "platform", "shutdown", "reboot", "suspend", "auto", "test", "testproc", NULL,
 };
 
+const char * const pp_platform_profile_values[] = {
+  "low-power", "cool", "quiet", "balanced", "balanced-performance", "performance", "custom", NULL,
+};
+const char * const pp_epp_values[] = {
+  "default", "performance", "balance_performance", "balance_power", "power", NULL,
+};
+
+static const char * const profile_names[] = {
+  [PP_PROFILE_BALANCED] = "balanced",
+  [PP_PROFILE_POWER_SAVER] = "power-saver",
+  [PP_PROFILE_PERFORMANCE] = "performance",
+};
+
+const char *
+pp_profile_to_string (PpProfile profile)
+{
+  if ((guint) profile >= G_N_ELEMENTS (profile_names))
+    return "balanced";
+  return profile_names[profile];
+}
+
+gboolean
+pp_profile_from_string (const char *str, PpProfile *profile)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (profile_names); i++)
+    {
+      if (g_strcmp0 (str, profile_names[i]) == 0)
+        {
+          *profile = (PpProfile) i;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 const char *
 pp_layer_suffix (PpLayer layer)
 {
   static const char * const suffixes[PP_N_LAYERS] = {
     [PP_LAYER_BASE] = "",
     [PP_LAYER_BATTERY] = ":battery",
+    [PP_LAYER_POWER_SAVER] = ":power-saver",
+    [PP_LAYER_PERFORMANCE] = ":performance",
     [PP_LAYER_LOW_BATTERY] = ":low-battery",
     [PP_LAYER_IDLE] = ":idle",
   };
@@ -142,6 +179,7 @@ pp_config_new (void)
                                            (GDestroyNotify) pp_layered_settings_free);
   config->modules = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                            (GDestroyNotify) pp_layered_settings_free);
+  config->platform = pp_layered_settings_new ();
   config->lid.handle_lid = TRUE;
   config->lid.on_close = PP_LID_ACTION_SUSPEND;
   config->lid.on_close_external_power = PP_LID_ACTION_SUSPEND;
@@ -165,6 +203,11 @@ pp_config_free (PpConfig *config)
     return;
   g_hash_table_unref (config->classes);
   g_hash_table_unref (config->modules);
+  pp_layered_settings_free (config->platform);
+  g_free (config->sleep.mem_sleep_power_saver);
+  g_free (config->sleep.mem_sleep_performance);
+  g_free (config->sleep.hibernate_mode_power_saver);
+  g_free (config->sleep.hibernate_mode_performance);
   g_free (config->sleep.mem_sleep);
   g_free (config->sleep.hibernate_mode);
   g_free (config->sleep.mem_sleep_battery);
@@ -691,6 +734,7 @@ typedef enum {
   SECTION_MODULE,
   SECTION_LID,
   SECTION_SLEEP,
+  SECTION_PLATFORM,
 } SectionKind;
 
 typedef struct {
@@ -701,8 +745,23 @@ typedef struct {
   PpLayeredSettings *ls;   /* for SECTION_CLASS / SECTION_MODULE */
   PpLayer      layer_index;
   GPtrArray   *layer;      /* ls->layers[layer_index] */
-  PpLayer      sleep_layer; /* [Sleep], [Sleep:battery], [Sleep:low-battery] */
+  PpLayer      sleep_layer; /* [Sleep], [Sleep:battery], ... [Sleep:low-battery] */
 } ParseState;
+
+/* ":battery" ... ":idle" to its layer; FALSE for anything else (also ""). */
+static gboolean
+layer_from_suffix (const char *suffix, PpLayer *layer)
+{
+  for (guint l = PP_LAYER_BASE + 1; l < PP_N_LAYERS; l++)
+    {
+      if (g_str_equal (suffix, pp_layer_suffix ((PpLayer) l)))
+        {
+          *layer = (PpLayer) l;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
 
 /* [Class NAME…] / [Module NAME…] at @line, @base the text after "Class "
  * or "Module " (modified): the settings of its layer, or the section
@@ -718,17 +777,11 @@ parse_layered_group (ParseState *st, const char *name, guint line, char *base, G
   suffix = strrchr (base, ':');
   if (suffix != NULL)
     {
-      if (g_str_equal (suffix, ":battery"))
-        layer = PP_LAYER_BATTERY;
-      else if (g_str_equal (suffix, ":low-battery"))
-        layer = PP_LAYER_LOW_BATTERY;
-      else if (g_str_equal (suffix, ":idle"))
-        layer = PP_LAYER_IDLE;
-      else
+      if (!layer_from_suffix (suffix, &layer))
         {
           st->kind = SECTION_UNKNOWN;
           problem_add (st->problems, st->file, line,
-                       "unknown layer '%s' in [%s] (expected :battery, :low-battery or :idle), ignoring the section",
+                       "unknown layer '%s' in [%s] (expected :battery, :power-saver, :performance, :low-battery or :idle), ignoring the section",
                        suffix + 1, name);
           return;
         }
@@ -779,18 +832,39 @@ parse_group (ParseState *st, const char *name, guint line)
       st->sleep_layer = PP_LAYER_BASE;
       return;
     }
-  if (g_str_equal (name, "Sleep:battery") || g_str_equal (name, "Sleep:low-battery"))
-    {
-      st->kind = SECTION_SLEEP;
-      st->sleep_layer = g_str_equal (name, "Sleep:battery") ? PP_LAYER_BATTERY : PP_LAYER_LOW_BATTERY;
-      return;
-    }
   if (g_str_has_prefix (name, "Sleep:"))
     {
+      PpLayer layer = PP_LAYER_BASE;
+
+      if (layer_from_suffix (name + strlen ("Sleep"), &layer) && layer != PP_LAYER_IDLE)
+        {
+          st->kind = SECTION_SLEEP;
+          st->sleep_layer = layer;
+          return;
+        }
       st->kind = SECTION_UNKNOWN;
       problem_add (st->problems, st->file, line,
-                   "unknown layer '%s' in [%s] (expected :battery or :low-battery), ignoring the section",
+                   "unknown layer '%s' in [%s] (expected :battery, :power-saver, :performance or :low-battery), ignoring the section",
                    name + strlen ("Sleep:"), name);
+      return;
+    }
+  if (g_str_equal (name, "Platform") || g_str_has_prefix (name, "Platform:"))
+    {
+      PpLayer layer = PP_LAYER_BASE;
+
+      if (name[strlen ("Platform")] != '\0' &&
+          !layer_from_suffix (name + strlen ("Platform"), &layer))
+        {
+          st->kind = SECTION_UNKNOWN;
+          problem_add (st->problems, st->file, line,
+                       "unknown layer '%s' in [%s] (expected :battery, :power-saver, :performance, :low-battery or :idle), ignoring the section",
+                       name + strlen ("Platform:"), name);
+          return;
+        }
+      st->kind = SECTION_PLATFORM;
+      st->ls = st->config->platform;
+      st->layer_index = layer;
+      st->layer = st->ls->layers[layer];
       return;
     }
 
@@ -880,6 +954,17 @@ parse_daemon_key (ParseState *st, guint line, const char *key, const char *value
       c->power_source_file = g_strdup (st->file);
       c->power_source_line = line;
     }
+  else if (g_str_equal (key, "PowerProfiles"))
+    {
+      gboolean on = FALSE;
+
+      if (g_str_equal (value, "auto"))
+        c->power_profiles = PP_POWER_PROFILES_AUTO;
+      else if (parse_bool (value, &on))
+        c->power_profiles = on ? PP_POWER_PROFILES_TRUE : PP_POWER_PROFILES_FALSE;
+      else
+        bad_value (st, line, key, value, "auto|true|false");
+    }
   else if (g_str_equal (key, "MaxInhibitorsPerUser") || g_str_equal (key, "MaxInhibitors"))
     {
       guint *target = g_str_equal (key, "MaxInhibitors") ? &c->max_inhibitors
@@ -967,25 +1052,36 @@ parse_name_list (ParseState *st, guint line, const char *key, const char *value,
   return TRUE;
 }
 
-/* [Sleep:battery] / [Sleep:low-battery]: MemSleep= and HibernateMode=
- * by power source. */
+/* [Sleep:battery] ... [Sleep:low-battery]: MemSleep= and HibernateMode=
+ * by power source and profile. */
 static void
 parse_sleep_layer_key (ParseState *st, guint line, const char *key, const char *value)
 {
   PpSleepConfig *sleep = &st->config->sleep;
-  gboolean battery = st->sleep_layer == PP_LAYER_BATTERY;
+  char **mem_sleep[PP_N_LAYERS] = {
+    [PP_LAYER_BATTERY] = &sleep->mem_sleep_battery,
+    [PP_LAYER_POWER_SAVER] = &sleep->mem_sleep_power_saver,
+    [PP_LAYER_PERFORMANCE] = &sleep->mem_sleep_performance,
+    [PP_LAYER_LOW_BATTERY] = &sleep->mem_sleep_low_battery,
+  };
+  char **hibernate_mode[PP_N_LAYERS] = {
+    [PP_LAYER_BATTERY] = &sleep->hibernate_mode_battery,
+    [PP_LAYER_POWER_SAVER] = &sleep->hibernate_mode_power_saver,
+    [PP_LAYER_PERFORMANCE] = &sleep->hibernate_mode_performance,
+    [PP_LAYER_LOW_BATTERY] = &sleep->hibernate_mode_low_battery,
+  };
   const char * const *allowed;
   char **target;
 
   if (g_str_equal (key, "MemSleep"))
     {
       allowed = mem_sleep_values;
-      target = battery ? &sleep->mem_sleep_battery : &sleep->mem_sleep_low_battery;
+      target = mem_sleep[st->sleep_layer];
     }
   else if (g_str_equal (key, "HibernateMode"))
     {
       allowed = hibernate_modes;
-      target = battery ? &sleep->hibernate_mode_battery : &sleep->hibernate_mode_low_battery;
+      target = hibernate_mode[st->sleep_layer];
     }
   else
     {
@@ -1322,6 +1418,34 @@ parse_module_key (ParseState *st, guint line, const char *key, const char *value
   layer_set (st->layer, key, value, st->file, line);
 }
 
+/* [Platform…]: PlatformProfile= (a platform_profile word) and
+ * EnergyPerformancePreference= (an energy_performance_preference word);
+ * empty: the firmware's or driver's own value. */
+static void
+parse_platform_key (ParseState *st, guint line, const char *key, const char *value)
+{
+  const char * const *allowed;
+
+  if (g_str_equal (key, PP_PLATFORM_PROFILE_KEY))
+    allowed = pp_platform_profile_values;
+  else if (g_str_equal (key, PP_PLATFORM_EPP_KEY))
+    allowed = pp_epp_values;
+  else
+    {
+      problem_add (st->problems, st->file, line,
+                   "unknown key '%s' in [Platform] (expected PlatformProfile or EnergyPerformancePreference), ignoring it",
+                   key);
+      return;
+    }
+  if (*value != '\0' && !str_in (value, allowed))
+    {
+      g_autofree char *expected = join_list (allowed);
+      bad_value (st, line, key, value, expected);
+      return;
+    }
+  layer_set (st->layer, key, value, st->file, line);
+}
+
 /* ---- applying what the reader found ------------------------------------------ */
 
 static void
@@ -1354,6 +1478,9 @@ apply_entry (ParseState *st, const Entry *e)
       break;
     case SECTION_MODULE:
       parse_module_key (st, e->line, e->key, value);
+      break;
+    case SECTION_PLATFORM:
+      parse_platform_key (st, e->line, e->key, value);
       break;
     case SECTION_NONE:
     case SECTION_UNKNOWN:

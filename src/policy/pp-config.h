@@ -21,17 +21,21 @@ G_BEGIN_DECLS
 #define PP_ATTR_WAKEUP         "power/wakeup"
 #define PP_ATTR_LINK_POLICY    "link_power_management_policy"
 
-/* Layers of a [Class]/[Module] section, lowest first (powerpolicy.conf(5),
- * LAYERS): [X], [X:battery], [X:low-battery], [X:idle]. */
+/* Layers of a [Class]/[Module]/[Platform] section, lowest first
+ * (powerpolicy.conf(5), LAYERS): [X], [X:battery], [X:power-saver] or
+ * [X:performance] (the active power profile), [X:low-battery], [X:idle]. */
 typedef enum {
   PP_LAYER_BASE,
   PP_LAYER_BATTERY,
+  PP_LAYER_POWER_SAVER,
+  PP_LAYER_PERFORMANCE,
   PP_LAYER_LOW_BATTERY,
   PP_LAYER_IDLE,
   PP_N_LAYERS,
 } PpLayer;
 
-/* "" (base), ":battery", ":low-battery", ":idle" */
+/* "" (base), ":battery", ":power-saver", ":performance", ":low-battery",
+ * ":idle" */
 const char       *pp_layer_suffix             (PpLayer layer);
 
 /* One attribute setting. For classes @key is a path relative to the
@@ -61,7 +65,34 @@ typedef enum {
   PP_SOURCE_SLEEP,         /* [Sleep] RestoreDefaultsBeforeSleep=, until resume */
   PP_SOURCE_HWDB,          /* the hwdb's ID_AUTOSUSPEND=1, ID_AUTOSUSPEND_DELAY_MS (device knowledge) */
   PP_SOURCE_OWN,           /* the device's own value (an empty assignment): nothing decided */
+  PP_SOURCE_POWER_SAVER,   /* [Class NAME:power-saver]: the power-saver profile */
+  PP_SOURCE_PERFORMANCE,   /* [Class NAME:performance]: the performance profile */
 } PpSettingSource;
+
+/* The power profile (power-profiles-daemon's API,
+ * data/dbus/org.freedesktop.UPower.PowerProfiles.xml); balanced, the
+ * zero value, has no layer. */
+typedef enum {
+  PP_PROFILE_BALANCED = 0,
+  PP_PROFILE_POWER_SAVER,
+  PP_PROFILE_PERFORMANCE,
+} PpProfile;
+
+/* "power-saver", "balanced", "performance" */
+const char       *pp_profile_to_string        (PpProfile    profile);
+gboolean          pp_profile_from_string      (const char  *str,
+                                               PpProfile   *profile);
+
+/* [Daemon] PowerProfiles= */
+typedef enum {
+  PP_POWER_PROFILES_AUTO = 0,   /* take the names unless another program owns them */
+  PP_POWER_PROFILES_TRUE,       /* take them, replacing the owner where the bus allows */
+  PP_POWER_PROFILES_FALSE,      /* never */
+} PpPowerProfilesMode;
+
+/* The keys of [Platform] as the layers keep them. */
+#define PP_PLATFORM_PROFILE_KEY  "PlatformProfile"
+#define PP_PLATFORM_EPP_KEY      "EnergyPerformancePreference"
 
 /* @file/@line: the configuration line that set it (for drop-ins the
  * drop-in); NULL/0 when it does not come from a configuration file.
@@ -118,7 +149,8 @@ typedef struct {
   guint       holdoff_sec;
 } PpLidConfig;
 
-/* [Sleep], [Sleep:battery], [Sleep:low-battery]: MemSleep= and
+/* [Sleep], [Sleep:battery], [Sleep:power-saver], [Sleep:performance],
+ * [Sleep:low-battery]: MemSleep= and
  * HibernateMode= by power source (pp_policy_sleep_mode()); the other keys
  * only in [Sleep]. */
 typedef struct {
@@ -129,6 +161,11 @@ typedef struct {
   char   *mem_sleep_low_battery;
   char   *hibernate_mode_battery;
   char   *hibernate_mode_low_battery;
+  /* [Sleep:power-saver], [Sleep:performance] */
+  char   *mem_sleep_power_saver;
+  char   *mem_sleep_performance;
+  char   *hibernate_mode_power_saver;
+  char   *hibernate_mode_performance;
   char  **video_quirks;       /* NULL = auto; {"none"} = none; else list */
   char   *quirk_helper;       /* NULL or "" = installed helper */
   guint   quirk_timeout_sec;
@@ -162,9 +199,13 @@ typedef struct {
   PpPowerSource  power_source;             /* PowerSource= */
   char          *power_source_file;        /* the PowerSource= line, or NULL */
   guint          power_source_line;
+  PpPowerProfilesMode power_profiles;      /* [Daemon] PowerProfiles= */
 
   GHashTable    *classes;        /* class name -> PpLayeredSettings* */
   GHashTable    *modules;        /* module name -> PpLayeredSettings* */
+  /* [Platform] and its layers: PP_PLATFORM_PROFILE_KEY and
+   * PP_PLATFORM_EPP_KEY, "" for the firmware's own value */
+  PpLayeredSettings *platform;
 
   PpLidConfig    lid;
   PpSleepConfig  sleep;
@@ -203,6 +244,12 @@ void              pp_config_load_data         (PpConfig     *config,
                                                const char   *text,
                                                gsize         length,
                                                GPtrArray    *problems);
+
+/* The platform_profile words the kernel knows
+ * (Documentation/ABI/testing/sysfs-platform_profile) and the
+ * energy_performance_preference words of intel_pstate and amd_pstate. */
+extern const char * const pp_platform_profile_values[];
+extern const char * const pp_epp_values[];
 
 /* The class/module section, or NULL. */
 const PpLayeredSettings *pp_config_get_class  (const PpConfig *config,

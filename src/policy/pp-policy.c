@@ -178,6 +178,8 @@ layer_in_use (PpLayer layer, const PpSituation *situation)
     {
     case PP_LAYER_BASE:        return TRUE;
     case PP_LAYER_BATTERY:     return situation->on_battery;
+    case PP_LAYER_POWER_SAVER: return situation->profile == PP_PROFILE_POWER_SAVER;
+    case PP_LAYER_PERFORMANCE: return situation->profile == PP_PROFILE_PERFORMANCE;
     case PP_LAYER_LOW_BATTERY: return situation->on_battery && situation->low_battery;
     case PP_LAYER_IDLE:        return situation->user_idle;
     case PP_N_LAYERS:
@@ -191,6 +193,8 @@ layer_source (PpLayer layer)
   switch (layer)
     {
     case PP_LAYER_BATTERY:     return PP_SOURCE_BATTERY;
+    case PP_LAYER_POWER_SAVER: return PP_SOURCE_POWER_SAVER;
+    case PP_LAYER_PERFORMANCE: return PP_SOURCE_PERFORMANCE;
     case PP_LAYER_LOW_BATTERY: return PP_SOURCE_LOW_BATTERY;
     case PP_LAYER_IDLE:        return PP_SOURCE_IDLE;
     case PP_LAYER_BASE:
@@ -416,6 +420,8 @@ pp_setting_source_to_string (PpSettingSource source)
     case PP_SOURCE_SLEEP:      return "sleep";
     case PP_SOURCE_HWDB:       return "hwdb";
     case PP_SOURCE_OWN:        return "own";
+    case PP_SOURCE_POWER_SAVER: return "power-saver";
+    case PP_SOURCE_PERFORMANCE: return "performance";
     case PP_SOURCE_NONE:
     default:                   return "";
     }
@@ -892,6 +898,17 @@ pp_policy_module_settings (const PpConfig    *config,
   return out;
 }
 
+GPtrArray *
+pp_policy_platform_settings (const PpConfig    *config,
+                             const PpSituation *situation)
+{
+  SettingMap map = { g_ptr_array_new_with_free_func ((GDestroyNotify) pp_setting_free) };
+
+  map_apply_layers (&map, config->platform, situation, "Platform");
+  map_take_cleared (&map, NULL);
+  return map.settings;
+}
+
 gboolean
 pp_policy_on_battery (const PpPowerSupplyFacts *supplies,
                       gsize                     n_supplies)
@@ -991,6 +1008,8 @@ pp_policy_sleep_mode (const PpConfig    *config,
   const char *base = hibernate ? sc->hibernate_mode : sc->mem_sleep;
   const char *battery = hibernate ? sc->hibernate_mode_battery : sc->mem_sleep_battery;
   const char *low = hibernate ? sc->hibernate_mode_low_battery : sc->mem_sleep_low_battery;
+  const char *saver = hibernate ? sc->hibernate_mode_power_saver : sc->mem_sleep_power_saver;
+  const char *perf = hibernate ? sc->hibernate_mode_performance : sc->mem_sleep_performance;
   const char *where = "Sleep";
   const char *value = base;
 
@@ -998,6 +1017,16 @@ pp_policy_sleep_mode (const PpConfig    *config,
     {
       value = battery;
       where = "Sleep:battery";
+    }
+  if (situation->profile == PP_PROFILE_POWER_SAVER && saver != NULL)
+    {
+      value = saver;
+      where = "Sleep:power-saver";
+    }
+  if (situation->profile == PP_PROFILE_PERFORMANCE && perf != NULL)
+    {
+      value = perf;
+      where = "Sleep:performance";
     }
   if (situation->on_battery && situation->low_battery && low != NULL)
     {

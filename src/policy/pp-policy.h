@@ -50,6 +50,8 @@ typedef struct {
    * says so ("PowerSource=battery FILE:LINE"), added to the origin of
    * the :battery and :low-battery layers; NULL: from the power supplies */
   const char *power_source_origin;
+  /* the active power profile: its layer applies above :battery */
+  PpProfile profile;
 } PpSituation;
 
 /* Look up a udev property; returns NULL when absent. */
@@ -115,7 +117,8 @@ typedef struct {
 } PpDecision;
 
 /* Layer order (powerpolicy.conf(5), LAYERS), lowest first: class base, :battery (on
- * battery), :low-battery (on battery at or below LowBatteryPercent),
+ * battery), :power-saver or :performance (the power profile), :low-battery
+ * (on battery at or below LowBatteryPercent),
  * :idle (user idle), the hwdb's ID_AUTOSUSPEND=1 and
  * ID_AUTOSUSPEND_DELAY_MS (device knowledge, above every class layer),
  * the administrator's POWERPOLICY_* udev properties, overrides, a Revert (the
@@ -157,9 +160,9 @@ GPtrArray  *pp_policy_device_settings (const PpConfig      *config,
                                        const PpOverride    *override,
                                        gboolean             held);
 
-/* "class", "battery", "low-battery", "idle", "hwdb", "udev", "override",
- * "power-down", "hold", "excluded", "ignored", "revert", "quirk", "sleep",
- * "own"; "" for PP_SOURCE_NONE. */
+/* "class", "battery", "power-saver", "performance", "low-battery", "idle",
+ * "hwdb", "udev", "override", "power-down", "hold", "excluded", "ignored",
+ * "revert", "quirk", "sleep", "own"; "" for PP_SOURCE_NONE. */
 const char *pp_setting_source_to_string (PpSettingSource source);
 
 /* One row of Explain (org.powerpolicy1.Manager.xml): an attribute the policy
@@ -194,6 +197,13 @@ void        pp_explain_row_free       (PpExplainRow        *row);
  * sets is "default", source PP_SOURCE_SLEEP. */
 GPtrArray  *pp_policy_module_settings (const PpConfig      *config,
                                        const PpSituation   *situation);
+
+/* [Platform] and its layers for the situation: PP_PLATFORM_PROFILE_KEY
+ * and PP_PLATFORM_EPP_KEY with the word decided, each with its source and
+ * origin; a key an empty assignment cleared (the firmware's own value) is
+ * absent. */
+GPtrArray  *pp_policy_platform_settings (const PpConfig    *config,
+                                         const PpSituation *situation);
 
 /* One power_supply device as read from sysfs. */
 typedef struct {
@@ -237,9 +247,11 @@ gboolean    pp_policy_low_battery     (gboolean              on_battery,
 
 /* [Sleep] MemSleep= (@hibernate FALSE) or HibernateMode= (TRUE) for the
  * situation: [Sleep:low-battery] when low on battery and it sets the key,
- * else [Sleep:battery] on battery when it sets it, else [Sleep]. Static
- * within @config. @layer (may be NULL): the section, "Sleep",
- * "Sleep:battery" or "Sleep:low-battery". */
+ * else [Sleep:power-saver] or [Sleep:performance] for that profile when
+ * it sets it, else [Sleep:battery] on battery when it sets it, else
+ * [Sleep]. Static within @config. @layer (may be NULL): the section,
+ * "Sleep", "Sleep:battery", "Sleep:power-saver", "Sleep:performance" or
+ * "Sleep:low-battery". */
 const char *pp_policy_sleep_mode      (const PpConfig      *config,
                                        const PpSituation   *situation,
                                        gboolean             hibernate,

@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ppharness  # noqa: E402
 from ppharness import Daemon, Laptop, STORAGE, call_as_user, main  # noqa: E402
 
-from gi.repository import Gio  # noqa: E402
+from gi.repository import GLib, Gio  # noqa: E402
 
 SRCDIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
 SYSTEM_CONF = '/usr/share/dbus-1/system.conf'
@@ -52,6 +52,7 @@ class TestBusPolicy(unittest.TestCase):
         includedir = os.path.join(self.tmp, 'system.d')
         os.mkdir(includedir)
         shutil.copy(os.path.join(SRCDIR, 'data', 'dbus', 'org.powerpolicy1.conf'), includedir)
+        shutil.copy(os.path.join(SRCDIR, 'data', 'dbus', 'org.powerpolicy1.PowerProfiles.conf'), includedir)
         socket_path = os.path.join(self.tmp, 'system_bus_socket')
         conf = os.path.join(self.tmp, 'system.conf')
         with open(conf, 'w') as f:
@@ -116,6 +117,42 @@ class TestBusPolicy(unittest.TestCase):
                          r.stderr)
         # and root may: the daemon starts and owns it
         self.start_daemon()
+
+    def test_power_profiles_names(self):
+        # data/dbus/org.powerpolicy1.PowerProfiles.conf: root owns both
+        # names, everyone reads, the daemon decides who sets
+        bus = self.start_daemon()
+        for name in ('org.freedesktop.UPower.PowerProfiles', 'net.hadess.PowerProfiles'):
+            ppharness.wait_until(lambda: bus.call_sync(
+                'org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus', 'NameHasOwner',
+                GLib.Variant('(s)', (name,)), None, 0, 5000, None).unpack()[0], 10, name)
+        script = ('import sys\n'
+                  'from gi.repository import Gio, GLib\n'
+                  'bus = Gio.bus_get_sync(Gio.BusType.SYSTEM, None)\n'
+                  'def call(dest, path, iface, method, args):\n'
+                  '    try:\n'
+                  '        r = bus.call_sync(dest, path, iface, method, args, None, 0, 5000, None)\n'
+                  '        return "ok %s" % (r.unpack()[0],)\n'
+                  '    except GLib.GError as e:\n'
+                  '        return "error %s" % Gio.DBusError.get_remote_error(e)\n'
+                  'N, P = "org.freedesktop.UPower.PowerProfiles", "/org/freedesktop/UPower/PowerProfiles"\n'
+                  'L, LP = "net.hadess.PowerProfiles", "/net/hadess/PowerProfiles"\n'
+                  'D = "org.freedesktop.DBus.Properties"\n'
+                  'print(call(N, P, D, "Get", GLib.Variant("(ss)", (N, "ActiveProfile"))))\n'
+                  'print(call(L, LP, D, "Get", GLib.Variant("(ss)", (L, "ActiveProfile"))))\n'
+                  'print(call("org.powerpolicy1", P, D, "Get", GLib.Variant("(ss)", (N, "ActiveProfile"))))\n'
+                  'print(call(N, P, D, "Set", GLib.Variant("(ssv)", (N, "ActiveProfile", GLib.Variant("s", "power-saver")))))\n'
+                  'print(call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",\n'
+                  '           "RequestName", GLib.Variant("(su)", (N, 4))))\n')
+        r = subprocess.run(['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups',
+                            '/usr/bin/python3', '-c', script],
+                           env={'PATH': '/usr/bin:/bin', 'DBUS_SYSTEM_BUS_ADDRESS': self.address},
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(r.stdout.splitlines(), [
+            'ok balanced', 'ok balanced', 'ok balanced',
+            # no polkit on this bus: only root may choose
+            'error org.powerpolicy1.Error.NotAuthorized',
+            'error org.freedesktop.DBus.Error.AccessDenied'], r.stderr)
 
 
 if __name__ == '__main__':

@@ -69,6 +69,32 @@ test_limits (void **state)
                < 20 * 1024 * 1024);
 }
 
+/* Holds without a file descriptor (power profile holds) count against
+ * the same limits and give their place back. */
+static void
+test_reserve (void **state)
+{
+  g_autoptr(GError) error = NULL;
+
+  pp_token_set_limits (2, 3);
+  assert_true (pp_token_reserve (1000, NULL));
+  assert_true (pp_token_reserve (1000, NULL));
+  assert_false (pp_token_reserve (1000, &error));
+  assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_REFUSED));
+  g_clear_error (&error);
+  assert_true (pp_token_reserve (1001, NULL));
+  /* the total */
+  assert_false (pp_token_reserve (1002, &error));
+  assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_REFUSED));
+  assert_int_equal (pp_token_count (), 3);
+  pp_token_unreserve (1000);
+  pp_token_unreserve (1000);
+  pp_token_unreserve (1001);
+  assert_int_equal (pp_token_count (), 0);
+  assert_int_equal (pp_token_count_for_uid (1000), 0);
+  pp_token_set_limits (PP_TOKEN_DEFAULT_PER_USER, PP_TOKEN_DEFAULT_TOTAL);
+}
+
 int
 main (void)
 {
@@ -77,5 +103,6 @@ main (void)
   for (guint i = 0; i < G_N_ELEMENTS (what_rows); i++)
     pp_test_list_add (list, "what", what_rows[i].what, test_parse_what, NULL, NULL, &what_rows[i]);
   pp_test_list_add (list, "limits", "defaults-and-ceiling", test_limits, NULL, NULL, NULL);
+  pp_test_list_add (list, "limits", "reserve-without-fd", test_reserve, NULL, NULL, NULL);
   return pp_test_list_run (list, "token");
 }

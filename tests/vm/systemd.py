@@ -246,6 +246,62 @@ def wait_active(vm, timeout=90):
           'systemctl status --no-pager %s; exit 1' % (timeout * 5, UNIT, UNIT), timeout=timeout + 30)
 
 
+PROFILES_NAMES = ('org.freedesktop.UPower.PowerProfiles', 'net.hadess.PowerProfiles')
+PPCTL = '/run/ppvm-powerprofilesctl'
+
+
+def powerprofilesctl_text():
+    """Debian's powerprofilesctl from the power-profiles-daemon package's
+    files (apt-get download, never installed, its daemon never run); None
+    when the package cannot be had."""
+    import glob
+    import tempfile
+    tmp = tempfile.mkdtemp(prefix='ppvm-ppd-')
+    try:
+        r = subprocess.run(['apt-get', 'download', 'power-profiles-daemon'], cwd=tmp,
+                           capture_output=True, text=True, timeout=120)
+        debs = glob.glob(os.path.join(tmp, 'power-profiles-daemon_*.deb'))
+        if r.returncode != 0 or not debs:
+            return None
+        subprocess.run(['dpkg-deb', '-x', debs[0], os.path.join(tmp, 'x')], check=True)
+        with open(os.path.join(tmp, 'x', 'usr', 'bin', 'powerprofilesctl')) as f:
+            return f.read()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check_power_profiles(vm):
+    """The unit owns both names under the real dbus-daemon; root chooses a
+    profile with powerprofilesctl, nobody without a session is refused by
+    polkit, and this machine (no platform_profile, no EPP) offers no
+    performance."""
+    for name in PROFILES_NAMES:
+        rc, _ = vm.sh('busctl --system status %s >/dev/null 2>&1' % name, check=False)
+        assert rc == 0, 'the installed unit does not own %s' % name
+    text = powerprofilesctl_text()
+    if text is None:
+        print('installed: power profiles: both names owned; powerprofilesctl not run '
+              '(apt-get download power-profiles-daemon failed)')
+        return
+    vm.write(PPCTL, text)
+    vm.sh('chmod 755 ' + PPCTL)
+    ctl = '/usr/bin/python3 ' + PPCTL
+    out = vm.sh(ctl + ' list 2>&1')
+    assert '* balanced:' in out and 'power-saver:' in out and 'performance' not in out, out
+    vm.sh(ctl + ' set power-saver 2>&1')
+    assert vm.sh(ctl + ' get').strip() == 'power-saver'
+    rc, out = vm.sh('setpriv --reuid=65534 --regid=65534 --clear-groups %s set balanced 2>&1' % ctl,
+                    check=False)
+    assert rc != 0 and 'NotAuthorized' in out, \
+        'nobody without a session set the profile: rc %s, %s' % (rc, out)
+    assert vm.sh(ctl + ' get').strip() == 'power-saver'
+    vm.sh(ctl + ' set balanced 2>&1')
+    print('installed: power profiles: both names owned, power-saver and balanced offered, '
+          'root set power-saver, nobody refused: %s' % out.strip().splitlines()[-1])
+
+
 def scenario_installed(vm, hw):
     P = lambda *a, **kw: vm.sh(' '.join([PMCTL] + [vmlib.shquote(x) for x in a]) + ' 2>&1', **kw)
     print('installed: system state: %s' % vm.sh('systemctl is-system-running --wait', timeout=240,
@@ -299,6 +355,9 @@ def scenario_installed(vm, hw):
     P('set', hw.stick, 'AutosuspendDelayMs', '3000')
     vm.wait({hw.stick + '/power/autosuspend_delay_ms': '3000'}, 30, 'the override of root')
     P('reset', hw.stick)
+
+    # -- 7. power-profiles-daemon's API (issue 27) ------------------------------
+    check_power_profiles(vm)
 
     # -- 3. journald: structured entries (the override above has DEVICE= and
     # ATTRIBUTE=), caller text escaped
