@@ -1074,8 +1074,15 @@ bind msc mass_storage.usb0 dummy_udc.4
 """
 
 GADGETS_DOWN = r"""CFS=/sys/kernel/config/usb_gadget
-for G in $CFS/ppvm-*; do [ -d "$G" ] && echo > $G/UDC 2>/dev/null; done
-true
+for G in $CFS/ppvm-*; do
+    [ -d "$G" ] || continue
+    echo > $G/UDC 2>/dev/null
+    rm -f $G/configs/c.1/*.usb*
+    rmdir $G/configs/c.1/strings/0x409 $G/configs/c.1 $G/functions/* $G/strings/0x409 $G
+done
+rm -f /run/ppvm-gadgets.sh /run/ppvm-gadget-disk.img
+modprobe -r dummy_hcd usb_f_hid usb_f_printer usb_f_acm usb_f_mass_storage
+[ -z "$(ls -d $CFS/ppvm-* 2>/dev/null)" ] && [ ! -e /sys/module/dummy_hcd ]
 """
 
 # (name, idVendor, idProduct) of the host side of each gadget
@@ -1125,7 +1132,9 @@ def scenario_gadgets(vm, hw):
         now = own_values(vm, devs.values())
         assert now == own, 'after stop not every value is back: %s' % diff(own, now)
     finally:
-        vm.sh(GADGETS_DOWN, check=False)
+        # the gadgets, their configfs directories, the disk image and the
+        # modules go
+        vm.sh(GADGETS_DOWN, timeout=60)
 
 
 # The battery: pc-testdev's register (port 0xe0 AC online, 0xe1 charge %,
