@@ -1114,9 +1114,12 @@ def scenario_gadgets(vm, hw):
             assert time.monotonic() < deadline, 'host-side drivers not bound: %s' % missing
             time.sleep(0.5)
         print('gadgets: drivers bound: %s' % bound)
-        disks = vm.glob(devs['storage'] + '/*/host*/target*/*:*:*:*')
-        assert disks, 'the mass-storage gadget has no SCSI disk'
-        devs['storage-disk'] = disks[0]
+        # (usb-storage scans its SCSI host after delay_use, 1 s)
+        deadline = time.monotonic() + 30
+        while not vm.glob(devs['storage'] + '/*/host*/target*/*:*:*:*/block'):
+            assert time.monotonic() < deadline, 'the mass-storage gadget has no SCSI disk'
+            time.sleep(0.3)
+        devs['storage-disk'] = vm.glob(devs['storage'] + '/*/host*/target*/*:*:*:*')[0]
         vm.sh('udevadm settle --timeout=60', timeout=90)
         own = own_values(vm, devs.values())
         print('gadgets: own values before the daemon: %s' % {
