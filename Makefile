@@ -45,8 +45,9 @@ DEB_PACKAGES := \
 
 # the VM tier (make test-vm): qemu, a Debian kernel whose files under /boot
 # and /lib/modules the guest boots (it never becomes the machine's boot
-# kernel), and a static busybox for the initramfs
-VM_DEB_PACKAGES := qemu-system-x86 linux-image-amd64 busybox-static
+# kernel), a static busybox for the initramfs, and iasl (acpica-tools)
+# for the battery's ACPI table
+VM_DEB_PACKAGES := qemu-system-x86 linux-image-amd64 busybox-static acpica-tools
 DEB_PACKAGES += $(VM_DEB_PACKAGES)
 
 .PHONY: all build setup demo test test-sanitize test-vm test-vm-installed installed-build fuzz bench install clean deps

@@ -192,6 +192,13 @@ REAL_USB_DEVICES = {
     'net_cdc_ecm': (0x1234, 0x0003, 0x02, [[(0x02, 0x06, 0x00), CDC_DATA]], 'usb-net'),
     'net_cdc_ncm': (0x1234, 0x0004, 0x02, [[(0x02, 0x0d, 0x00), (0x0a, 0x00, 0x01)]],
                     'usb-net'),
+    # RNDIS is no CDC ACM port (issue 26, seen on the VM tier): qemu's
+    # usb-net (RNDIS 02/02/ff and CDC Ethernet configurations), a phone
+    # sharing its connection (RNDIS as e0/01/03)
+    'net_rndis_qemu': (0x0525, 0xa4a2, 0x02,
+                       [[(0x02, 0x02, 0xff), CDC_DATA], [(0x02, 0x06, 0x00), CDC_DATA]],
+                       'usb-net'),
+    'net_rndis_tethering': (0x04e8, 0x6863, 0x00, [[(0xe0, 0x01, 0x03), CDC_DATA]], 'usb-net'),
     # HID: Logitech Unifying receiver (keyboard boot, mouse boot, vendor
     # HID), a boot mouse (Logitech M-U0026), a game pad (no boot protocol).
     'hid_unifying_c52b': (0x046d, 0xc52b, 0x00, [[KEYBOARD, MOUSE, HID]], 'usb-keyboard'),

@@ -301,9 +301,13 @@ class VM:
     and the work directory removed on the way out, whatever happened."""
 
     def __init__(self, builddir, deadline_s=240, extra_drives=('stick2', 'stick3'), s3=True,
-                 log=print, systemd=None, extra_args=()):
+                 log=print, systemd=None, extra_args=(), prepare=None):
         # extra_args: more qemu arguments (devices a scenario or a benchmark
         # adds to the laptop below), appended as given
+        # prepare: None, or a function(workdir) that writes the files more
+        # devices need into the work directory (an ACPI table, a phone's
+        # directory) and returns their qemu arguments, appended after
+        # extra_args; it runs before qemu starts
         # systemd: None (the agent is PID 1), or a function that stages the
         # guest's installed tree in the share (tests/vm/systemd.py); the
         # guest then boots systemd as PID 1
@@ -313,6 +317,7 @@ class VM:
         self.extra_drives = extra_drives
         self.s3 = s3
         self.extra_args = tuple(extra_args)
+        self.prepare = prepare
         self.log = log
         self.proc = None
         self.qmp = None
@@ -396,6 +401,8 @@ class VM:
         shutil.copy(os.path.join(HERE, 'agent.py'), os.path.join(self.workdir, 'share', 'agent.py'))
         if self.systemd:
             self.systemd(self, os.path.join(self.workdir, 'share', 'root'))
+        if self.prepare is not None:
+            self.extra_args += tuple(self.prepare(self.workdir))
         build_initramfs(os.path.join(self.workdir, 'initramfs.cpio'), kver,
                         INIT_SYSTEMD if self.systemd else INIT)
         self.qemu_log = open(os.path.join(self.workdir, 'qemu.log'), 'wb')
