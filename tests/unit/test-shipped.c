@@ -309,8 +309,10 @@ test_forced_on_names_hazard (void **state)
                   st->lines[i]);
     }
   /* input devices, audio, printers, phones, serial ports: 7 classes
-   * in 4 layers each */
-  assert_int_equal (forced, 7 * 4);
+   * in 5 sections each (base, :battery, its :power-saver twin,
+   * :low-battery, :idle); the performance profile's disks, ATA ports and
+   * Ethernet controllers: 3 */
+  assert_int_equal (forced, 7 * 5 + 3);
 }
 
 /* The line number in an origin "FILE:LINE [SECTION]"; 0 when none. */
@@ -495,6 +497,69 @@ test_modules (void **state)
     }
 }
 
+/* The settings lines of section @header ("[Class usb:battery]") in the
+ * shipped file, joined with newlines; NULL when the section is absent. */
+static char *
+section_settings (char * const *lines, const char *header)
+{
+  GString *out = NULL;
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      if (out == NULL)
+        {
+          if (g_str_equal (lines[i], header))
+            out = g_string_new (NULL);
+          continue;
+        }
+      if (lines[i][0] == '[')
+        break;
+      if (lines[i][0] != '#' && !line_is_blank (lines[i]))
+        g_string_append_printf (out, "%s\n", lines[i]);
+    }
+  return out != NULL ? g_string_free (out, FALSE) : NULL;
+}
+
+/* power-saver gives the devices the battery's values also on AC: every
+ * [... :battery] section of a class or module has a [... :power-saver]
+ * twin with the same lines, and the check can fail. */
+static void
+test_power_saver_is_battery (void **state)
+{
+  State *st = *state;
+  char l0[] = "[Class x:battery]", l1[] = "Control=auto", l2[] = "[Class x:power-saver]",
+       l3[] = "Control=on";
+  char *differ[] = { l0, l1, l2, l3, NULL };
+  g_autofree char *b = section_settings (differ, l0);
+  g_autofree char *ps = section_settings (differ, l2);
+  guint twins = 0;
+
+  assert_string_not_equal (b, ps);
+  for (guint i = 0; st->lines[i] != NULL; i++)
+    {
+      const char *line = st->lines[i];
+      g_autofree char *name = NULL;
+      g_autofree char *twin = NULL;
+      g_autofree char *battery = NULL;
+      g_autofree char *saver = NULL;
+
+      if (line[0] != '[' || !g_str_has_suffix (line, ":battery]") ||
+          !(g_str_has_prefix (line, "[Class ") || g_str_has_prefix (line, "[Module ")))
+        continue;
+      name = g_strndup (line, strlen (line) - strlen (":battery]"));
+      twin = g_strdup_printf ("%s:power-saver]", name);
+      battery = section_settings (st->lines, line);
+      saver = section_settings (st->lines, twin);
+      if (saver == NULL)
+        fail_msg ("%s has no %s twin: power-saver would save less than the battery on AC",
+                  line, twin);
+      if (!g_str_equal (battery, saver))
+        fail_msg ("%s differs from %s:\n%s---\n%s", twin, line, saver, battery);
+      twins++;
+    }
+  assert_true (twins > 20);
+}
+
 int
 main (void)
 {
@@ -513,5 +578,7 @@ main (void)
   pp_test_list_add (list, "module", "snd-hda-and-aspm", test_modules, setup, teardown, NULL);
   pp_test_list_add (list, "pci", "gpu-and-denylist", test_gpu_and_denylist, setup, teardown, NULL);
   pp_test_list_add (list, "usb", "hub-delay", test_hub_delay, setup, teardown, NULL);
+  pp_test_list_add (list, "profile", "power-saver-is-battery", test_power_saver_is_battery,
+                    setup, teardown, NULL);
   return pp_test_list_run (list, "shipped");
 }
