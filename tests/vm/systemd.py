@@ -33,7 +33,10 @@ DROPIN = '/etc/powerpolicy/powerpolicy.conf.d/50-ppvm.conf'
 SLEEP_RECORD_ID = '93d17684318b47619ab684159922780b'
 
 # units the test does not need: masked in the guest (a boot under TCG is
-# slow enough); a unit missing on the host is masked harmlessly
+# slow enough); a unit missing on the host is masked harmlessly. Other
+# power tools the host has installed for the benchmarks (bench/effect,
+# bench/notebooks run TLP and powertop themselves) must not run in the
+# guest either: their rules are masked like this (vmlib.FOREIGN_RULES)
 MASK = '''systemd-timesyncd.service systemd-pstore.service systemd-random-seed.service
 systemd-remount-fs.service systemd-binfmt.service proc-sys-fs-binfmt_misc.automount
 sys-kernel-debug.mount sys-kernel-tracing.mount sys-kernel-config.mount
@@ -49,7 +52,9 @@ e2scrub_reap.service postgresql.service cron.service rsyslog.service syslog.sock
 apparmor.service networking.service ssh.service getty@tty1.service
 serial-getty@ttyS0.service console-setup.service keyboard-setup.service
 systemd-networkd.service systemd-resolved.service NetworkManager.service
-powerpolicy-metrics.timer'''.split()
+powerpolicy-metrics.timer
+tlp.service tlp-sleep.service tuned.service laptop-mode.service
+power-profiles-daemon.service'''.split()
 
 TARGET = '''[Unit]
 Description=powerpolicy VM tier (issue 21)
