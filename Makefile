@@ -9,6 +9,9 @@
 #   make fuzz     the libFuzzer targets (clang), each for FUZZ_SECONDS, in
 #                 its own build directory (FUZZ_BUILDDIR); tests/fuzz/README.md
 #   make bench    the benchmarks (bench/run)
+#   make bench-effect  what each power tool saves on the VM's real kernel,
+#                 side by side in one boot (bench/effect; root and qemu as
+#                 for test-vm, TLP and powertop in the guest)
 #   make test-vm  the VM tier: a real kernel under qemu (tests/vm/README.md),
 #                 with the installed daemon under systemd (its own build,
 #                 INSTALLED_BUILDDIR) as the last boot
@@ -50,7 +53,7 @@ DEB_PACKAGES := \
 VM_DEB_PACKAGES := qemu-system-x86 linux-image-amd64 busybox-static acpica-tools
 DEB_PACKAGES += $(VM_DEB_PACKAGES)
 
-.PHONY: all build setup demo test test-sanitize test-vm test-vm-installed installed-build fuzz bench install clean deps
+.PHONY: all build setup demo test test-sanitize test-vm test-vm-installed installed-build fuzz bench bench-effect install clean deps
 
 all: build
 
@@ -167,6 +170,13 @@ installed-build: deps
 
 bench: build
 	bench/run --builddir "$(BUILDDIR)"
+
+# One boot of the VM tier's guest: kernel defaults, powerpolicyd (shipped
+# configuration) on AC and on battery, tlp ac/bat, powertop --auto-tune;
+# per device the suspended share over an idle window (bench/README.md,
+# "bench/effect"). Exit 0 when the run completed: misses are printed.
+bench-effect: build
+	$(PYTHON) bench/effect --builddir "$(BUILDDIR)"
 
 install: build
 	$(if $(DESTDIR),DESTDIR="$(DESTDIR)") $(MESON) install -C "$(BUILDDIR)" --no-rebuild
