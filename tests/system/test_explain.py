@@ -320,9 +320,11 @@ class TestExplain(ExplainTestCase):
         self.call('SetOverride', (STORAGE, 'Wakeup', 'enabled'), '(sss)')
         self.assertEqual(self.rows(STORAGE)['power/wakeup'],
                          ('enabled', 'enabled', 'override', 'override set over D-Bus'))
+        # the override ended: no layer sets it, and the daemon had changed
+        # it, so its own value is decided and written back
         self.call('ClearOverrides', (STORAGE,), '(s)')
         self.assertEqual(self.rows(STORAGE)['power/wakeup'],
-                         ('disabled', '', 'own', 'not set by [Class usb] or [Class usb-storage]'))
+                         ('disabled', 'disabled', 'own', 'not set by [Class usb] or [Class usb-storage]'))
 
     def test_hold_rows(self):
         self.start()
@@ -407,13 +409,21 @@ class TestPmctlExplain(ExplainTestCase):
                                    'origin': 'override set over D-Bus'})
         self.assertEqual([r['attribute'] for r in rows],
                          ['power/control', 'power/autosuspend_delay_ms', 'power/wakeup'])
-        # an attribute left alone: "-" in text, "" in JSON
+        # the override ended: the own value the daemon writes back
         self.call('ClearOverrides', (STORAGE,), '(s)')
         rc, out, err = self.pmctl('explain', '1-1.2')
         self.assertEqual(out.splitlines()[2],
-                         'power/wakeup\tdisabled\t-\town\tnot set by [Class usb] or [Class usb-storage]')
+                         'power/wakeup\tdisabled\tdisabled\town\tnot set by [Class usb] or [Class usb-storage]')
         rc, out, err = self.pmctl('explain', '--json', '1-1.2')
-        self.assertEqual(json.loads(out)[2]['decided'], '')
+        self.assertEqual(json.loads(out)[2]['decided'], 'disabled')
+        # an attribute left alone (never changed, no layer sets it): "-" in
+        # text, "" in JSON
+        rc, out, err = self.pmctl('explain', self.laptop.hub)
+        wakeup = [l for l in out.splitlines() if l.startswith('power/wakeup\t')]
+        self.assertEqual(len(wakeup), 1, out)
+        self.assertEqual(wakeup[0].split('\t')[2:4], ['-', 'own'])
+        rc, out, err = self.pmctl('explain', '--json', self.laptop.hub)
+        self.assertEqual([r['decided'] for r in json.loads(out) if r['attribute'] == 'power/wakeup'], [''])
 
     def test_errors(self):
         self.start()
