@@ -23,7 +23,6 @@
 #include "pp-residency.h"
 #include "pp-restore.h"
 #include "pp-sysfs.h"
-#include "pp-token.h"
 #include "pp-util.h"
 
 
@@ -402,7 +401,6 @@ load_config (PpManager *self, GPtrArray *problems, GError **error)
   /* the one dry-run switch: every writer asks pp_manager_get_dry_run() */
   self->dry_run = self->options.dry_run || config->dry_run;
   pp_overrides_set_persist (self->overrides, !self->dry_run);
-  pp_token_set_limits (config->max_inhibitors_per_user, config->max_inhibitors);
   if (self->dry_run != was_dry_run)
     {
       if (self->dry_run)
