@@ -26,7 +26,9 @@
  * the manager (devices and policy), activity (input, lid, dock,
  * inhibitors), sleep (system sleep, lid actions; it follows activity's
  * lid), power-ops (PowerDown/PowerUp, holds, the tree), the reverts
- * of pmctl bisect and the service in front of them on the bus. */
+ * of pmctl bisect, the token registry that counts the holds,
+ * inhibitors and reverts of all of them against one set of limits, and
+ * the service in front of them on the bus. */
 typedef struct {
   GMainLoop       *loop;
   int              exit_status;
