@@ -20,16 +20,20 @@
 #include "pp-power-state.h"
 #include "pp-profiles.h"
 #include "pp-service.h"
+#include "pp-token.h"
 
 /* The daemon's components, made and connected here and nowhere else:
  * the manager (devices and policy), activity (input, lid, dock,
  * inhibitors), sleep (system sleep, lid actions; it follows activity's
  * lid), power-ops (PowerDown/PowerUp, holds, the tree), the reverts
- * of pmctl bisect and the service in front of them on the bus. */
+ * of pmctl bisect, the token registry that counts the holds,
+ * inhibitors and reverts of all of them against one set of limits, and
+ * the service in front of them on the bus. */
 typedef struct {
   GMainLoop       *loop;
   int              exit_status;
   PpManager       *manager;
+  PpTokenRegistry *tokens;     /* every hold and inhibitor, one count */
   GDBusConnection *bus;
   PpActivity      *activity;
   PpSleep         *sleep;
@@ -63,6 +67,17 @@ on_name_lost (PpService *service, const char *message, Daemon *d)
   g_main_loop_quit (d->loop);
 }
 
+/* The limits on holds and inhibitors, as the configuration in force says
+ * ([Daemon] MaxInhibitorsPerUser=, MaxInhibitors=). */
+static void
+daemon_set_token_limits (Daemon *d)
+{
+  const PpConfig *config = pp_manager_get_config (d->manager);
+
+  pp_token_registry_set_limits (d->tokens, config->max_inhibitors_per_user,
+                                config->max_inhibitors);
+}
+
 /* Reload and SIGHUP: re-read the configuration and the quirk database
  * and re-apply everything. Returns the configuration's problems (the
  * quirk database's are logged). */
@@ -73,6 +88,7 @@ daemon_reload (gpointer user_data)
   GPtrArray *problems = NULL;
 
   pp_manager_reload (d->manager, &problems);
+  daemon_set_token_limits (d);
   pp_activity_reload (d->activity);
   pp_sleep_reload (d->sleep, NULL);
   if (d->profiles != NULL)
@@ -115,14 +131,17 @@ daemon_wire (Daemon *d, GError **error)
   /* losing the bus must not kill us with SIGTERM: we report and exit */
   g_dbus_connection_set_exit_on_close (d->bus, FALSE);
 
-  d->power_ops = pp_power_ops_new (d->manager);
+  /* one registry for the holds, inhibitors and reverts of every component */
+  d->tokens = pp_token_registry_new ();
+  daemon_set_token_limits (d);
+  d->power_ops = pp_power_ops_new (d->manager, d->tokens);
   /* input activity, lid and dock: not for --oneshot */
-  d->activity = pp_activity_new (d->manager);
+  d->activity = pp_activity_new (d->manager, d->tokens);
   /* system sleep and lid actions: before the object is served, so that
    * Backend and VideoQuirks are known from the first call */
   d->sleep = pp_sleep_new (d->manager, d->bus, d->activity);
   pp_sleep_history_set_blocker_hook (pp_sleep_get_history (d->sleep), sleep_blocker_of, d->power_ops);
-  d->reverts = pp_reverts_new (d->manager);
+  d->reverts = pp_reverts_new (d->manager, d->tokens);
   d->service = pp_service_new (d->manager, d->activity, d->sleep, d->power_ops, d->reverts,
                                daemon_reload, d);
   g_signal_connect (d->service, "name-acquired", G_CALLBACK (on_name_acquired), d);
@@ -130,7 +149,7 @@ daemon_wire (Daemon *d, GError **error)
   if (!pp_service_start (d->service, d->bus, error))
     return FALSE;
   /* power-profiles-daemon's API, as [Daemon] PowerProfiles= says */
-  d->profiles = pp_profiles_new (d->manager);
+  d->profiles = pp_profiles_new (d->manager, d->tokens);
   return pp_profiles_start (d->profiles, d->bus, error);
 }
 
@@ -143,6 +162,7 @@ daemon_clear (Daemon *d)
   g_clear_object (&d->power_ops);
   g_clear_object (&d->sleep);
   g_clear_object (&d->activity);
+  g_clear_pointer (&d->tokens, pp_token_registry_unref);
   g_clear_object (&d->bus);
   g_clear_pointer (&d->loop, g_main_loop_unref);
 }

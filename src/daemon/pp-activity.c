@@ -34,6 +34,7 @@ typedef struct {
 struct _PpActivity {
   GObject     parent_instance;
   PpManager  *manager;
+  PpTokenRegistry *tokens;   /* the inhibitors are counted here */
   PpInput    *input;
   PpDrm      *drm;
 
@@ -259,7 +260,7 @@ pp_activity_inhibit (PpActivity            *self,
   inh->who = g_strdup (request->who);
   inh->why = g_strdup (request->why);
   inh->pid = request->pid;
-  inh->token = pp_token_new (request->uid, inhibitor_release, inh, out_fd, error);
+  inh->token = pp_token_new (self->tokens, request->uid, inhibitor_release, inh, out_fd, error);
   if (inh->token == NULL)
     return FALSE;
   inhibitor_add (self, g_steal_pointer (&inh));
@@ -377,6 +378,7 @@ pp_activity_dispose (GObject *object)
   g_clear_object (&self->input);
   g_clear_object (&self->drm);
   g_clear_object (&self->manager);
+  g_clear_pointer (&self->tokens, pp_token_registry_unref);
   G_OBJECT_CLASS (pp_activity_parent_class)->dispose (object);
 }
 
@@ -406,12 +408,13 @@ pp_activity_init (PpActivity *self)
 }
 
 PpActivity *
-pp_activity_new (PpManager *manager)
+pp_activity_new (PpManager *manager, PpTokenRegistry *tokens)
 {
   PpActivity *self = g_object_new (PP_TYPE_ACTIVITY, NULL);
   GPtrArray *devices;
 
   self->manager = g_object_ref (manager);
+  self->tokens = pp_token_registry_ref (tokens);
   self->input = pp_input_new ();
   self->drm = pp_drm_new ();
   pp_idle_init (&self->idle, pp_manager_get_config (manager)->idle_timeout_sec,

@@ -26,8 +26,10 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (PpActivity, pp_activity, PP, ACTIVITY, GObject)
 
 /* Watches the manager's input and drm devices (present ones at once,
- * then through "device-added"/"device-removed"). */
-PpActivity  *pp_activity_new                (PpManager             *manager);
+ * then through "device-added"/"device-removed"). Inhibitors are counted
+ * in @tokens (a reference is kept). */
+PpActivity  *pp_activity_new                (PpManager             *manager,
+                                             PpTokenRegistry       *tokens);
 
 gboolean     pp_activity_get_user_idle      (PpActivity            *self);
 guint        pp_activity_get_idle_timeout_sec (PpActivity          *self);

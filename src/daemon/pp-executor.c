@@ -269,7 +269,7 @@ emit_device_changed (PpManager *self, PpDevice *dev, GPtrArray *writes)
   g_auto(GStrv) attrv = NULL;
   g_auto(GStrv) valuev = NULL;
 
-  if (!g_signal_has_handler_pending (self, pp_manager_signals[SIGNAL_DEVICE_CHANGED], 0, FALSE))
+  if (!pp_manager_wants_device_changed (self))
     return;
   attrs = g_strv_builder_new ();
   values = g_strv_builder_new ();
@@ -282,7 +282,8 @@ emit_device_changed (PpManager *self, PpDevice *dev, GPtrArray *writes)
     }
   attrv = g_strv_builder_end (attrs);
   valuev = g_strv_builder_end (values);
-  g_signal_emit (self, pp_manager_signals[SIGNAL_DEVICE_CHANGED], 0, dev->info->syspath, attrv, valuev);
+  pp_manager_emit_device_changed (self, dev->info->syspath, (const char * const *) attrv,
+                                  (const char * const *) valuev);
 }
 
 gboolean
@@ -541,7 +542,7 @@ pp_manager_flush_conflicts_changed (PpManager *self)
   if (!self->foreign_changed)
     return;
   self->foreign_changed = FALSE;
-  g_signal_emit (self, pp_manager_signals[SIGNAL_CONFLICTS_CHANGED], 0);
+  pp_manager_emit_conflicts_changed (self);
 }
 
 /* Announce "write-failures" once per executed plan (a full pass is one
@@ -552,7 +553,7 @@ flush_write_failures (PpManager *self)
   if (self->n_write_failures == self->notified_write_failures)
     return;
   self->notified_write_failures = self->n_write_failures;
-  g_object_notify_by_pspec (G_OBJECT (self), pp_manager_props[PROP_WRITE_FAILURES]);
+  pp_manager_notify_property (self, PROP_WRITE_FAILURES);
 }
 
 gboolean

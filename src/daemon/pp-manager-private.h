@@ -106,17 +106,18 @@ enum {
   PROP_POWER_PROFILE,
   N_PROPS,
 };
-extern GParamSpec *pp_manager_props[N_PROPS];
 
-enum {
-  SIGNAL_DEVICE_CHANGED,
-  SIGNAL_DEVICE_ADDED,
-  SIGNAL_DEVICE_REMOVED,
-  SIGNAL_TOPOLOGY_CHANGED,
-  SIGNAL_CONFLICTS_CHANGED,
-  N_SIGNALS,
-};
-extern guint pp_manager_signals[N_SIGNALS];
+/* The manager's property and signal arrays are its own (pp-manager.c);
+ * the other files of the class notify and emit through these. */
+void           pp_manager_notify_property     (PpManager *self, guint prop);
+/* TRUE when someone listens to "device-changed" (what to build the
+ * arguments for). */
+gboolean       pp_manager_wants_device_changed (PpManager *self);
+void           pp_manager_emit_device_changed (PpManager          *self,
+                                               const char         *syspath,
+                                               const char * const *attributes,
+                                               const char * const *values);
+void           pp_manager_emit_conflicts_changed (PpManager *self);
 
 
 /* the device table (pp-device-table.c) */

@@ -216,16 +216,3 @@ pp_manager_save_profile (PpManager *self, PpProfile profile, GError **error)
     }
   return TRUE;
 }
-
-void
-pp_manager_set_profiles_conflict (PpManager *self, const char *subject, const char *what)
-{
-  if (g_strcmp0 (self->profiles_conflict_subject, subject) == 0 &&
-      g_strcmp0 (self->profiles_conflict_what, what) == 0)
-    return;
-  g_free (self->profiles_conflict_subject);
-  g_free (self->profiles_conflict_what);
-  self->profiles_conflict_subject = g_strdup (subject);
-  self->profiles_conflict_what = g_strdup (what);
-  g_signal_emit (self, pp_manager_signals[SIGNAL_CONFLICTS_CHANGED], 0);
-}

@@ -23,12 +23,20 @@
 #include "pp-residency.h"
 #include "pp-restore.h"
 #include "pp-sysfs.h"
-#include "pp-token.h"
 #include "pp-util.h"
 
 
-GParamSpec *pp_manager_props[N_PROPS];
-guint pp_manager_signals[N_SIGNALS];
+enum {
+  SIGNAL_DEVICE_CHANGED,
+  SIGNAL_DEVICE_ADDED,
+  SIGNAL_DEVICE_REMOVED,
+  SIGNAL_TOPOLOGY_CHANGED,
+  SIGNAL_CONFLICTS_CHANGED,
+  N_SIGNALS,
+};
+
+static GParamSpec *pp_manager_props[N_PROPS];
+static guint pp_manager_signals[N_SIGNALS];
 
 G_DEFINE_TYPE (PpManager, pp_manager, G_TYPE_OBJECT)
 
@@ -402,7 +410,6 @@ load_config (PpManager *self, GPtrArray *problems, GError **error)
   /* the one dry-run switch: every writer asks pp_manager_get_dry_run() */
   self->dry_run = self->options.dry_run || config->dry_run;
   pp_overrides_set_persist (self->overrides, !self->dry_run);
-  pp_token_set_limits (config->max_inhibitors_per_user, config->max_inhibitors);
   if (self->dry_run != was_dry_run)
     {
       if (self->dry_run)
@@ -645,6 +652,49 @@ gboolean
 pp_manager_get_user_idle (PpManager *self)
 {
   return self->situation.user_idle;
+}
+
+void
+pp_manager_notify_property (PpManager *self, guint prop)
+{
+  g_return_if_fail (prop > PROP_0 && prop < N_PROPS);
+  g_object_notify_by_pspec (G_OBJECT (self), pp_manager_props[prop]);
+}
+
+gboolean
+pp_manager_wants_device_changed (PpManager *self)
+{
+  return g_signal_has_handler_pending (self, pp_manager_signals[SIGNAL_DEVICE_CHANGED], 0, FALSE);
+}
+
+void
+pp_manager_emit_device_changed (PpManager          *self,
+                                const char         *syspath,
+                                const char * const *attributes,
+                                const char * const *values)
+{
+  g_signal_emit (self, pp_manager_signals[SIGNAL_DEVICE_CHANGED], 0, syspath, attributes, values);
+}
+
+void
+pp_manager_emit_conflicts_changed (PpManager *self)
+{
+  g_signal_emit (self, pp_manager_signals[SIGNAL_CONFLICTS_CHANGED], 0);
+}
+
+/* A program other than us serves the power profiles' names (NULL, NULL:
+ * none now): a row of Conflicts (org.powerpolicy1.Manager.xml). */
+void
+pp_manager_set_profiles_conflict (PpManager *self, const char *subject, const char *what)
+{
+  if (g_strcmp0 (self->profiles_conflict_subject, subject) == 0 &&
+      g_strcmp0 (self->profiles_conflict_what, what) == 0)
+    return;
+  g_free (self->profiles_conflict_subject);
+  g_free (self->profiles_conflict_what);
+  self->profiles_conflict_subject = g_strdup (subject);
+  self->profiles_conflict_what = g_strdup (what);
+  pp_manager_emit_conflicts_changed (self);
 }
 
 guint64

@@ -44,6 +44,7 @@ typedef struct {
 struct _PpPowerOps {
   GObject     parent_instance;
   PpManager  *manager;
+  PpTokenRegistry *tokens;   /* the holds are counted here */
   PpTree     *tree;          /* read from sysfs when needed (get_tree), or NULL */
   GHashTable *no_control;    /* the tree's paths found without power/control, while it lives */
   gint64      tree_used;     /* monotonic time of its last use */
@@ -901,7 +902,7 @@ pp_power_ops_hold (PpPowerOps            *self,
     return FALSE;
 
   hold = g_new0 (Hold, 1);
-  hold->token = pp_token_new (request->uid, on_hold_released, hold, out_fd, error);
+  hold->token = pp_token_new (self->tokens, request->uid, on_hold_released, hold, out_fd, error);
   if (hold->token == NULL)
     {
       g_free (hold);
@@ -1097,6 +1098,7 @@ pp_power_ops_finalize (GObject *object)
   pp_manager_set_hold_hook (self->manager, NULL, NULL);
   g_signal_handlers_disconnect_by_data (self->manager, self);
   g_clear_object (&self->manager);
+  g_clear_pointer (&self->tokens, pp_token_registry_unref);
   g_clear_handle_id (&self->tree_timeout, g_source_remove);
   g_clear_pointer (&self->no_control, g_hash_table_unref);
   g_clear_pointer (&self->tree, pp_tree_free);
@@ -1121,11 +1123,12 @@ pp_power_ops_init (PpPowerOps *self)
 }
 
 PpPowerOps *
-pp_power_ops_new (PpManager *manager)
+pp_power_ops_new (PpManager *manager, PpTokenRegistry *tokens)
 {
   PpPowerOps *self = g_object_new (PP_TYPE_POWER_OPS, NULL);
 
   self->manager = g_object_ref (manager);
+  self->tokens = pp_token_registry_ref (tokens);
   g_signal_connect (manager, "topology-changed", G_CALLBACK (on_topology_changed), self);
   pp_manager_set_hold_hook (manager, describe_holds, self);
   return self;

@@ -29,8 +29,10 @@ void        pp_power_result_free        (PpPowerResult *result);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PpPowerResult, pp_power_result_free)
 
 /* Builds the tree from the manager's current devices and the devlinks
- * when it is needed, and follows the manager's topology changes. */
-PpPowerOps *pp_power_ops_new            (PpManager   *manager);
+ * when it is needed, and follows the manager's topology changes. Holds
+ * are counted in @tokens (a reference is kept). */
+PpPowerOps *pp_power_ops_new            (PpManager       *manager,
+                                         PpTokenRegistry *tokens);
 
 /* PowerDown (org.powerpolicy1.Manager.xml) of the device argument @device (a
  * path or a name, resolved by the manager): PpPowerResult rows in walk order.

@@ -48,6 +48,7 @@ struct _PpProfiles {
   GObject          parent_instance;
 
   PpManager       *manager;
+  PpTokenRegistry *tokens;                 /* the holds are counted here */
   GDBusConnection *bus;
   GDBusNodeInfo   *node;
   guint            registration[N_OBJECTS];
@@ -68,7 +69,7 @@ hold_free (Hold *hold)
 {
   if (hold->watch_id != 0)
     g_bus_unwatch_name (hold->watch_id);
-  pp_token_unreserve (hold->uid);
+  pp_token_unreserve (hold->self->tokens, hold->uid);
   g_free (hold->reason);
   g_free (hold->application_id);
   g_free (hold->sender);
@@ -277,7 +278,7 @@ on_holder_uid (GObject *source, GAsyncResult *res, gpointer user_data)
 
   if (reply != NULL)
     g_variant_get (reply, "(u)", &uid);
-  if (!pp_token_reserve (uid, &error))
+  if (!pp_token_reserve (self->tokens, uid, &error))
     {
       g_dbus_method_invocation_return_gerror (req->invocation, error);
       hold_request_free (req);
@@ -714,6 +715,7 @@ pp_profiles_finalize (GObject *object)
   g_clear_pointer (&self->node, g_dbus_node_info_unref);
   g_clear_object (&self->bus);
   g_clear_object (&self->manager);
+  g_clear_pointer (&self->tokens, pp_token_registry_unref);
   G_OBJECT_CLASS (pp_profiles_parent_class)->finalize (object);
 }
 
@@ -730,10 +732,11 @@ pp_profiles_init (PpProfiles *self)
 }
 
 PpProfiles *
-pp_profiles_new (PpManager *manager)
+pp_profiles_new (PpManager *manager, PpTokenRegistry *tokens)
 {
   PpProfiles *self = g_object_new (PP_TYPE_PROFILES, NULL);
 
   self->manager = g_object_ref (manager);
+  self->tokens = pp_token_registry_ref (tokens);
   return self;
 }

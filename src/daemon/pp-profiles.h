@@ -7,13 +7,16 @@
 #include <gio/gio.h>
 
 #include "pp-manager.h"
+#include "pp-token.h"
 
 G_BEGIN_DECLS
 
 #define PP_TYPE_PROFILES (pp_profiles_get_type ())
 G_DECLARE_FINAL_TYPE (PpProfiles, pp_profiles, PP, PROFILES, GObject)
 
-PpProfiles *pp_profiles_new    (PpManager        *manager);
+/* HoldProfile's holds are counted in @tokens (a reference is kept). */
+PpProfiles *pp_profiles_new    (PpManager        *manager,
+                                PpTokenRegistry  *tokens);
 
 /* Export both objects on @bus (they answer under the daemon's own name
  * too, for pmctl) and ask for the names as the configuration says;

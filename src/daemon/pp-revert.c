@@ -21,6 +21,7 @@ typedef struct {
 
 struct _PpReverts {
   PpManager  *manager;
+  PpTokenRegistry *tokens;   /* the reverts are counted here */
   GPtrArray  *reverts;       /* Revert*, oldest first */
   guint       n_entries;     /* device entries of all Reverts */
 };
@@ -122,11 +123,12 @@ describe_reverts (PpManager *manager, const char *syspath, gpointer user_data)
 }
 
 PpReverts *
-pp_reverts_new (PpManager *manager)
+pp_reverts_new (PpManager *manager, PpTokenRegistry *tokens)
 {
   PpReverts *self = g_new0 (PpReverts, 1);
 
   self->manager = g_object_ref (manager);
+  self->tokens = pp_token_registry_ref (tokens);
   self->reverts = g_ptr_array_new_with_free_func (reverts_element_free);
   pp_manager_set_revert_hook (manager, describe_reverts, self);
   return self;
@@ -142,6 +144,7 @@ pp_reverts_free (PpReverts *self)
   g_ptr_array_unref (self->reverts);
   pp_manager_set_revert_hook (self->manager, NULL, NULL);
   g_object_unref (self->manager);
+  pp_token_registry_unref (self->tokens);
   g_free (self);
 }
 
@@ -217,7 +220,7 @@ pp_reverts_add (PpReverts            *self,
     }
 
   revert = g_new0 (Revert, 1);
-  revert->token = pp_token_new (request->uid, on_revert_released, revert, out_fd, error);
+  revert->token = pp_token_new (self->tokens, request->uid, on_revert_released, revert, out_fd, error);
   if (revert->token == NULL)
     {
       g_free (revert);

@@ -27,8 +27,10 @@ G_BEGIN_DECLS
 
 typedef struct _PpReverts PpReverts;
 
-/* The Reverts of @manager; sets its revert hook (Explain's origin). */
-PpReverts  *pp_reverts_new        (PpManager            *manager);
+/* The Reverts of @manager; sets its revert hook (Explain's origin).
+ * Each Revert is counted in @tokens (a reference is kept). */
+PpReverts  *pp_reverts_new        (PpManager            *manager,
+                                   PpTokenRegistry      *tokens);
 /* Forget every Revert without writing: at exit the manager restores the
  * originals or keeps the policy itself. */
 void        pp_reverts_free       (PpReverts            *reverts);

@@ -16,7 +16,15 @@
 #include "pp-util.h"
 
 
+struct _PpTokenRegistry {
+  guint        limit_per_user;
+  guint        limit_total;
+  guint        n_tokens;
+  GHashTable  *n_by_uid;   /* uid → count, only uids with tokens */
+};
+
 struct _PpToken {
+  PpTokenRegistry *registry;   /* a reference */
   int              fd;         /* our end of the socket pair */
   guint32          uid;
   guint            watch_id;
@@ -44,75 +52,100 @@ on_token_fd (int fd, GIOCondition condition, gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
-/* The limits and the counts: one main loop, no locking. */
-static guint limit_per_user = PP_TOKEN_DEFAULT_PER_USER;
-static guint limit_total = PP_TOKEN_DEFAULT_TOTAL;
-static guint n_tokens;
-static GHashTable *n_by_uid;   /* uid → count, only uids with tokens */
-
-void
-pp_token_set_limits (guint per_user, guint total)
+PpTokenRegistry *
+pp_token_registry_new (void)
 {
-  limit_total = MIN (total, PP_TOKEN_TOTAL_CEILING);
-  limit_per_user = MIN (per_user, limit_total);
+  PpTokenRegistry *self = g_rc_box_new0 (PpTokenRegistry);
+
+  self->limit_per_user = PP_TOKEN_DEFAULT_PER_USER;
+  self->limit_total = PP_TOKEN_DEFAULT_TOTAL;
+  self->n_by_uid = g_hash_table_new (NULL, NULL);
+  return self;
 }
 
-guint
-pp_token_count (void)
+PpTokenRegistry *
+pp_token_registry_ref (PpTokenRegistry *self)
 {
-  return n_tokens;
-}
-
-guint
-pp_token_count_for_uid (guint32 uid)
-{
-  if (n_by_uid == NULL)
-    return 0;
-  return GPOINTER_TO_UINT (g_hash_table_lookup (n_by_uid, GUINT_TO_POINTER (uid)));
+  return g_rc_box_acquire (self);
 }
 
 static void
-count_token (guint32 uid, int delta)
+registry_clear (gpointer data)
 {
-  guint n = pp_token_count_for_uid (uid);
+  PpTokenRegistry *self = data;
 
-  if (n_by_uid == NULL)
-    n_by_uid = g_hash_table_new (NULL, NULL);
-  n_tokens += delta;
+  g_hash_table_unref (self->n_by_uid);
+}
+
+void
+pp_token_registry_unref (PpTokenRegistry *self)
+{
+  if (self != NULL)
+    g_rc_box_release_full (self, registry_clear);
+}
+
+void
+pp_token_registry_set_limits (PpTokenRegistry *self, guint per_user, guint total)
+{
+  self->limit_total = MIN (total, PP_TOKEN_TOTAL_CEILING);
+  self->limit_per_user = MIN (per_user, self->limit_total);
+}
+
+guint
+pp_token_registry_count (PpTokenRegistry *self)
+{
+  return self->n_tokens;
+}
+
+guint
+pp_token_registry_count_for_uid (PpTokenRegistry *self, guint32 uid)
+{
+  return GPOINTER_TO_UINT (g_hash_table_lookup (self->n_by_uid, GUINT_TO_POINTER (uid)));
+}
+
+static void
+count_token (PpTokenRegistry *self, guint32 uid, int delta)
+{
+  guint n = pp_token_registry_count_for_uid (self, uid);
+
+  self->n_tokens += delta;
   n += delta;
   if (n == 0)
-    g_hash_table_remove (n_by_uid, GUINT_TO_POINTER (uid));
+    g_hash_table_remove (self->n_by_uid, GUINT_TO_POINTER (uid));
   else
-    g_hash_table_insert (n_by_uid, GUINT_TO_POINTER (uid), GUINT_TO_POINTER (n));
+    g_hash_table_insert (self->n_by_uid, GUINT_TO_POINTER (uid), GUINT_TO_POINTER (n));
 }
 
 static gboolean
-check_limits (guint32 uid, GError **error)
+check_limits (PpTokenRegistry *self, guint32 uid, GError **error)
 {
-  if (n_tokens >= limit_total)
+  guint n_uid = pp_token_registry_count_for_uid (self, uid);
+
+  if (self->n_tokens >= self->limit_total)
     {
       g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
                    "too many holds and inhibitors: %u in total (MaxInhibitors=%u)",
-                   n_tokens, limit_total);
+                   self->n_tokens, self->limit_total);
       return FALSE;
     }
-  if (pp_token_count_for_uid (uid) >= limit_per_user)
+  if (n_uid >= self->limit_per_user)
     {
       if (uid == PP_TOKEN_UID_UNKNOWN)
         g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
                      "too many holds and inhibitors of callers of unknown uid: %u (MaxInhibitorsPerUser=%u)",
-                     pp_token_count_for_uid (uid), limit_per_user);
+                     n_uid, self->limit_per_user);
       else
         g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
                      "too many holds and inhibitors of uid %u: %u (MaxInhibitorsPerUser=%u)",
-                     uid, pp_token_count_for_uid (uid), limit_per_user);
+                     uid, n_uid, self->limit_per_user);
       return FALSE;
     }
   return TRUE;
 }
 
 PpToken *
-pp_token_new (guint32          uid,
+pp_token_new (PpTokenRegistry *registry,
+              guint32          uid,
               PpTokenReleased  released,
               gpointer         user_data,
               int             *out_fd,
@@ -121,7 +154,7 @@ pp_token_new (guint32          uid,
   PpToken *token;
   int fds[2];
 
-  if (!check_limits (uid, error))
+  if (!check_limits (registry, uid, error))
     return NULL;
   if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, fds) < 0)
     {
@@ -129,9 +162,10 @@ pp_token_new (guint32          uid,
       return NULL;
     }
   token = g_new0 (PpToken, 1);
+  token->registry = pp_token_registry_ref (registry);
   token->fd = fds[0];
   token->uid = uid;
-  count_token (uid, +1);
+  count_token (registry, uid, +1);
   token->released = released;
   token->user_data = user_data;
   token->watch_id = g_unix_fd_add (token->fd, G_IO_IN | G_IO_HUP | G_IO_ERR, on_token_fd, token);
@@ -146,23 +180,24 @@ pp_token_free (PpToken *token)
     return;
   g_clear_handle_id (&token->watch_id, g_source_remove);
   close (token->fd);
-  count_token (token->uid, -1);
+  count_token (token->registry, token->uid, -1);
+  pp_token_registry_unref (token->registry);
   g_free (token);
 }
 
 gboolean
-pp_token_reserve (guint32 uid, GError **error)
+pp_token_reserve (PpTokenRegistry *registry, guint32 uid, GError **error)
 {
-  if (!check_limits (uid, error))
+  if (!check_limits (registry, uid, error))
     return FALSE;
-  count_token (uid, +1);
+  count_token (registry, uid, +1);
   return TRUE;
 }
 
 void
-pp_token_unreserve (guint32 uid)
+pp_token_unreserve (PpTokenRegistry *registry, guint32 uid)
 {
-  count_token (uid, -1);
+  count_token (registry, uid, -1);
 }
 
 gboolean

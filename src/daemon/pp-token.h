@@ -33,25 +33,41 @@ G_BEGIN_DECLS
 
 typedef struct _PpToken PpToken;
 
+/* The registry of every hold and inhibitor: the limits and the counts
+ * per caller uid. The daemon makes one (main.c) and passes it to each
+ * component that gives out holds and inhibitors, so one caller's tokens
+ * are counted together whichever method gave them out. Reference
+ * counted: each token keeps its registry. One main loop, no locking. */
+typedef struct _PpTokenRegistry PpTokenRegistry;
+
 typedef void (*PpTokenReleased) (gpointer user_data);
 
+/* A registry with the default limits and no tokens. */
+PpTokenRegistry *pp_token_registry_new   (void);
+PpTokenRegistry *pp_token_registry_ref   (PpTokenRegistry  *self);
+void             pp_token_registry_unref (PpTokenRegistry  *self);
 /* Set the limits (clamped to PP_TOKEN_TOTAL_CEILING; per user to the
  * total). 0 refuses every new token. Tokens already given out stay. */
-void      pp_token_set_limits (guint             per_user,
-                               guint             total);
+void      pp_token_registry_set_limits (PpTokenRegistry *self,
+                                        guint            per_user,
+                                        guint            total);
 /* How many tokens exist now, in total and for @uid. */
-guint     pp_token_count      (void);
-guint     pp_token_count_for_uid (guint32        uid);
+guint     pp_token_registry_count      (PpTokenRegistry *self);
+guint     pp_token_registry_count_for_uid (PpTokenRegistry *self,
+                                           guint32          uid);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PpTokenRegistry, pp_token_registry_unref)
 
 /* Counted against this uid when the bus could not tell the caller's. */
 #define PP_TOKEN_UID_UNKNOWN G_MAXUINT32
 
-/* A new token for a caller of @uid (PP_TOKEN_UID_UNKNOWN: unknown uids
- * share one count). The caller's end in *@out_fd (the caller of this
- * function owns it and passes it on). @released is called once, from the
- * main loop, when the caller's end is closed. Over a limit: NULL and
- * PP_ERROR_REFUSED naming the limit. */
-PpToken  *pp_token_new        (guint32           uid,
+/* A new token of @registry for a caller of @uid (PP_TOKEN_UID_UNKNOWN:
+ * unknown uids share one count). The caller's end in *@out_fd (the
+ * caller of this function owns it and passes it on). @released is
+ * called once, from the main loop, when the caller's end is closed.
+ * Over a limit: NULL and PP_ERROR_REFUSED naming the limit. */
+PpToken  *pp_token_new        (PpTokenRegistry  *registry,
+                               guint32           uid,
                                PpTokenReleased   released,
                                gpointer          user_data,
                                int              *out_fd,
@@ -59,10 +75,12 @@ PpToken  *pp_token_new        (guint32           uid,
 /* A hold that is not a file descriptor (a power profile hold, released
  * by ReleaseProfile or its holder leaving the bus) counted against the
  * same limits: FALSE and PP_ERROR_REFUSED over a limit. Each successful
- * reserve is ended by one unreserve. */
-gboolean  pp_token_reserve    (guint32           uid,
+ * reserve is ended by one unreserve on the same registry. */
+gboolean  pp_token_reserve    (PpTokenRegistry  *registry,
+                               guint32           uid,
                                GError          **error);
-void      pp_token_unreserve  (guint32           uid);
+void      pp_token_unreserve  (PpTokenRegistry  *registry,
+                               guint32           uid);
 
 /* Stop watching and close our end, without calling @released. */
 void      pp_token_free       (PpToken          *token);

@@ -47,6 +47,7 @@ typedef struct {
   char            *work;     /* config, state and runtime directories */
   PpManager       *manager;
   PpPowerOps      *ops;      /* PowerDown, PowerUp, Hold on @manager */
+  PpTokenRegistry *tokens;   /* the holds, inhibitors and reverts */
   gboolean         dry_run;
 } State;
 
@@ -154,8 +155,8 @@ setup_common (void **state, gboolean dry_run)
   st->manager = pp_manager_new (&options);
   if (!pp_manager_start (st->manager, &error))
     fail_msg ("the manager does not start: %s", error->message);
-  st->ops = pp_power_ops_new (st->manager);
-  pp_token_set_limits (PP_TOKEN_DEFAULT_PER_USER, PP_TOKEN_DEFAULT_TOTAL);
+  st->tokens = pp_token_registry_new ();
+  st->ops = pp_power_ops_new (st->manager, st->tokens);
   *state = st;
   return 0;
 }
@@ -195,8 +196,8 @@ teardown (void **state)
   }
   g_free (st->root);
   g_free (st->work);
+  pp_token_registry_unref (st->tokens);
   g_free (st);
-  pp_token_set_limits (PP_TOKEN_DEFAULT_PER_USER, PP_TOKEN_DEFAULT_TOTAL);
   return 0;
 }
 
@@ -296,7 +297,7 @@ assert_one_token (GPtrArray *list, const char *what, const char *who, const char
 static gboolean
 no_tokens (gpointer data)
 {
-  return pp_token_count () == 0;
+  return pp_token_registry_count (data) == 0;
 }
 
 static void
@@ -312,7 +313,7 @@ test_hold_until_fd_closed (void **state)
   assert_true (pp_power_ops_hold (ops, "1-2", &(PpTokenRequest) { "backup", "copying", 1000, 4242 }, &fd, &error));
   assert_null (error);
   assert_true (fd >= 0);
-  assert_int_equal (pp_token_count_for_uid (1000), 1);
+  assert_int_equal (pp_token_registry_count_for_uid (st->tokens, 1000), 1);
 
   holds = pp_power_ops_list_holds (ops);
   assert_one_token (holds, "hold", "backup", STORAGE, 4242);
@@ -333,13 +334,13 @@ test_hold_until_fd_closed (void **state)
 
   /* the holder goes: the hold ends, from the main loop */
   close (fd);
-  if (!wait_for (no_tokens, NULL))
+  if (!wait_for (no_tokens, st->tokens))
     fail_msg ("the hold did not end within %d ms of closing its fd", WAIT_TIMEOUT_MS);
   g_clear_pointer (&holds, g_ptr_array_unref);
   holds = pp_power_ops_list_holds (ops);
   assert_int_equal (holds->len, 0);
   assert_false (pp_manager_is_held (st->manager, STORAGE));
-  assert_int_equal (pp_token_count_for_uid (1000), 0);
+  assert_int_equal (pp_token_registry_count_for_uid (st->tokens, 1000), 0);
 }
 
 /* ---- reverts ------------------------------------------------------------- */
@@ -375,7 +376,7 @@ static void
 test_revert_until_fd_closed (void **state)
 {
   State *st = *state;
-  g_autoptr(PpReverts) reverts = pp_reverts_new (st->manager);
+  g_autoptr(PpReverts) reverts = pp_reverts_new (st->manager, st->tokens);
   g_autoptr(GError) error = NULL;
   const char *devices[] = { "1-2", STORAGE, NULL };
   const char *hub[] = { HUB, NULL };
@@ -395,7 +396,7 @@ test_revert_until_fd_closed (void **state)
   assert_attr (st, STORAGE, "power/control", "on");
   assert_string_equal (explain_layer (st, STORAGE, "power/control", &origin), "revert");
   assert_string_equal (origin, "reverted by bisect (round 1), pid 77");
-  assert_int_equal (pp_token_count_for_uid (1000), 1);
+  assert_int_equal (pp_token_registry_count_for_uid (st->tokens, 1000), 1);
 
   /* closed: released by the next call before it applies, no loop needed */
   close (fd);
@@ -409,7 +410,7 @@ test_revert_until_fd_closed (void **state)
 
   /* the last one ends from the main loop */
   close (fd2);
-  if (!wait_for (no_tokens, NULL))
+  if (!wait_for (no_tokens, st->tokens))
     fail_msg ("the revert did not end within %d ms of closing its fd", WAIT_TIMEOUT_MS);
   assert_int_equal (pp_reverts_count (reverts), 0);
   assert_int_equal (pp_reverts_n_entries (reverts), 0);
@@ -420,7 +421,7 @@ static void
 test_revert_refused (void **state)
 {
   State *st = *state;
-  g_autoptr(PpReverts) reverts = pp_reverts_new (st->manager);
+  g_autoptr(PpReverts) reverts = pp_reverts_new (st->manager, st->tokens);
   g_autoptr(GError) error = NULL;
   const char *none[] = { NULL };
   const char *unknown[] = { STORAGE, "9-9", NULL };
@@ -438,11 +439,11 @@ test_revert_refused (void **state)
   assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE));
   g_clear_error (&error);
   /* a revert is a token: the limits hold */
-  pp_token_set_limits (0, 0);
+  pp_token_registry_set_limits (st->tokens, 0, 0);
   assert_false (pp_reverts_add (reverts, storage, &(PpTokenRequest) { "a", "b", 1000, 1 }, &fd, &error));
   assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_REFUSED));
   g_clear_error (&error);
-  pp_token_set_limits (PP_TOKEN_DEFAULT_PER_USER, PP_TOKEN_DEFAULT_TOTAL);
+  pp_token_registry_set_limits (st->tokens, PP_TOKEN_DEFAULT_PER_USER, PP_TOKEN_DEFAULT_TOTAL);
   assert_attr (st, STORAGE, "power/control", "auto");
 
   /* a write that fails: Failed, and nothing stays reverted */
@@ -454,7 +455,7 @@ test_revert_refused (void **state)
   assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_FAILED));
   assert_int_equal (fd, -1);
   assert_int_equal (pp_reverts_count (reverts), 0);
-  assert_int_equal (pp_token_count (), 0);
+  assert_int_equal (pp_token_registry_count (st->tokens), 0);
   assert_false (pp_manager_is_reverted (st->manager, STORAGE));
 }
 
@@ -463,7 +464,7 @@ static void
 test_revert_dry_run (void **state)
 {
   State *st = *state;
-  g_autoptr(PpReverts) reverts = pp_reverts_new (st->manager);
+  g_autoptr(PpReverts) reverts = pp_reverts_new (st->manager, st->tokens);
   g_autoptr(GError) error = NULL;
   const char *storage[] = { STORAGE, NULL };
   int fd = -1;
@@ -476,7 +477,7 @@ test_revert_dry_run (void **state)
   assert_attr (st, STORAGE, "power/control", "on");
   assert_string_equal (explain_layer (st, STORAGE, "power/control", NULL), "revert");
   close (fd);
-  if (!wait_for (no_tokens, NULL))
+  if (!wait_for (no_tokens, st->tokens))
     fail_msg ("the revert did not end within %d ms of closing its fd", WAIT_TIMEOUT_MS);
   assert_string_equal (explain_layer (st, STORAGE, "power/control", NULL), "override");
 }
@@ -500,7 +501,7 @@ test_hold_refused (void **state)
   assert_int_equal (fd, -1);
 
   /* one per user: the second of uid 1000 is refused, uid 1001 may */
-  pp_token_set_limits (1, 10);
+  pp_token_registry_set_limits (st->tokens, 1, 10);
   assert_true (pp_power_ops_hold (ops, STORAGE, &(PpTokenRequest) { "a", "b", 1000, 1 }, &fd, &error));
   assert_false (pp_power_ops_hold (ops, STORAGE, &(PpTokenRequest) { "a", "b", 1000, 1 }, &fd2, &error));
   assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_REFUSED));
@@ -524,7 +525,7 @@ static void
 test_idle_inhibitor (void **state)
 {
   State *st = *state;
-  g_autoptr(PpActivity) activity = pp_activity_new (st->manager);
+  g_autoptr(PpActivity) activity = pp_activity_new (st->manager, st->tokens);
   g_autoptr(GPtrArray) list = NULL;
   g_autoptr(GError) error = NULL;
   int fd = -1;
@@ -540,7 +541,7 @@ test_idle_inhibitor (void **state)
   /* released: the inhibitor goes, and without input the user is idle
    * after IdleTimeoutSec=1 */
   close (fd);
-  if (!wait_for (no_tokens, NULL))
+  if (!wait_for (no_tokens, st->tokens))
     fail_msg ("the inhibitor did not end within %d ms of closing its fd", WAIT_TIMEOUT_MS);
   g_clear_pointer (&list, g_ptr_array_unref);
   list = pp_activity_list_inhibitors (activity);
@@ -559,7 +560,7 @@ static void
 test_lid_inhibitor_and_bad_what (void **state)
 {
   State *st = *state;
-  g_autoptr(PpActivity) activity = pp_activity_new (st->manager);
+  g_autoptr(PpActivity) activity = pp_activity_new (st->manager, st->tokens);
   g_autoptr(GError) error = NULL;
   int fd = -1;
 

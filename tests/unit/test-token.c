@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include "pp-test.h"
 #include "pp-error.h"
@@ -58,11 +59,13 @@ test_parse_what (void **state)
 static void
 test_limits (void **state)
 {
-  assert_int_equal (pp_token_count (), 0);
-  assert_int_equal (pp_token_count_for_uid (1000), 0);
+  g_autoptr(PpTokenRegistry) tokens = pp_token_registry_new ();
+
+  assert_int_equal (pp_token_registry_count (tokens), 0);
+  assert_int_equal (pp_token_registry_count_for_uid (tokens, 1000), 0);
   /* the ceiling holds whatever is asked; per user never above the total */
-  pp_token_set_limits (100000, 100000);
-  pp_token_set_limits (PP_TOKEN_DEFAULT_PER_USER, PP_TOKEN_DEFAULT_TOTAL);
+  pp_token_registry_set_limits (tokens, 100000, 100000);
+  pp_token_registry_set_limits (tokens, PP_TOKEN_DEFAULT_PER_USER, PP_TOKEN_DEFAULT_TOTAL);
   assert_true (PP_TOKEN_DEFAULT_TOTAL <= PP_TOKEN_TOTAL_CEILING);
   /* the documented worst case of ListInhibitors stays far below 32 MiB */
   assert_true ((gsize) PP_TOKEN_TOTAL_CEILING * (8 + 2 * PP_TOKEN_TEXT_MAX + 4096 + 40)
@@ -74,25 +77,73 @@ test_limits (void **state)
 static void
 test_reserve (void **state)
 {
+  g_autoptr(PpTokenRegistry) tokens = pp_token_registry_new ();
   g_autoptr(GError) error = NULL;
 
-  pp_token_set_limits (2, 3);
-  assert_true (pp_token_reserve (1000, NULL));
-  assert_true (pp_token_reserve (1000, NULL));
-  assert_false (pp_token_reserve (1000, &error));
+  pp_token_registry_set_limits (tokens, 2, 3);
+  assert_true (pp_token_reserve (tokens, 1000, NULL));
+  assert_true (pp_token_reserve (tokens, 1000, NULL));
+  assert_false (pp_token_reserve (tokens, 1000, &error));
   assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_REFUSED));
   g_clear_error (&error);
-  assert_true (pp_token_reserve (1001, NULL));
+  assert_true (pp_token_reserve (tokens, 1001, NULL));
   /* the total */
-  assert_false (pp_token_reserve (1002, &error));
+  assert_false (pp_token_reserve (tokens, 1002, &error));
   assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_REFUSED));
-  assert_int_equal (pp_token_count (), 3);
-  pp_token_unreserve (1000);
-  pp_token_unreserve (1000);
-  pp_token_unreserve (1001);
-  assert_int_equal (pp_token_count (), 0);
-  assert_int_equal (pp_token_count_for_uid (1000), 0);
-  pp_token_set_limits (PP_TOKEN_DEFAULT_PER_USER, PP_TOKEN_DEFAULT_TOTAL);
+  assert_int_equal (pp_token_registry_count (tokens), 3);
+  pp_token_unreserve (tokens, 1000);
+  pp_token_unreserve (tokens, 1000);
+  pp_token_unreserve (tokens, 1001);
+  assert_int_equal (pp_token_registry_count (tokens), 0);
+  assert_int_equal (pp_token_registry_count_for_uid (tokens, 1000), 0);
+}
+
+/* Two registries share nothing: the limits and counts of one are not the
+ * other's (nothing process-global). */
+static void
+test_registries_apart (void **state)
+{
+  g_autoptr(PpTokenRegistry) full = pp_token_registry_new ();
+  g_autoptr(PpTokenRegistry) other = pp_token_registry_new ();
+  g_autoptr(GError) error = NULL;
+
+  pp_token_registry_set_limits (full, 1, 1);
+  assert_true (pp_token_reserve (full, 1000, NULL));
+  assert_false (pp_token_reserve (full, 1000, &error));
+  assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_REFUSED));
+  assert_true (pp_token_reserve (other, 1000, NULL));
+  assert_int_equal (pp_token_registry_count (full), 1);
+  assert_int_equal (pp_token_registry_count (other), 1);
+  pp_token_unreserve (other, 1000);
+  assert_int_equal (pp_token_registry_count_for_uid (other, 1000), 0);
+  assert_int_equal (pp_token_registry_count_for_uid (full, 1000), 1);
+  pp_token_unreserve (full, 1000);
+}
+
+/* A token keeps its registry: it may outlive every other reference (a
+ * component freed before the holds it gave out) and still gives its
+ * place back. */
+static void
+test_token_keeps_registry (void **state)
+{
+  PpTokenRegistry *tokens = pp_token_registry_new ();
+  g_autoptr(GError) error = NULL;
+  PpToken *token;
+  int fd = -1;
+
+  pp_token_registry_set_limits (tokens, 1, 1);
+  token = pp_token_new (tokens, 1000, NULL, NULL, &fd, &error);
+  assert_non_null (token);
+  assert_true (fd >= 0);
+  assert_int_equal (pp_token_registry_count_for_uid (tokens, 1000), 1);
+  assert_null (pp_token_new (tokens, 1000, NULL, NULL, &fd, &error));
+  assert_true (g_error_matches (error, PP_ERROR, PP_ERROR_REFUSED));
+  pp_token_registry_ref (tokens);
+  pp_token_registry_unref (tokens);
+  pp_token_registry_unref (tokens);
+  /* only the token's reference is left: under ASan a use after free */
+  pp_token_free (token);
+  close (fd);
 }
 
 int
@@ -104,5 +155,7 @@ main (void)
     pp_test_list_add (list, "what", what_rows[i].what, test_parse_what, NULL, NULL, &what_rows[i]);
   pp_test_list_add (list, "limits", "defaults-and-ceiling", test_limits, NULL, NULL, NULL);
   pp_test_list_add (list, "limits", "reserve-without-fd", test_reserve, NULL, NULL, NULL);
+  pp_test_list_add (list, "registry", "apart", test_registries_apart, NULL, NULL, NULL);
+  pp_test_list_add (list, "registry", "token-keeps-it", test_token_keeps_registry, NULL, NULL, NULL);
   return pp_test_list_run (list, "token");
 }
