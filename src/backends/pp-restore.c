@@ -320,6 +320,23 @@ pp_restore_forget_under (PpRestore *restore, const char *dir)
 }
 
 gboolean
+pp_restore_forget (PpRestore *restore, const char *path)
+{
+  for (guint i = 0; i < restore->order->len; i++)
+    {
+      PpOriginal *o = g_ptr_array_index (restore->order, i);
+
+      if (!g_str_equal (o->path, path))
+        continue;
+      g_hash_table_remove (restore->recorded, path);
+      g_ptr_array_remove_index (restore->order, i);
+      restore->stale = TRUE;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
 pp_restore_needs_compaction (PpRestore *restore)
 {
   return restore->stale || restore->n_files > PP_RESTORE_MAX_FILES;

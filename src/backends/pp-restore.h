@@ -64,6 +64,12 @@ void        pp_restore_clear         (PpRestore   *restore);
 guint       pp_restore_forget_under  (PpRestore   *restore,
                                       const char  *dir);
 
+/* Forget the original of @path (written back, or no longer the daemon's
+ * to put back); FALSE if none was recorded. The files still hold it until
+ * pp_restore_compact(). */
+gboolean    pp_restore_forget        (PpRestore   *restore,
+                                      const char  *path);
+
 /* More than this many record files written since the last compaction
  * make pp_restore_needs_compaction() TRUE. */
 #define PP_RESTORE_MAX_FILES 64

@@ -18,8 +18,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import ppevdev  # noqa: E402
 from ppharness import (  # noqa: E402
-    AS_NOBODY, BUS_NAME, IFACE, OBJ_PATH, PPCALL, TEST_CONFIG, PowerPolicyTestCase, main,
-    wait_until)
+    AS_NOBODY, BUS_NAME, IFACE, OBJ_PATH, PPCALL, TEST_CONFIG,
+    PowerPolicyTestCase, main, wait_until)
 from test_pmctl import PMCTL, PmctlTestCase  # noqa: E402
 from gi.repository import GLib, Gio  # noqa: E402
 
@@ -486,6 +486,61 @@ class TestHostileDevices(PmctlTestCase):
         self.assertIn('no such device: 1-1\\x1b]0;owned\\x07\\x1b[2J\\nFORGED', err)
         self.assertClean(self.daemon.read_log(), 'daemon log')
         self.assertTrue(self.call('ListDevices')[0])
+
+
+class TestUnbind(PowerPolicyTestCase):
+    """A PCI driver's unbind is handled like a removal: what the daemon
+    wrote to the device goes back, its originals leave the journal, the
+    device leaves the table; a bind adds it again."""
+
+    def paths(self):
+        return [d['path'] for d in self.call('ListDevices')[0]]
+
+    def journal_text(self, d):
+        text = ''
+        directory = os.path.join(d.runtime_dir, 'originals')
+        for name in sorted(os.listdir(directory)) if os.path.isdir(directory) else []:
+            with open(os.path.join(directory, name)) as f:
+                text += f.read()
+        return text
+
+    def test_pci_unbind_writes_back_and_bind_applies_again(self):
+        hda = self.laptop.hda
+        d = self.start_daemon()
+        self.wait_attr(hda, 'power/control', 'auto')
+        self.wait_attr(STORAGE, 'power/control', 'auto')
+        self.assertIn(hda + '/power/control\ton', self.journal_text(d))
+
+        self.laptop.tb.uevent(hda, 'unbind')
+        self.wait_attr(hda, 'power/control', 'on')
+        wait_until(lambda: hda not in self.paths(), 5, 'the unbound device to leave ListDevices')
+        wait_until(lambda: hda not in self.journal_text(d), 5, 'its originals to leave the journal')
+        self.assertIn('driver unbound', d.read_log())
+        # the other devices keep their policy, and their originals
+        self.assertEqual(self.attr(STORAGE, 'power/control'), 'auto')
+        self.assertIn(STORAGE + '/power/control', self.journal_text(d))
+
+        # a value set while no driver is bound is nobody's to undo at exit
+        self.laptop.write(hda + '/power/control', 'auto')
+        self.laptop.tb.uevent(STORAGE, 'change')
+        wait_until(lambda: 'uevent change ' + STORAGE in d.read_log(), 5, 'a later uevent handled')
+        self.assertEqual(d.stop(), 0)
+        self.assertEqual(self.attr(hda, 'power/control'), 'auto')
+        self.assertEqual(self.attr(STORAGE, 'power/control'), 'on')
+
+    def test_bind_after_unbind_is_a_new_device(self):
+        hda = self.laptop.hda
+        d = self.start_daemon()
+        self.wait_attr(hda, 'power/control', 'auto')
+        self.laptop.tb.uevent(hda, 'unbind')
+        self.wait_attr(hda, 'power/control', 'on')
+        wait_until(lambda: hda not in self.paths(), 5, 'the unbound device to leave ListDevices')
+        self.laptop.tb.uevent(hda, 'bind')
+        self.wait_attr(hda, 'power/control', 'auto')
+        wait_until(lambda: hda in self.paths(), 5, 'the bound device back in ListDevices')
+        self.assertIn(hda + '/power/control\ton', self.journal_text(d))
+        self.assertEqual(d.stop(), 0)
+        self.assertEqual(self.attr(hda, 'power/control'), 'on')
 
 
 if __name__ == '__main__':
