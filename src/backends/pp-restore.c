@@ -88,6 +88,49 @@ pp_restore_has_leftover (PpRestore *restore)
   return files->len > 0;
 }
 
+/* The lines of one record file: @seen holds the paths already loaded
+ * (the first record of a path holds the true original). */
+static void
+parse_record (const char *name, const char *data, gsize length, GHashTable *seen, GPtrArray *out)
+{
+  g_autofree char *contents = g_strndup (data, length);   /* up to a NUL, as a file reads */
+  g_auto(GStrv) lines = g_strsplit (contents, "\n", -1);
+
+  for (guint j = 0; lines[j]; j++)
+    {
+      g_auto(GStrv) fields = NULL;
+      g_autofree char *path = NULL;
+      g_autofree char *value = NULL;
+
+      if (*lines[j] == '\0' || *lines[j] == '#')
+        continue;
+      fields = g_strsplit (lines[j], "\t", 2);
+      if (g_strv_length (fields) != 2)
+        {
+          g_autofree char *safe = pp_escape_text (name, 0);
+
+          g_warning ("%s:%u: malformed record line, skipping it", safe, j + 1);
+          continue;
+        }
+      path = g_strcompress (fields[0]);
+      value = g_strcompress (fields[1]);
+      if (g_hash_table_contains (seen, path))
+        continue;
+      g_hash_table_add (seen, g_strdup (path));
+      g_ptr_array_add (out, pp_original_new (path, value));
+    }
+}
+
+GPtrArray *
+pp_restore_parse (const char *name, const char *data, gsize length)
+{
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_original_free);
+
+  parse_record (name, data, length, seen, out);
+  return out;
+}
+
 GPtrArray *
 pp_restore_load (PpRestore *restore)
 {
@@ -99,38 +142,16 @@ pp_restore_load (PpRestore *restore)
     {
       const char *file = g_ptr_array_index (files, i);
       g_autofree char *contents = NULL;
-      g_auto(GStrv) lines = NULL;
+      gsize length = 0;
       g_autoptr(GError) local_error = NULL;
 
-      if (!g_file_get_contents (file, &contents, NULL, &local_error))
+      if (!g_file_get_contents (file, &contents, &length, &local_error))
         {
           g_warning ("Cannot read the record of original values %s: %s",
                      file, local_error->message);
           continue;
         }
-      lines = g_strsplit (contents, "\n", -1);
-      for (guint j = 0; lines[j]; j++)
-        {
-          g_auto(GStrv) fields = NULL;
-          g_autofree char *path = NULL;
-          g_autofree char *value = NULL;
-
-          if (*lines[j] == '\0' || *lines[j] == '#')
-            continue;
-          fields = g_strsplit (lines[j], "\t", 2);
-          if (g_strv_length (fields) != 2)
-            {
-              g_warning ("%s:%u: malformed record line, skipping it", file, j + 1);
-              continue;
-            }
-          path = g_strcompress (fields[0]);
-          value = g_strcompress (fields[1]);
-          /* the first record of a path holds the true original */
-          if (g_hash_table_contains (seen, path))
-            continue;
-          g_hash_table_add (seen, g_strdup (path));
-          g_ptr_array_add (out, pp_original_new (path, value));
-        }
+      parse_record (file, contents, length, seen, out);
     }
   return out;
 }
@@ -200,23 +221,38 @@ write_record_file (PpRestore *restore, GString *text, char **out_file, GError **
   return TRUE;
 }
 
-gboolean
-pp_restore_record (PpRestore *restore, GPtrArray *originals, GError **error)
+char *
+pp_restore_format (GPtrArray *originals)
 {
-  g_autoptr(GString) text = g_string_new (RECORD_HEADER);
-  guint added = 0;
+  GString *text = g_string_new (RECORD_HEADER);
 
   for (guint i = 0; i < originals->len; i++)
     {
       PpOriginal *o = g_ptr_array_index (originals, i);
 
-      if (g_hash_table_contains (restore->recorded, o->path))
-        continue;
       append_record (text, o->path, o->value);
-      added++;
     }
-  if (added == 0)
+  return g_string_free (text, FALSE);
+}
+
+gboolean
+pp_restore_record (PpRestore *restore, GPtrArray *originals, GError **error)
+{
+  g_autoptr(GPtrArray) added = g_ptr_array_new ();
+  g_autofree char *data = NULL;
+  g_autoptr(GString) text = NULL;
+
+  for (guint i = 0; i < originals->len; i++)
+    {
+      PpOriginal *o = g_ptr_array_index (originals, i);
+
+      if (!g_hash_table_contains (restore->recorded, o->path))
+        g_ptr_array_add (added, o);
+    }
+  if (added->len == 0)
     return TRUE;
+  data = pp_restore_format (added);
+  text = g_string_new (data);
 
   if (!write_record_file (restore, text, NULL, error))
     return FALSE;
@@ -368,6 +404,23 @@ pp_restore_forget_under (PpRestore *restore, const char *dir)
   if (forgotten > 0)
     restore->stale = TRUE;
   return forgotten;
+}
+
+gboolean
+pp_restore_forget (PpRestore *restore, const char *path)
+{
+  for (guint i = 0; i < restore->order->len; i++)
+    {
+      PpOriginal *o = g_ptr_array_index (restore->order, i);
+
+      if (!g_str_equal (o->path, path))
+        continue;
+      g_hash_table_remove (restore->recorded, path);
+      g_ptr_array_remove_index (restore->order, i);
+      restore->stale = TRUE;
+      return TRUE;
+    }
+  return FALSE;
 }
 
 gboolean

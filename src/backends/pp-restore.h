@@ -25,6 +25,18 @@ gboolean    pp_restore_has_leftover  (PpRestore   *restore);
  * whatever can be restored is. */
 GPtrArray  *pp_restore_load          (PpRestore   *restore);
 
+/* The originals in the contents of one record file (@length bytes at
+ * @data, read up to a NUL byte as a file is), each path once, as
+ * pp_restore_load() reads each file; malformed lines are logged with
+ * @name and skipped. */
+GPtrArray  *pp_restore_parse         (const char  *name,
+                                      const char  *data,
+                                      gsize        length);
+
+/* The text of a record file holding @originals (PpOriginal*), as
+ * pp_restore_record() writes it. Free with g_free(). */
+char       *pp_restore_format        (GPtrArray   *originals);
+
 /* Whether this run already recorded an original for @path. */
 gboolean    pp_restore_contains      (PpRestore   *restore,
                                       const char  *path);
@@ -69,6 +81,12 @@ void        pp_restore_clear         (PpRestore   *restore);
  * hold them until pp_restore_compact(). */
 guint       pp_restore_forget_under  (PpRestore   *restore,
                                       const char  *dir);
+
+/* Forget the original of @path (written back, or no longer the daemon's
+ * to put back); FALSE if none was recorded. The files still hold it until
+ * pp_restore_compact(). */
+gboolean    pp_restore_forget        (PpRestore   *restore,
+                                      const char  *path);
 
 /* More than this many record files written since the last compaction
  * make pp_restore_needs_compaction() TRUE. */

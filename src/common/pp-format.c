@@ -44,7 +44,11 @@ pp_format_append_escaped (GString    *out,
           g_string_append (out, "\\n");
           break;
         default:
-          if (!drop_controls || ((guchar) *p >= 0x20 && *p != 0x7f))
+          /* the C1 controls (U+0080..U+009F, 0xC2 0x80..0x9F in UTF-8):
+           * a terminal may read U+009B as CSI */
+          if (drop_controls && (guchar) p[0] == 0xc2 && (guchar) p[1] >= 0x80 && (guchar) p[1] <= 0x9f)
+            p++;
+          else if (!drop_controls || ((guchar) *p >= 0x20 && *p != 0x7f))
             g_string_append_c (out, *p);
         }
     }

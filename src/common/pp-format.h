@@ -16,7 +16,8 @@ char  *pp_format_valid_cut      (const char *text,
 /* Append pp_format_valid_cut (@text, @max_bytes) with backslash, double
  * quote and newline backslash-escaped (\\ \" \n, what both the Prometheus
  * exposition format and DOT quoted strings read); when @drop_controls,
- * the other C0 control characters and DEL are left out, else kept. No
+ * the other C0 control characters, DEL and the C1 controls (U+0080 to
+ * U+009F) are left out, else kept. No
  * quotes are added. */
 void   pp_format_append_escaped (GString    *out,
                                  const char *text,

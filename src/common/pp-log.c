@@ -141,6 +141,34 @@ is_event (const GLogField *fields, gsize n_fields)
   return FALSE;
 }
 
+/* Any message, not only an event, may carry a device's text (an input
+ * device's name, a USB string, a sysfs value) or a caller's: its MESSAGE
+ * escaped with pp_escape_text() (idempotent: an event's is already) so
+ * that no newline or escape sequence reaches a log line or a terminal. */
+static GLogWriterOutput
+write_escaped (GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpointer user_data)
+{
+  g_autofree char *escaped = NULL;
+  g_autofree GLogField *copy = NULL;
+
+  for (gsize i = 0; i < n_fields; i++)
+    {
+      const char *message = fields[i].value;
+
+      if (!g_str_equal (fields[i].key, "MESSAGE") || message == NULL)
+        continue;
+      escaped = fields[i].length < 0 ? pp_escape_text (message, 0)
+                                     : pp_escape_text_len (message, (gsize) fields[i].length, 0);
+      if (fields[i].length < 0 && g_str_equal (escaped, message))
+        break;
+      copy = g_memdup2 (fields, n_fields * sizeof (GLogField));
+      copy[i].value = escaped;
+      copy[i].length = -1;
+      return g_log_writer_default (level, copy, n_fields, user_data);
+    }
+  return g_log_writer_default (level, fields, n_fields, user_data);
+}
+
 GLogWriterOutput
 pp_log_writer (GLogLevelFlags   level,
                const GLogField *fields,
@@ -154,7 +182,7 @@ pp_log_writer (GLogLevelFlags   level,
       g_log_writer_is_journald (fileno (stderr)) &&
       g_log_writer_journald (level, fields, n_fields, user_data) == G_LOG_WRITER_HANDLED)
     return G_LOG_WRITER_HANDLED;
-  return g_log_writer_default (level, fields, n_fields, user_data);
+  return write_escaped (level, fields, n_fields, user_data);
 }
 
 void

@@ -13,7 +13,9 @@ void
 pp_metrics_append_label_value (GString    *out,
                                const char *value)
 {
-  pp_format_append_escaped (out, value, PP_METRICS_MAX_LABEL, FALSE);
+  /* the format has no escape for the other control characters: left out,
+   * so that none reaches a terminal the exposition is printed on */
+  pp_format_append_escaped (out, value, PP_METRICS_MAX_LABEL, TRUE);
 }
 
 static void

@@ -94,7 +94,8 @@ void   pp_metrics_format_to       (const PpMetrics *metrics,
 char  *pp_metrics_format          (const PpMetrics *metrics);
 
 /* Escape a label value as the exposition format requires (\\, \", \n),
- * after making it valid UTF-8 and cutting it to PP_METRICS_MAX_LABEL. */
+ * after making it valid UTF-8 and cutting it to PP_METRICS_MAX_LABEL; the
+ * other control characters (C0, DEL, C1) are left out. */
 void   pp_metrics_append_label_value (GString    *out,
                                       const char *value);
 

@@ -6,10 +6,34 @@
 #include "pp-device-row.h"
 #include "pp-names.h"
 
+/* A D-Bus string must be UTF-8; a device's text (sysfs names, a
+ * driver's) need not be: invalid bytes become U+FFFD. */
+static GVariant *
+new_string (const char *value)
+{
+  g_autofree char *valid = NULL;
+
+  if (g_utf8_validate (value, -1, NULL))
+    return g_variant_new_string (value);
+  valid = g_utf8_make_valid (value, -1);
+  return g_variant_new_string (valid);
+}
+
 static void
 add_string (GVariantBuilder *b, const char *key, const char *value)
 {
-  g_variant_builder_add (b, "{sv}", key, g_variant_new_string (value));
+  g_variant_builder_add (b, "{sv}", key, new_string (value));
+}
+
+static void
+add_strv (GVariantBuilder *b, const char *key, const char * const *strv, guint n)
+{
+  GVariantBuilder list;
+
+  g_variant_builder_init (&list, G_VARIANT_TYPE_STRING_ARRAY);
+  for (guint i = 0; i < n; i++)
+    g_variant_builder_add_value (&list, new_string (strv[i]));
+  g_variant_builder_add (b, "{sv}", key, g_variant_builder_end (&list));
 }
 
 GVariant *
@@ -24,10 +48,8 @@ pp_device_row_to_variant (const PpDeviceRow *row)
   add_string (&b, PP_DEVICE_KEY_CLASS, row->class);
   add_string (&b, PP_DEVICE_KEY_DRIVER, row->driver);
   add_string (&b, PP_DEVICE_KEY_PARENT, row->parent);
-  g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_SUPPLIERS,
-                         g_variant_new_strv (row->suppliers, row->n_suppliers));
-  g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_CONSUMERS,
-                         g_variant_new_strv (row->consumers, row->n_consumers));
+  add_strv (&b, PP_DEVICE_KEY_SUPPLIERS, row->suppliers, row->n_suppliers);
+  add_strv (&b, PP_DEVICE_KEY_CONSUMERS, row->consumers, row->n_consumers);
   add_string (&b, PP_DEVICE_KEY_RUNTIME_STATUS, row->runtime_status);
   add_string (&b, PP_DEVICE_KEY_CONTROL, row->control);
   g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_AUTOSUSPEND_DELAY_MS,

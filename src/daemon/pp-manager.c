@@ -236,6 +236,42 @@ forget_device (PpManager *self, PpDeviceInfo *info)
     update_power_source (self, TRUE);
 }
 
+/* A driver unbound from a managed PCI device (handed to vfio-pci, its
+ * module unloaded, written to the driver's unbind file): the device stays
+ * but its policy was decided with that driver (ExcludeDrivers=, classes
+ * by driver), so it is handled like a removal with nothing left
+ * half-applied: what the daemon wrote to the device is written back (its
+ * originals, in recording order), those originals leave the journal and
+ * the device leaves the table. A later "bind" adds it again as new. The
+ * originals of devices below it stay: they get their own uevents. */
+static void
+release_unbound_device (PpManager *self, PpDeviceInfo *info)
+{
+  GHashTable *written = g_hash_table_lookup (self->touched, info->syspath);
+  GPtrArray *recorded = pp_restore_get_recorded (self->restore);
+  g_autoptr(GPtrArray) originals = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_original_free);
+  gsize dir_len = strlen (info->syspath);
+
+  if (!g_hash_table_contains (self->devices, info->syspath))
+    return;
+  for (guint i = 0; written != NULL && i < recorded->len; i++)
+    {
+      PpOriginal *o = g_ptr_array_index (recorded, i);
+
+      if (strncmp (o->path, info->syspath, dir_len) == 0 && o->path[dir_len] == '/' &&
+          g_hash_table_contains (written, o->path + dir_len + 1))
+        g_ptr_array_add (originals, pp_original_new (o->path, o->value));
+    }
+  g_info ("%s: driver unbound, writing back its %u original values and forgetting it",
+          info->syspath, originals->len);
+  if (originals->len > 0 && !pp_manager_dry_run (self))
+    pp_manager_restore_originals (self, originals, "driver unbound");
+  forget_device (self, info);
+  for (guint i = 0; i < originals->len; i++)
+    pp_restore_forget (self->restore, ((PpOriginal *) g_ptr_array_index (originals, i))->path);
+  pp_manager_compact_journal (self);
+}
+
 /* Re-classify the USB device an interface belongs to, and re-apply its
  * policy when its class changed. */
 static void
@@ -297,6 +333,11 @@ on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self
     {
       forget_device (self, info);
       forget_originals (self, info->syspath);
+      return;
+    }
+  if (g_str_equal (action, "unbind") && g_str_equal (info->subsystem, "pci"))
+    {
+      release_unbound_device (self, info);
       return;
     }
 

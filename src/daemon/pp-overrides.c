@@ -203,13 +203,11 @@ path_from_group (const char *group)
   return g_string_free (g_steal_pointer (&path), FALSE);
 }
 
-static gboolean
-save (PpOverrides *self, GHashTable *table, GError **error)
+static char *
+table_to_data (GHashTable *table, gsize *length)
 {
   g_autoptr(GKeyFile) kf = g_key_file_new ();
   g_autoptr(GPtrArray) paths = pp_hash_table_sorted_keys (table);   /* a stable file */
-  g_autofree char *data = NULL;
-  gsize length = 0;
 
   g_key_file_set_comment (kf, NULL, NULL,
                           " powerpolicyd: per-device overrides set over D-Bus (pmctl set).\n"
@@ -227,7 +225,20 @@ save (PpOverrides *self, GHashTable *table, GError **error)
       if (o->wakeup)
         g_key_file_set_string (kf, group, KEY_WAKEUP, o->wakeup);
     }
-  data = g_key_file_to_data (kf, &length, NULL);
+  return g_key_file_to_data (kf, length, NULL);
+}
+
+char *
+pp_overrides_to_data (PpOverrides *self, gsize *length)
+{
+  return table_to_data (self->by_device, length);
+}
+
+static gboolean
+save (PpOverrides *self, GHashTable *table, GError **error)
+{
+  gsize length = 0;
+  g_autofree char *data = table_to_data (table, &length);
 
   if (!self->persist)
     {
@@ -278,28 +289,13 @@ move_aside (PpOverrides *self, const char *why, GError **error)
                  self->path, why, aside);
 }
 
-gboolean
-pp_overrides_load (PpOverrides *self, GError **error)
+/* The overrides of a parsed state file, or NULL with the reason in @why
+ * (the file is corrupt). */
+static GHashTable *
+parse_key_file (GKeyFile *kf, char **why)
 {
-  g_autoptr(GKeyFile) kf = g_key_file_new ();
-  g_autoptr(GError) local_error = NULL;
   g_autoptr(GHashTable) table = NULL;
   g_auto(GStrv) groups = NULL;
-
-  g_hash_table_remove_all (self->by_device);
-  if (!g_key_file_load_from_file (kf, self->path, G_KEY_FILE_NONE, &local_error))
-    {
-      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-        return TRUE;
-      if (local_error->domain == G_KEY_FILE_ERROR)
-        {
-          move_aside (self, local_error->message, error);
-          return FALSE;
-        }
-      g_set_error (error, PP_ERROR, PP_ERROR_FAILED, "cannot read %s: %s",
-                   self->path, local_error->message);
-      return FALSE;
-    }
 
   table = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) pp_override_free);
   groups = g_key_file_get_groups (kf, NULL);
@@ -311,9 +307,8 @@ pp_overrides_load (PpOverrides *self, GError **error)
 
       if (path == NULL || !g_str_has_prefix (path, "/sys/devices/"))
         {
-          g_autofree char *why = g_strdup_printf ("'%s' is not a device path", groups[i]);
-          move_aside (self, why, error);
-          return FALSE;
+          *why = g_strdup_printf ("'%s' is not a device path", groups[i]);
+          return NULL;
         }
       o = override_new ();
       g_hash_table_insert (table, g_strdup (path), o);
@@ -324,15 +319,78 @@ pp_overrides_load (PpOverrides *self, GError **error)
 
           if (value == NULL || !override_apply_key (o, keys[j], value, &key_error))
             {
-              g_autofree char *why = g_strdup_printf ("[%s] %s", groups[i],
-                                                      key_error ? key_error->message : keys[j]);
-              move_aside (self, why, error);
-              return FALSE;
+              *why = g_strdup_printf ("[%s] %s", groups[i],
+                                      key_error ? key_error->message : keys[j]);
+              return NULL;
             }
         }
     }
+  return g_steal_pointer (&table);
+}
+
+gboolean
+pp_overrides_load_data (PpOverrides *self, const char *data, gsize length, GError **error)
+{
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *why = NULL;
+  GHashTable *table;
+
+  g_hash_table_remove_all (self->by_device);
+  if (!g_key_file_load_from_data (kf, data, length, G_KEY_FILE_NONE, &local_error))
+    {
+      g_autofree char *safe = pp_escape_text (local_error->message, PP_ESCAPE_SHOWN_MAX);
+
+      g_set_error (error, PP_ERROR, PP_ERROR_FAILED, "corrupt overrides (%s)", safe);
+      return FALSE;
+    }
+  table = parse_key_file (kf, &why);
+  if (table == NULL)
+    {
+      g_autofree char *safe = pp_escape_text (why, PP_ESCAPE_SHOWN_MAX);
+
+      g_set_error (error, PP_ERROR, PP_ERROR_FAILED, "corrupt overrides (%s)", safe);
+      return FALSE;
+    }
   g_hash_table_unref (self->by_device);
-  self->by_device = g_steal_pointer (&table);
+  self->by_device = table;
+  return TRUE;
+}
+
+gboolean
+pp_overrides_load (PpOverrides *self, GError **error)
+{
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *why = NULL;
+  GHashTable *table;
+
+  g_hash_table_remove_all (self->by_device);
+  if (!g_key_file_load_from_file (kf, self->path, G_KEY_FILE_NONE, &local_error))
+    {
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        return TRUE;
+      if (local_error->domain == G_KEY_FILE_ERROR)
+        {
+          g_autofree char *safe = pp_escape_text (local_error->message, PP_ESCAPE_SHOWN_MAX);
+
+          move_aside (self, safe, error);
+          return FALSE;
+        }
+      g_set_error (error, PP_ERROR, PP_ERROR_FAILED, "cannot read %s: %s",
+                   self->path, local_error->message);
+      return FALSE;
+    }
+  table = parse_key_file (kf, &why);
+  if (table == NULL)
+    {
+      g_autofree char *safe = pp_escape_text (why, PP_ESCAPE_SHOWN_MAX);
+
+      move_aside (self, safe, error);
+      return FALSE;
+    }
+  g_hash_table_unref (self->by_device);
+  self->by_device = table;
   return TRUE;
 }
 

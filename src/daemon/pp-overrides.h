@@ -20,6 +20,18 @@ void              pp_overrides_free    (PpOverrides  *overrides);
 gboolean          pp_overrides_load    (PpOverrides  *overrides,
                                         GError      **error);
 
+/* The same from the @length bytes at @data (the file's contents): FALSE
+ * with @error naming the cause when they are corrupt, and no overrides;
+ * nothing is moved or read. */
+gboolean          pp_overrides_load_data (PpOverrides *overrides,
+                                          const char  *data,
+                                          gsize        length,
+                                          GError     **error);
+
+/* The state file's contents for the current overrides, as saved. */
+char             *pp_overrides_to_data (PpOverrides  *overrides,
+                                        gsize        *length);
+
 /* FALSE (dry-run): changes stay in memory, nothing is saved. */
 void              pp_overrides_set_persist (PpOverrides *overrides,
                                             gboolean     persist);

@@ -15,6 +15,7 @@
 #include "pmctl.h"
 #include "pmctl-output.h"
 #include "pmctl-bisect.h"
+#include "pp-util.h"
 #include "pp-error.h"
 #include "pp-names.h"
 
@@ -340,6 +341,25 @@ pmctl_bisect_print_json (Bisect *bs, const Outcome *o)
   pmctl_json_print_builder (bs->ctl, b);
 }
 
+/* One line of the report: the paths, values and explanations in it are
+ * the daemon's and the devices', escaped (no newline or escape sequence
+ * of theirs reaches the terminal). */
+static void print_line (const char *format, ...) G_GNUC_PRINTF (1, 2);
+
+static void
+print_line (const char *format, ...)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *shown = NULL;
+  va_list args;
+
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+  shown = pp_escape_text (text, 0);
+  printf ("%s\n", shown);
+}
+
 void
 pmctl_bisect_print_found (Bisect *bs, const Outcome *o)
 {
@@ -347,18 +367,20 @@ pmctl_bisect_print_found (Bisect *bs, const Outcome *o)
   g_autofree char *rule = udev_rule (c);
   gboolean any_key = FALSE;
 
-  printf ("\nFound: %s (class %s)\n", c->path, c->klass);
+  printf ("\n");
+  print_line ("Found: %s (class %s)", c->path, c->klass);
   for (guint i = 0; i < c->changes->len; i++)
     {
       Change *change = g_ptr_array_index (c->changes, i);
       const char *layer, *origin;
 
       lookup_explain (o->explain, change->attribute, &layer, &origin);
-      printf ("  %s: %s, the policy sets %s", change->attribute,
-              *change->original ? change->original : "\"\"", change->current);
       if (*layer != '\0')
-        printf (" (%s: %s)", layer, origin);
-      printf ("\n");
+        print_line ("  %s: %s, the policy sets %s (%s: %s)", change->attribute,
+                    *change->original ? change->original : "\"\"", change->current, layer, origin);
+      else
+        print_line ("  %s: %s, the policy sets %s", change->attribute,
+                    *change->original ? change->original : "\"\"", change->current);
     }
   printf ("Keep it as it was with:\n");
   for (guint i = 0; i < c->changes->len; i++)
@@ -368,19 +390,20 @@ pmctl_bisect_print_found (Bisect *bs, const Outcome *o)
 
       if (key == NULL)
         continue;
-      printf ("  pmctl set %s %s %s\n", c->path, key, change->original);
+      print_line ("  pmctl set %s %s %s", c->path, key, change->original);
       any_key = TRUE;
     }
-  printf ("%sa udev rule (e.g. in /etc/udev/rules.d/61-powerpolicy-local.rules):\n  %s\n",
-          any_key ? "or " : "", rule);
+  printf ("%sa udev rule (e.g. in /etc/udev/rules.d/61-powerpolicy-local.rules):\n",
+          any_key ? "or " : "");
+  print_line ("  %s", rule);
   if (o->applied != NULL && o->applied->len > 0)
     {
       g_autoptr(GString) list = g_string_new (NULL);
 
       for (guint i = 0; i < o->applied->len; i++)
         g_string_append_printf (list, "%s%s", i ? " " : "", (char *) g_ptr_array_index (o->applied, i));
-      printf ("Applied the overrides %s (kept across restarts; 'pmctl reset %s' removes them).\n",
-              list->str, c->path);
+      print_line ("Applied the overrides %s (kept across restarts; 'pmctl reset %s' removes them).",
+                  list->str, c->path);
     }
   else if (o->applied == NULL && any_key)
     printf ("('pmctl bisect --apply' sets the overrides.)\n");

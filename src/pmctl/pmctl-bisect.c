@@ -28,6 +28,7 @@
 #include "pmctl.h"
 #include "pmctl-output.h"
 #include "pmctl-bisect.h"
+#include "pp-util.h"
 #include "pp-bisect.h"
 #include "pp-error.h"
 #include "pp-names.h"
@@ -379,7 +380,9 @@ run_round (Bisect *bs, guint round, guint first, guint count)
 
   if (count > 0)
     {
-      g_autofree char *range = pmctl_bisect_describe_range (bs, first, count);
+      g_autofree char *names = pmctl_bisect_describe_range (bs, first, count);
+      /* device names: escaped before they reach the terminal */
+      g_autofree char *range = pp_escape_text (names, 0);
 
       if (!revert_range (bs, round, first, count, &fd))
         return CHECK_FAILED;

@@ -12,6 +12,7 @@
 
 #include "pmctl.h"
 #include "pmctl-output.h"
+#include "pp-util.h"
 #include "pp-names.h"
 
 typedef struct {
@@ -27,6 +28,18 @@ typedef struct {
   guint       changed_source; /* the main-loop source that delivered them */
   guint       flush_id;
 } Monitor;
+
+/* One line of text output, flushed: the values are the daemon's and the
+ * devices' (a path, a blocker, a caller's "why"), escaped so that a
+ * newline cannot forge a line nor an escape sequence reach the terminal. */
+static void
+print_line (const char *line)
+{
+  g_autofree char *shown = pp_escape_text (line, 0);
+
+  printf ("%s\n", shown);
+  fflush (stdout);
+}
 
 /* " key=value key=value", keys in the signal's order; numbers as they
  * are (a delay of -1 is -1) */
@@ -97,8 +110,7 @@ flush_properties (Monitor *m)
       g_string_append (line, text);
       for (guint i = 0; invalidated->pdata[i]; i++)
         g_string_append_printf (line, " %s=?", (const char *) invalidated->pdata[i]);
-      printf ("%s\n", line->str);
-      fflush (stdout);
+      print_line (line->str);
     }
 }
 
@@ -202,8 +214,9 @@ on_device_changed (PpDbusManager *manager,
   else
     {
       g_autofree char *text = format_changes (changed);
-      printf ("DeviceChanged %s%s\n", path, text);
-      fflush (stdout);
+      g_autofree char *line = g_strdup_printf ("DeviceChanged %s%s", path, text);
+
+      print_line (line);
     }
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "pmctl-output.h"
+#include "pp-util.h"
 
 /* ---- messages ------------------------------------------------------------- */
 
@@ -21,8 +22,11 @@ static void
 print_message (const char *format, va_list args)
 {
   g_autofree char *message = g_strdup_vprintf (format, args);
+  /* one line, whatever it quotes: the user's own argument, a device's
+   * text, a remote error (no escape sequence reaches the terminal) */
+  g_autofree char *shown = pp_escape_text (message, 0);
 
-  fprintf (stderr, "pmctl: %s\n", message);
+  fprintf (stderr, "pmctl: %s\n", shown);
 }
 
 void
@@ -157,17 +161,16 @@ pmctl_table_n_rows (PmctlTable *t)
 }
 
 /* Tabs and newlines would break the tab-separated form; other control
- * characters (escape sequences in a "why" another user chose) must not
- * reach the terminal. */
+ * characters (escape sequences in a "why" another user chose, in a
+ * device's name) must not reach the terminal: escaped as the journal
+ * shows them (pp_escape_text(): "\n", "\t", "\x1b", invalid UTF-8 as
+ * "\xNN"). Takes @text. */
 static char *
 sanitize_cell (char *text)
 {
-  for (char *p = text; *p; p++)
-    {
-      if ((guchar) *p < 0x20 || *p == 0x7f)
-        *p = ' ';
-    }
-  return text;
+  g_autofree char *owned = text;
+
+  return pp_escape_text (owned, 0);
 }
 
 void

@@ -9,6 +9,7 @@
 
 #include "pmctl.h"
 #include "pmctl-output.h"
+#include "pp-util.h"
 #include "pp-error.h"
 #include "pp-names.h"
 
@@ -116,7 +117,11 @@ report_reload_problems (Pmctl *ctl, char **problems)
   pmctl_fail ("the configuration was reloaded with %u problem%s (the valid settings are applied)%s",
               n, n == 1 ? "" : "s", ctl->json ? "" : ":");
   for (guint i = 0; !ctl->json && i < n; i++)
-    fprintf (stderr, "  %s\n", problems[i]);
+    {
+      g_autofree char *shown = pp_escape_text (problems[i], 0);
+
+      fprintf (stderr, "  %s\n", shown);
+    }
   fputs ("Check the configuration before the next reload with '"
          PP_LIBEXECDIR "/powerpolicyd --check-config'.\n", stderr);
 }

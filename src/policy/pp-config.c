@@ -272,9 +272,15 @@ pp_config_problem_free (PpConfigProblem *problem)
 char *
 pp_config_problem_to_string (const PpConfigProblem *problem)
 {
+  g_autofree char *text = NULL;
+
   if (problem->line == 0)
-    return g_strdup_printf ("%s: %s", problem->file, problem->message);
-  return g_strdup_printf ("%s:%u: %s", problem->file, problem->line, problem->message);
+    text = g_strdup_printf ("%s: %s", problem->file, problem->message);
+  else
+    text = g_strdup_printf ("%s:%u: %s", problem->file, problem->line, problem->message);
+  /* a problem quotes the file's text: one line, escaped, wherever it is
+   * shown (standard error, the log, Reload's answer) */
+  return pp_escape_text (text, 0);
 }
 
 void

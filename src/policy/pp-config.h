@@ -262,6 +262,7 @@ GPtrArray        *pp_config_list_modules      (const PpConfig *config);
 
 GPtrArray        *pp_config_problems_new      (void);
 void              pp_config_problem_free      (PpConfigProblem *problem);
+/* "FILE:LINE: message" (or "FILE: message"), escaped with pp_escape_text(). */
 char             *pp_config_problem_to_string (const PpConfigProblem *problem);
 /* Append a problem at @file:@line (0: the whole file) to @problems (NULL:
  * not collected); the one reporter of the config and quirk parsers. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pp-policy.h"
+#include "pp-util.h"
 
 static gboolean
 parse_delay (const char *value, gint *out)
@@ -18,14 +19,19 @@ parse_delay (const char *value, gint *out)
   return TRUE;
 }
 
+/* The value is the device's (a udev rule or hwdb entry set it): escaped
+ * and bounded, as any device text in a log line. */
 static void
 warn (GPtrArray *warnings, const char *key, const char *value, const char *expected)
 {
+  g_autofree char *shown = NULL;
+
   if (warnings == NULL)
     return;
+  shown = pp_escape_text (value, PP_ESCAPE_SHOWN_MAX);
   g_ptr_array_add (warnings,
                    g_strdup_printf ("invalid udev property %s=%s (expected %s), ignoring it",
-                                    key, value, expected));
+                                    key, shown, expected));
 }
 
 void

@@ -5,7 +5,6 @@
  * (the regression corpus, as a meson test). */
 #pragma once
 
-#include <ftw.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,51 +38,4 @@ fuzz_init_logging (void)
     return;
   done = TRUE;
   g_log_set_writer_func (fuzz_quiet_writer, NULL, NULL);
-}
-
-/* A directory of the process's own, removed at exit. */
-static char *fuzz_dir;
-
-static int
-fuzz_remove_entry (const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-  remove (path);   /* keep going: remove what can go */
-  return 0;
-}
-
-static void
-fuzz_remove_dir (void)
-{
-  if (fuzz_dir == NULL)
-    return;
-  /* depth first, never following symlinks (restore journals nest
-   * out/originals/...) */
-  nftw (fuzz_dir, fuzz_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-  g_clear_pointer (&fuzz_dir, g_free);
-}
-
-static inline const char *
-fuzz_get_dir (void)
-{
-  if (fuzz_dir == NULL)
-    {
-      fuzz_dir = g_dir_make_tmp ("pp-fuzz-XXXXXX", NULL);
-      if (fuzz_dir == NULL)
-        abort ();
-      atexit (fuzz_remove_dir);
-    }
-  return fuzz_dir;
-}
-
-/* Empty a subdirectory of the fuzz directory (one level). */
-static inline void
-fuzz_empty_dir (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-
-  for (const char *name; dir != NULL && (name = g_dir_read_name (dir)) != NULL; )
-    {
-      g_autofree char *p = g_build_filename (path, name, NULL);
-      g_unlink (p);
-    }
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The overrides state file: any bytes as the saved file, loaded as the
- * daemon loads it (a corrupt file is moved aside, with an error). Then the first line of
- * the input as a value for one key of a device: when it is accepted, a
- * fresh load gives it back (save → load → same). */
+/* The overrides state file: any bytes as the saved file's contents, parsed
+ * from memory as pp_overrides_load() parses the file (corrupt: FALSE with
+ * an error, no overrides). Then the first line of the input as a value for
+ * one key of a device: when it is accepted, the saved contents load back
+ * the same (save → load → same). Nothing is written (dry-run). */
 #include "config.h"
 
 #include "fuzz-common.h"
@@ -13,9 +14,6 @@
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-  const char *top = fuzz_get_dir ();
-  g_autofree char *state = g_build_filename (top, "state", NULL);
-  g_autofree char *file = g_build_filename (state, "overrides", NULL);
   static const char * const keys[] = { "Control", "AutosuspendDelayMs", "Wakeup" };
   g_autoptr(PpOverrides) o = NULL;
   g_autoptr(PpOverrides) back = NULL;
@@ -26,14 +24,12 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   gboolean loaded;
 
   fuzz_init_logging ();
-  g_mkdir_with_parents (state, 0700);
-  fuzz_empty_dir (state);
-  if (!g_file_set_contents (file, (const char *) data, (gssize) size, NULL))
-    abort ();
-  o = pp_overrides_new (state);
-  /* a corrupt file is moved aside: FALSE with the reason, no overrides */
-  loaded = pp_overrides_load (o, &error);
+  /* a state directory that is never created: nothing is saved */
+  o = pp_overrides_new ("/nonexistent/powerpolicy-fuzz");
+  pp_overrides_set_persist (o, FALSE);
+  loaded = pp_overrides_load_data (o, (const char *) data, size, &error);
   FUZZ_ASSERT (loaded == (error == NULL));
+  FUZZ_ASSERT (loaded || pp_overrides_lookup (o, DEVICE) == NULL);
   g_clear_error (&error);
 
   nl = memchr (data, '\n', size);
@@ -43,9 +39,11 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     {
       const PpOverride *a = pp_overrides_lookup (o, DEVICE);
       const PpOverride *b;
+      gsize length = 0;
+      g_autofree char *saved = pp_overrides_to_data (o, &length);
 
-      back = pp_overrides_new (state);
-      FUZZ_ASSERT (pp_overrides_load (back, &error));
+      back = pp_overrides_new ("/nonexistent/powerpolicy-fuzz");
+      FUZZ_ASSERT (pp_overrides_load_data (back, saved, length, &error));
       FUZZ_ASSERT (error == NULL);
       b = pp_overrides_lookup (back, DEVICE);
       FUZZ_ASSERT (a != NULL && b != NULL);
@@ -53,6 +51,5 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       FUZZ_ASSERT (a->delay_ms == b->delay_ms);
       FUZZ_ASSERT (g_strcmp0 (a->wakeup, b->wakeup) == 0);
     }
-  fuzz_empty_dir (state);
   return 0;
 }

@@ -132,7 +132,8 @@ class EvdevDevice:
         self.n_ioctls = 0
         self.input_path = self.tb.add_device(
             'input', 'input%d' % number, parent,
-            ['name', spec['name']],
+            ['name', spec['name'].decode(errors='replace') if isinstance(spec['name'], bytes)
+             else spec['name']],
             ['ID_INPUT', '1'] + spec['props'])
         assert self.input_path, 'umockdev could not add input%d (not under umockdev-wrapper?)' % number
         self.syspath = self.input_path + '/event%d' % number
@@ -176,7 +177,9 @@ class EvdevDevice:
         elif nr == 0x03:    # EVIOCGREP
             self._reply(client, 8, struct.pack('II', 250, 33), 0)
         elif nr == 0x06:    # EVIOCGNAME(len)
-            name = self.spec['name'].encode() + b'\0'
+            name = self.spec['name']
+            # bytes: a device's own name, invalid UTF-8 included
+            name = (name if isinstance(name, bytes) else name.encode()) + b'\0'
             name = name[:size]
             self._reply(client, size, name + bytes(size - len(name)), len(name))
         elif nr in (0x07, 0x08):    # EVIOCGPHYS, EVIOCGUNIQ

@@ -2,18 +2,25 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Hostile local clients (issue 14): limits on what a caller can make the
 daemon keep, bounded replies, malformed and oversized arguments on every
-method as `nobody`, caller text escaped in the log."""
+method as `nobody`, caller text escaped in the log. Hostile devices
+(issue 30): device strings with escape sequences, newlines, invalid UTF-8
+and the longest lengths USB allows, and hostile pmctl arguments, never
+reach the log or a terminal raw."""
 
 import json
 import os
+import select
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import ppevdev  # noqa: E402
 from ppharness import (  # noqa: E402
-    AS_NOBODY, BUS_NAME, IFACE, OBJ_PATH, PPCALL, TEST_CONFIG, PowerPolicyTestCase, main,
-    wait_until)
+    AS_NOBODY, BUS_NAME, IFACE, OBJ_PATH, PPCALL, TEST_CONFIG,
+    PowerPolicyTestCase, main, wait_until)
+from test_pmctl import PMCTL, PmctlTestCase  # noqa: E402
 from gi.repository import GLib, Gio  # noqa: E402
 
 REFUSED = 'org.powerpolicy1.Error.Refused'
@@ -307,6 +314,235 @@ class TestHostile(PowerPolicyTestCase):
             self.assertFalse(line.startswith('FORGED'), line)
         for c in ('\r', '\x1b', '\x07'):
             self.assertNotIn(c, log)
+
+
+# a forged log line after a newline, terminal escapes (OSC title, clear
+# screen, BEL, CSI as the C1 character U+009B) and invalid UTF-8
+FORGED = b'FORGED: powerpolicyd: all is well'
+EVIL = b'Evil\x1b]0;owned\x07\x1b[2J\r\n' + FORGED + b'\xc2\x9b31m\xff\xfe\x80'
+# a USB string descriptor holds at most 126 UTF-16 code units: as UTF-8,
+# 126 three-byte characters
+LONGEST_USB_STRING = '\u2603' * 126
+# the kernel names a USB input device "MANUFACTURER PRODUCT", cut to 127 bytes
+INPUT_NAME = (EVIL + b' ' + LONGEST_USB_STRING.encode())[:127]
+# a device's kernel name in the testbed: anything a directory name holds
+# (no '/' and no newline: umockdev's uevent files are line based)
+EVIL_NAME = '1-1.3\x1b[31m\x07\u009b2J'
+def strings(data):
+    """Every string in a JSON document."""
+    if isinstance(data, str):
+        yield data
+    elif isinstance(data, dict):
+        for k, v in data.items():
+            yield k
+            yield from strings(v)
+    elif isinstance(data, list):
+        for v in data:
+            yield from strings(v)
+
+
+CONTROLS = [chr(c) for c in range(0x20) if c not in (0x0a, 0x09)] + ['\x7f', '\u009b']
+
+
+class TestHostileDevices(PmctlTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.evdev = ppevdev.EvdevEmulator(self.laptop.tb)
+
+    def tearDown(self):
+        # the daemon must be gone before the emulated nodes are
+        self.stop_daemons()
+        self.evdev.stop()
+        super().tearDown()
+
+    def add_hostile_device(self):
+        tb = self.laptop.tb
+        dev = self.laptop.add_usb(self.laptop.hub, EVIL_NAME, 'usb-hid')
+        for attr, value in (('manufacturer', EVIL), ('product', LONGEST_USB_STRING.encode()),
+                            ('serial', EVIL + b'\n' + EVIL)):
+            tb.set_attribute_binary(dev, attr, value)
+        spec = dict(ppevdev.KEYBOARD, name=INPUT_NAME)
+        self.evdev.add(spec, parent=dev)
+        return dev
+
+    def assertClean(self, text, what):
+        """No raw control character but newline and tab (the output's own
+        line and column structure), no forged line."""
+        for c in CONTROLS:
+            self.assertNotIn(c, text, '%s: raw %r in %r' % (what, c, text[:2000]))
+        for line in text.splitlines():
+            self.assertFalse(line.startswith(FORGED.decode()), '%s: forged line %r' % (what, line))
+
+    def pmctl_env(self, bus=None):
+        # pmctl wakeups reads power/wakeup_count itself: the testbed's
+        return {**super().pmctl_env(bus), 'LD_PRELOAD': os.environ['LD_PRELOAD'],
+                'UMOCKDEV_DIR': self.laptop.root}
+
+    def pmctl_bytes(self, *args):
+        r = subprocess.run([PMCTL] + list(args), env=self.pmctl_env(), capture_output=True,
+                           timeout=30)
+        return (r.returncode, r.stdout.decode('utf-8', 'surrogateescape'),
+                r.stderr.decode('utf-8', 'surrogateescape'))
+
+    def start_with_sleep_record(self, dev):
+        """A daemon whose sleep history names the hostile device as what
+        failed, woke and kept the machine awake (percent-encoded, as the
+        daemon writes it)."""
+        def enc(text):
+            return ''.join(c if c.isalnum() or c in '/:.-_' else '%%%02X' % b
+                           for c in text for b in c.encode())
+        d = self.new_daemon()
+        os.makedirs(d.state_dir, exist_ok=True)
+        with open(os.path.join(d.state_dir, 'sleep-history'), 'w') as f:
+            f.write('v1 start=1700000000000000 end=1700000001000000 duration_ms=1000 state=mem '
+                    'mem_sleep=s2idle result=failed failed_step=suspend failed_device=%s '
+                    'failed_errno=-5 error=%s woken_by=%s awake_devices=%s awake_blockers=%s\n'
+                    % (enc(dev), enc(EVIL.decode(errors='replace')), enc(dev), enc(dev),
+                       enc(dev)))
+        d.start()
+        self.wait_for_name()
+        return d
+
+    def test_device_strings_escaped_everywhere(self):
+        dev = self.add_hostile_device()
+        self.daemon = self.start_with_sleep_record(dev)
+        wait_until(lambda: 'Watching /dev/input/event0' in self.daemon.read_log(), 10,
+                   'the input device watched')
+        log = self.daemon.read_log()
+        self.assertClean(log, 'daemon log')
+        # the name as the journal shows it: escaped, one line
+        self.assertIn('Watching /dev/input/event0 (Evil\\x1b]0;owned\\x07\\x1b[2J\\r\\n'
+                      'FORGED: powerpolicyd: all is well\\xc2\\x9b31m\\xff\\xfe\\x80 ', log)
+        name = dev.rsplit('/', 1)[1]
+        for args in (['list'], ['list', '--class', 'usb-hid'], ['show', name], ['tree'],
+                     ['tree', name], ['explain', name], ['wakeups'], ['sleep-history'],
+                     ['status'], ['diff'], ['overrides'], ['inhibitors'], ['stats'],
+                     ['sleep-check'], ['metrics'], ['tree', '--format', 'dot']):
+            with self.subTest(args=args):
+                rc, out, err = self.pmctl_bytes(*args)
+                self.assertEqual(rc, 0, (args, err))
+                self.assertClean(out, ' '.join(args))
+                self.assertClean(err, ' '.join(args) + ' (stderr)')
+                if args[0] == 'metrics' or 'dot' in args:
+                    continue
+                rc, out, err = self.pmctl_bytes('--json', *args)
+                self.assertEqual(rc, 0, (args, err))
+                self.assertClean(err, '--json ' + ' '.join(args) + ' (stderr)')
+                # JSON's own escaping: parses, and the name comes back whole
+                data = json.loads(out)
+                if args[0] in ('list', 'show', 'tree', 'sleep-history', 'wakeups'):
+                    self.assertIn(dev, set(strings(data)), args)
+        rc, out, _ = self.pmctl_bytes('list')
+        self.assertIn('1-1.3\\x1b[31m\\x07\\xc2\\x9b2J', out)
+        # the daemon keeps serving
+        self.assertTrue(self.call('ListDevices')[0])
+
+    def test_monitor_escapes_device_strings(self):
+        self.daemon = self.start_daemon()
+        p = subprocess.Popen([PMCTL, 'monitor'], env=self.pmctl_env(),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
+        try:
+            ready = p.stderr.readline()
+            self.assertIn(b'monitoring', ready)
+            dev = self.add_hostile_device()
+            self.laptop.tb.uevent(dev, 'add')
+            wait_until(lambda: any(d['path'] == dev for d in self.devices()), 10, 'device added')
+            # a change the monitor reports: the device's policy
+            self.call('SetOverride', (dev, 'AutosuspendDelayMs', '1234'), '(sss)')
+            out = b''
+            deadline = time.monotonic() + 10
+            while b'1234' not in out and time.monotonic() < deadline:
+                r, _, _ = select.select([p.stdout], [], [], max(0, deadline - time.monotonic()))
+                if r:
+                    out += os.read(p.stdout.fileno(), 65536)
+            self.assertIn(b'1234', out)
+            text = out.decode('utf-8', 'surrogateescape')
+            self.assertClean(text, 'monitor')
+            self.assertIn('DeviceChanged %s' % dev.replace('\x1b', '\\x1b').replace('\x07', '\\x07')
+                          .replace('\u009b', '\\xc2\\x9b'), text)
+        finally:
+            p.terminate()
+            p.wait(10)
+            p.stdout.close()
+            p.stderr.close()
+
+    def devices(self):
+        return [dict(d) for d in self.call('ListDevices')[0]]
+
+    def test_hostile_arguments_escaped(self):
+        self.daemon = self.start_daemon()
+        arg = '1-1\x1b]0;owned\x07\x1b[2J\nFORGED: pmctl: fine\x9b'
+        for args in (['show', arg], ['explain', arg], ['tree', arg], ['set', arg, 'Control', 'on'],
+                     ['set', '1-1.2', 'Control', arg], ['reset', arg], ['power-down', arg],
+                     ['hold', arg, '--', 'true'], ['no-such-command' + arg], ['list', '--class', arg],
+                     ['sleep-history', '-n', arg], ['--json', 'show', arg], ['stats', '--class', arg]):
+            with self.subTest(args=args):
+                rc, out, err = self.pmctl_bytes(*args)
+                # a class nobody has is an empty list, not an error
+                if args[0] not in ('list', 'stats'):
+                    self.assertNotEqual(rc, 0, (args, out, err))
+                self.assertClean(out, 'stdout')
+                self.assertClean(err, 'stderr')
+        rc, out, err = self.pmctl_bytes('show', arg)
+        self.assertIn('no such device: 1-1\\x1b]0;owned\\x07\\x1b[2J\\nFORGED', err)
+        self.assertClean(self.daemon.read_log(), 'daemon log')
+        self.assertTrue(self.call('ListDevices')[0])
+
+
+class TestUnbind(PowerPolicyTestCase):
+    """A PCI driver's unbind is handled like a removal: what the daemon
+    wrote to the device goes back, its originals leave the journal, the
+    device leaves the table; a bind adds it again."""
+
+    def paths(self):
+        return [d['path'] for d in self.call('ListDevices')[0]]
+
+    def journal_text(self, d):
+        text = ''
+        directory = os.path.join(d.runtime_dir, 'originals')
+        for name in sorted(os.listdir(directory)) if os.path.isdir(directory) else []:
+            with open(os.path.join(directory, name)) as f:
+                text += f.read()
+        return text
+
+    def test_pci_unbind_writes_back_and_bind_applies_again(self):
+        hda = self.laptop.hda
+        d = self.start_daemon()
+        self.wait_attr(hda, 'power/control', 'auto')
+        self.wait_attr(STORAGE, 'power/control', 'auto')
+        self.assertIn(hda + '/power/control\ton', self.journal_text(d))
+
+        self.laptop.tb.uevent(hda, 'unbind')
+        self.wait_attr(hda, 'power/control', 'on')
+        wait_until(lambda: hda not in self.paths(), 5, 'the unbound device to leave ListDevices')
+        wait_until(lambda: hda not in self.journal_text(d), 5, 'its originals to leave the journal')
+        self.assertIn('driver unbound', d.read_log())
+        # the other devices keep their policy, and their originals
+        self.assertEqual(self.attr(STORAGE, 'power/control'), 'auto')
+        self.assertIn(STORAGE + '/power/control', self.journal_text(d))
+
+        # a value set while no driver is bound is nobody's to undo at exit
+        self.laptop.write(hda + '/power/control', 'auto')
+        self.laptop.tb.uevent(STORAGE, 'change')
+        wait_until(lambda: 'uevent change ' + STORAGE in d.read_log(), 5, 'a later uevent handled')
+        self.assertEqual(d.stop(), 0)
+        self.assertEqual(self.attr(hda, 'power/control'), 'auto')
+        self.assertEqual(self.attr(STORAGE, 'power/control'), 'on')
+
+    def test_bind_after_unbind_is_a_new_device(self):
+        hda = self.laptop.hda
+        d = self.start_daemon()
+        self.wait_attr(hda, 'power/control', 'auto')
+        self.laptop.tb.uevent(hda, 'unbind')
+        self.wait_attr(hda, 'power/control', 'on')
+        wait_until(lambda: hda not in self.paths(), 5, 'the unbound device to leave ListDevices')
+        self.laptop.tb.uevent(hda, 'bind')
+        self.wait_attr(hda, 'power/control', 'auto')
+        wait_until(lambda: hda in self.paths(), 5, 'the bound device back in ListDevices')
+        self.assertIn(hda + '/power/control\ton', self.journal_text(d))
+        self.assertEqual(d.stop(), 0)
+        self.assertEqual(self.attr(hda, 'power/control'), 'on')
 
 
 if __name__ == '__main__':

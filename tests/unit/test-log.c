@@ -502,6 +502,43 @@ test_helpers (void **state)
                           "HELPER=powerpolicy-video-restore\nPHASE=suspend\nPID=31337\nTIMEOUT_SEC=10\n\n");
 }
 
+/* Not only events: any message through pp_log_writer() (a device's name
+ * in "Watching ...") is escaped on its way to standard error. */
+static void
+test_writer_escapes_messages (void **state)
+{
+  static const char message[] = "Watching /dev/input/event3 (Evil\x1b[2J\x07\nFORGED: all is well\xff)";
+  const GLogField fields[] = {
+    { "GLIB_DOMAIN", "pp-input", -1 },
+    { "PRIORITY", "4", -1 },
+    { "MESSAGE", message, -1 },
+  };
+  char buf[4096];
+  gssize n;
+  int pipe_fds[2], saved;
+
+  (void) state;
+  assert_int_equal (pipe (pipe_fds), 0);
+  saved = dup (STDERR_FILENO);
+  assert_true (dup2 (pipe_fds[1], STDERR_FILENO) == STDERR_FILENO);
+  pp_log_writer (G_LOG_LEVEL_WARNING, fields, G_N_ELEMENTS (fields), NULL);
+  fflush (stderr);
+  assert_true (dup2 (saved, STDERR_FILENO) == STDERR_FILENO);
+  close (saved);
+  close (pipe_fds[1]);
+  n = read (pipe_fds[0], buf, sizeof buf - 1);
+  close (pipe_fds[0]);
+  assert_true (n > 0);
+  buf[n] = '\0';
+  assert_non_null (strstr (buf, "(Evil\\x1b[2J\\x07\\nFORGED: all is well\\xff)"));
+  /* no forged line (GLib's writer puts a blank line before a warning),
+   * no escape character */
+  assert_null (strstr (buf, "\nFORGED"));
+  assert_int_equal (buf[n - 1], '\n');
+  assert_null (strchr (buf, '\x1b'));
+  assert_null (strchr (buf, '\x07'));
+}
+
 int
 main (void)
 {
@@ -517,6 +554,8 @@ main (void)
   pp_test_list_add (list, "record", "bounds", test_format_record_bounds, NULL, NULL, NULL);
   pp_test_list_add (list, "target", "structured logging", test_events_logged, setup, NULL, NULL);
   pp_test_list_add (list, "target", "journald", test_journald, setup, NULL, NULL);
+  pp_test_list_add (list, "target", "escapes every message", test_writer_escapes_messages,
+                    NULL, NULL, NULL);
   pp_test_list_add (list, "helpers", "records", test_helpers, setup, NULL, NULL);
   return pp_test_list_run (list, "log");
 }

@@ -409,6 +409,58 @@ test_forget_and_compact (void **state)
   assert_int_equal (count_records (st->originals_dir), 2);
 }
 
+/* One original forgotten (written back after a driver's unbind): only
+ * that path, not the ones below it nor beside it. */
+static void
+test_forget_one (void **state)
+{
+  State *st = *state;
+  g_autoptr(GPtrArray) batch = originals_new (GONE "/power/control=on", GONE "/power/wakeup=enabled",
+                                              GONE ".1/power/control=on", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *kept = NULL;
+  g_autofree char *loaded = NULL;
+
+  assert_true (pp_restore_record (st->restore, batch, NULL));
+  assert_false (pp_restore_forget (st->restore, GONE));
+  assert_false (pp_restore_forget (st->restore, GONE "/power"));
+  assert_false (pp_restore_needs_compaction (st->restore));
+  assert_true (pp_restore_forget (st->restore, GONE "/power/control"));
+  assert_false (pp_restore_forget (st->restore, GONE "/power/control"));
+  assert_true (pp_restore_needs_compaction (st->restore));
+  kept = originals_to_string (pp_restore_get_recorded (st->restore));
+  assert_string_equal (kept, GONE "/power/wakeup=enabled " GONE ".1/power/control=on");
+  assert_true (pp_restore_compact (st->restore, &error));
+  loaded = load_to_string (st->restore);
+  assert_string_equal (loaded, kept);
+}
+
+/* The text of a record file parses back to what was formatted, from
+ * memory as from the file. */
+static void
+test_parse_format_round_trip (void **state)
+{
+  g_autoptr(GPtrArray) batch = originals_new (A "=auto", B "=2000", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(GPtrArray) parsed = NULL;
+  g_autofree char *back = NULL;
+  static const char malformed[] = "# comment\nno tab here\n" A "\ton\n" A "\tsecond\n";
+  g_autoptr(GPtrArray) from_bad = NULL;
+
+  (void) state;
+  g_ptr_array_add (batch, pp_original_new ("#odd\tpath\n", "a\\b"));
+  text = pp_restore_format (batch);
+  parsed = pp_restore_parse ("test", text, strlen (text));
+  back = originals_to_string (parsed);
+  assert_int_equal (parsed->len, 3);
+  assert_string_equal (((PpOriginal *) g_ptr_array_index (parsed, 2))->path, "#odd\tpath\n");
+  assert_string_equal (((PpOriginal *) g_ptr_array_index (parsed, 2))->value, "a\\b");
+  /* a malformed line skipped, the first record of a path kept */
+  from_bad = pp_restore_parse ("bad", malformed, sizeof malformed - 1);
+  assert_int_equal (from_bad->len, 1);
+  assert_string_equal (((PpOriginal *) g_ptr_array_index (from_bad, 0))->value, "on");
+}
+
 /* Everything forgotten: compaction leaves no file, so no leftover. */
 static void
 test_compact_to_nothing (void **state)
@@ -656,6 +708,8 @@ main (void)
     cmocka_unit_test_setup_teardown (test_lookup, setup, teardown),
     cmocka_unit_test_setup_teardown (test_paths_round_trip, setup, teardown),
     cmocka_unit_test_setup_teardown (test_forget_and_compact, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_forget_one, setup, teardown),
+    cmocka_unit_test (test_parse_format_round_trip),
     cmocka_unit_test_setup_teardown (test_compact_to_nothing, setup, teardown),
     cmocka_unit_test_setup_teardown (test_keep_and_adopt, setup, teardown),
     cmocka_unit_test_setup_teardown (test_many_batches_compacted, setup, teardown),
