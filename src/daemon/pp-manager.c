@@ -292,22 +292,33 @@ reclassify_usb_parent (PpManager *self, PpDeviceInfo *interface)
   g_signal_emit (self, pp_manager_signals[SIGNAL_DEVICE_ADDED], 0, dev, FALSE);
 }
 
+/* A module's uevent: TRUE when @info is a module's (handled here). */
+static gboolean
+on_module_uevent (PpManager *self, const char *action, PpDeviceInfo *info)
+{
+  if (!g_str_equal (info->subsystem, "module"))
+    return FALSE;
+  if (g_str_equal (action, "remove"))
+    {
+      g_autofree char *dir = g_build_filename (PP_SYSFS_MODULE, info->sysname, NULL);
+      forget_originals (self, dir);
+    }
+  else if (g_str_equal (action, "add"))
+    {
+      /* a module was loaded: its parameters now exist */
+      apply_modules (self);
+    }
+  else
+    return FALSE;
+  return TRUE;
+}
+
 static void
 on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self)
 {
   pp_manager_retry_unjournalled (self);
-  if (g_str_equal (info->subsystem, "module") && g_str_equal (action, "remove"))
-    {
-      g_autofree char *dir = g_build_filename (PP_SYSFS_MODULE, info->sysname, NULL);
-      forget_originals (self, dir);
-      return;
-    }
-  if (g_str_equal (info->subsystem, "module") && g_str_equal (action, "add"))
-    {
-      /* a module was loaded: its parameters now exist */
-      apply_modules (self);
-      return;
-    }
+  if (on_module_uevent (self, action, info))
+    return;
   if (!pp_manager_is_managed_path (info->syspath))
     return;
 
