@@ -1314,6 +1314,46 @@ list_keys (SectionKind kind, guint layers)
   return join_or (names);
 }
 
+static const SectionSyntax *
+section_syntax_of (SectionKind kind)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (section_syntax); i++)
+    {
+      if (section_syntax[i].kind == kind)
+        return &section_syntax[i];
+    }
+  g_assert_not_reached ();
+}
+
+GArray *
+pp_config_list_keys (void)
+{
+  GArray *keys = g_array_new (FALSE, TRUE, sizeof (PpConfigKeyInfo));
+
+  for (guint i = 0; i < G_N_ELEMENTS (config_keys); i++)
+    {
+      const ConfigKey *k = &config_keys[i];
+      const char *section = section_syntax_of (k->section)->name;
+      PpConfigKeyInfo info = { section, k->key, k->prefix, k->layers };
+      guint j;
+
+      /* a key with a field per layer has a row per layer: merge them */
+      for (j = 0; j < keys->len; j++)
+        {
+          PpConfigKeyInfo *seen = &g_array_index (keys, PpConfigKeyInfo, j);
+
+          if (g_str_equal (seen->section, section) && g_str_equal (seen->key, k->key))
+            {
+              seen->layers |= k->layers;
+              break;
+            }
+        }
+      if (j == keys->len)
+        g_array_append_val (keys, info);
+    }
+  return keys;
+}
+
 /* ":battery, :power-saver ... or :idle": the layers of @layers beyond the base */
 static char *
 list_layers (guint layers)

@@ -260,6 +260,22 @@ const PpLayeredSettings *pp_config_get_module (const PpConfig *config,
 /* Sorted names, for stable iteration (free the container only). */
 GPtrArray        *pp_config_list_modules      (const PpConfig *config);
 
+/* One key of the parser's table (powerpolicy.conf(5)): @section the word
+ * of its header ("Daemon", "Class", ...), @key its name or, with @prefix,
+ * the start of its names ("Attr."; "" for [Module NAME], where every name
+ * is a parameter), @layers the layers it may be written in, one bit
+ * (1 << PpLayer) each. */
+typedef struct {
+  const char *section;
+  const char *key;
+  gboolean    prefix;
+  guint       layers;
+} PpConfigKeyInfo;
+
+/* Every key the parser takes, in the order of its table, each once (of
+ * PpConfigKeyInfo; the strings are static). */
+GArray           *pp_config_list_keys         (void);
+
 GPtrArray        *pp_config_problems_new      (void);
 void              pp_config_problem_free      (PpConfigProblem *problem);
 char             *pp_config_problem_to_string (const PpConfigProblem *problem);
