@@ -767,7 +767,8 @@ typedef struct {
   gboolean     named;         /* [Class NAME], [Module NAME] */
   guint        layers;        /* LAYER_BIT()s of the layers its header may name */
   const char  *unknown_in;    /* where an unknown key was found, for its report */
-  gboolean     unknown_shows_layer;  /* "[Sleep:battery]" rather than "[Sleep]" */
+  gboolean     unknown_shows_layer;  /* @unknown_in ("[Sleep") takes the layer
+                                      * and "]": "[Sleep:battery]" */
   KeyListing   listing;
   const char  *listing_hint;  /* after the list of LIST_OUTSIDE_BASE */
   const char  *base_only;     /* a key of the base section only, written in a layer:

@@ -8,7 +8,9 @@
  * bytes, no '=', a key before any section, a malformed header or key name) is
  * dropped with a FILE:LINE problem; the keys under a dropped header are dropped
  * with it. Duplicate sections and keys are reported (the later value wins). The
- * values are then validated key by key. */
+ * keys are then looked up in one static table (pp_config_list_keys()) that
+ * names each key's section, parser, field and the layers it may be written
+ * in; the unknown-key and wrong-layer reports are built from it. */
 #pragma once
 
 #include <glib.h>
