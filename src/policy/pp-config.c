@@ -918,7 +918,7 @@ parse_power_source (ParseState *st, const ConfigKey *k, guint line, const char *
       bad_key_value (st, k, line, key, value);
       return;
     }
-  c->power_source = (PpPowerSource) i;
+  *CONFIG_FIELD (st, k, PpPowerSource) = (PpPowerSource) i;
   g_free (c->power_source_file);
   c->power_source_file = g_strdup (st->file);
   c->power_source_line = line;
@@ -927,13 +927,13 @@ parse_power_source (ParseState *st, const ConfigKey *k, guint line, const char *
 static void
 parse_power_profiles (ParseState *st, const ConfigKey *k, guint line, const char *key, const char *value)
 {
-  PpConfig *c = st->config;
+  PpPowerProfilesMode *mode = CONFIG_FIELD (st, k, PpPowerProfilesMode);
   gboolean on = FALSE;
 
   if (g_str_equal (value, "auto"))
-    c->power_profiles = PP_POWER_PROFILES_AUTO;
+    *mode = PP_POWER_PROFILES_AUTO;
   else if (parse_bool (value, &on))
-    c->power_profiles = on ? PP_POWER_PROFILES_TRUE : PP_POWER_PROFILES_FALSE;
+    *mode = on ? PP_POWER_PROFILES_TRUE : PP_POWER_PROFILES_FALSE;
   else
     bad_key_value (st, k, line, key, value);
 }
@@ -975,7 +975,7 @@ parse_restore_defaults (ParseState *st, const ConfigKey *k, guint line, const ch
 {
   PpSleepConfig *sleep = &st->config->sleep;
 
-  if (!parse_bool (value, &sleep->restore_defaults))
+  if (!parse_bool (value, CONFIG_FIELD (st, k, gboolean)))
     {
       bad_key_value (st, k, line, key, value);
       return;
@@ -989,13 +989,13 @@ parse_restore_defaults (ParseState *st, const ConfigKey *k, guint line, const ch
 static void
 parse_video_quirks (ParseState *st, const ConfigKey *k, guint line, const char *key, const char *value)
 {
-  PpSleepConfig *sleep = &st->config->sleep;
+  char ***quirks = CONFIG_FIELD (st, k, char **);
   g_auto(GStrv) parts = g_strsplit (value, ",", -1);
   g_autoptr(GPtrArray) list = g_ptr_array_new_with_free_func (g_free);
 
   if (g_str_equal (value, "auto") || *value == '\0')
     {
-      g_clear_pointer (&sleep->video_quirks, g_strfreev);
+      g_clear_pointer (quirks, g_strfreev);
       return;
     }
   for (guint i = 0; parts[i]; i++)
@@ -1013,23 +1013,23 @@ parse_video_quirks (ParseState *st, const ConfigKey *k, guint line, const char *
   if (list->len == 0)
     return;   /* every name was reported: keep what was there */
   g_ptr_array_add (list, NULL);
-  g_strfreev (sleep->video_quirks);
-  sleep->video_quirks = (char **) g_ptr_array_free (g_steal_pointer (&list), FALSE);
+  g_strfreev (*quirks);
+  *quirks = (char **) g_ptr_array_free (g_steal_pointer (&list), FALSE);
 }
 
 /* [Sleep] QuirkHelper=: an absolute path, or empty for the installed one. */
 static void
 parse_quirk_helper (ParseState *st, const ConfigKey *k, guint line, const char *key, const char *value)
 {
-  PpSleepConfig *sleep = &st->config->sleep;
+  char **helper = CONFIG_FIELD (st, k, char *);
 
   if (*value != '\0' && !g_path_is_absolute (value))
     {
       bad_key_value (st, k, line, key, value);
       return;
     }
-  g_free (sleep->quirk_helper);
-  sleep->quirk_helper = *value ? g_strdup (value) : NULL;
+  g_free (*helper);
+  *helper = *value ? g_strdup (value) : NULL;
 }
 
 /* One of k->words into the layer's k->attribute. */
