@@ -29,6 +29,9 @@ static const char * const lid_action_names[] = {
   [PP_LID_ACTION_IGNORE]                 = "ignore",
 };
 
+/* power/control and power/wakeup (Documentation/ABI/testing/sysfs-devices-power) */
+static const char * const control_values[] = { "on", "auto", NULL };
+static const char * const wakeup_values[] = { "enabled", "disabled", NULL };
 static const char * const link_policies[] = {
   "max_performance", "medium_power", "med_power_with_dipm", "min_power",
   "keep_firmware_settings", NULL,
@@ -350,7 +353,7 @@ join_lid_actions (void)
 gboolean
 pp_config_parse_control (const char *value, GError **error)
 {
-  if (g_strcmp0 (value, "on") == 0 || g_strcmp0 (value, "auto") == 0)
+  if (str_in (value, control_values))
     return TRUE;
   g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                "invalid value '%s' (expected on|auto)", value ? value : "");
@@ -360,7 +363,7 @@ pp_config_parse_control (const char *value, GError **error)
 gboolean
 pp_config_parse_wakeup (const char *value, GError **error)
 {
-  if (g_strcmp0 (value, "enabled") == 0 || g_strcmp0 (value, "disabled") == 0)
+  if (str_in (value, wakeup_values))
     return TRUE;
   g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
                "invalid value '%s' (expected enabled|disabled)", value ? value : "");
@@ -732,6 +735,15 @@ reader_line (Reader *r, guint line, const char *raw, gsize len)
     reader_key (r, line, text, strlen (text));
 }
 
+/* ---- the sections and keys: one table each -----------------------------------
+ *
+ * A section header is matched against section_syntax[], a key of a section
+ * against config_keys[] (as systemd's conf-parser takes its keys from
+ * logind-gperf.gperf): the row gives the parser, the field it sets and the
+ * layers the key may be written in. The unknown-key and wrong-layer reports
+ * are built from the same tables, so a key added there is parsed, listed and
+ * checked by powerpolicyd --check-config with nothing else to change. */
+
 typedef enum {
   SECTION_NONE,
   SECTION_UNKNOWN,
@@ -743,156 +755,82 @@ typedef enum {
   SECTION_PLATFORM,
 } SectionKind;
 
+#define LAYER_BIT(layer)  (1u << (layer))
+#define LAYERS_BASE       LAYER_BIT (PP_LAYER_BASE)
+#define LAYERS_ALL        ((1u << PP_N_LAYERS) - 1)
+#define LAYERS_SLEEP      (LAYERS_ALL & ~LAYER_BIT (PP_LAYER_IDLE))
+
+/* How the unknown-key report of a section lists the keys it takes. */
+typedef enum {
+  LIST_NONE,           /* not at all */
+  LIST_ALL,            /* every key of the section */
+  LIST_OUTSIDE_BASE,   /* in a layer: the keys that layer takes, and the hint */
+} KeyListing;
+
+typedef struct {
+  SectionKind  kind;
+  const char  *name;          /* "Daemon"; for a named section the word before NAME */
+  gboolean     named;         /* [Class NAME], [Module NAME] */
+  guint        layers;        /* LAYER_BIT()s of the layers its header may name */
+  const char  *unknown_in;    /* where an unknown key was found, for its report */
+  gboolean     unknown_shows_layer;  /* @unknown_in ("[Sleep") takes the layer
+                                      * and "]": "[Sleep:battery]" */
+  KeyListing   listing;
+  const char  *listing_hint;  /* after the list of LIST_OUTSIDE_BASE */
+  const char  *base_only;     /* a key of the base section only, written in a layer:
+                               * "applies to <base_only>"; NULL: reported as unknown */
+} SectionSyntax;
+
+static const SectionSyntax section_syntax[] = {
+  { SECTION_DAEMON, "Daemon", FALSE, LAYERS_BASE, "[Daemon]", FALSE, LIST_NONE, NULL, NULL },
+  { SECTION_LID, "Lid", FALSE, LAYERS_BASE, "[Lid]", FALSE, LIST_NONE, NULL, NULL },
+  { SECTION_SLEEP, "Sleep", FALSE, LAYERS_SLEEP, "[Sleep", TRUE, LIST_OUTSIDE_BASE,
+    "; the other keys belong in [Sleep]", NULL },
+  { SECTION_PLATFORM, "Platform", FALSE, LAYERS_ALL, "[Platform]", FALSE, LIST_ALL, NULL, NULL },
+  { SECTION_CLASS, "Class", TRUE, LAYERS_ALL, "a [Class] section", FALSE, LIST_ALL, NULL,
+    "a whole class: put it in the base section [Class NAME]" },
+  { SECTION_MODULE, "Module", TRUE, LAYERS_ALL, "[Module]", FALSE, LIST_NONE, NULL, NULL },
+};
+
 typedef struct {
   PpConfig    *config;
   const char  *file;
   GPtrArray   *problems;
   SectionKind  kind;
-  PpLayeredSettings *ls;   /* for SECTION_CLASS / SECTION_MODULE */
-  PpLayer      layer_index;
-  GPtrArray   *layer;      /* ls->layers[layer_index] */
-  PpLayer      sleep_layer; /* [Sleep], [Sleep:battery], ... [Sleep:low-battery] */
+  const SectionSyntax *syntax;  /* of the current section */
+  PpLayeredSettings *ls;   /* [Class], [Module], [Platform]; NULL otherwise */
+  PpLayer      layer;      /* the layer of the current section's header */
 } ParseState;
 
-/* ":battery" ... ":idle" to its layer; FALSE for anything else (also ""). */
-static gboolean
-layer_from_suffix (const char *suffix, PpLayer *layer)
-{
-  for (guint l = PP_LAYER_BASE + 1; l < PP_N_LAYERS; l++)
-    {
-      if (g_str_equal (suffix, pp_layer_suffix ((PpLayer) l)))
-        {
-          *layer = (PpLayer) l;
-          return TRUE;
-        }
-    }
-  return FALSE;
-}
+typedef struct _ConfigKey ConfigKey;
 
-/* [Class NAME…] / [Module NAME…] at @line, @base the text after "Class "
- * or "Module " (modified): the settings of its layer, or the section
- * reported. */
-static void
-parse_layered_group (ParseState *st, const char *name, guint line, char *base, GHashTable *table)
-{
-  const char *suffix;
-  PpLayer layer = PP_LAYER_BASE;
-  PpLayeredSettings *ls;
+/* Parses @value of @key (the name as written: a prefix row matches more
+ * than one) at @line into the field @k names, or reports it. */
+typedef void (*KeyParser) (ParseState      *st,
+                           const ConfigKey *k,
+                           guint            line,
+                           const char      *key,
+                           const char      *value);
 
-  g_strstrip (base);
-  suffix = strrchr (base, ':');
-  if (suffix != NULL)
-    {
-      if (!layer_from_suffix (suffix, &layer))
-        {
-          st->kind = SECTION_UNKNOWN;
-          problem_add (st->problems, st->file, line,
-                       "unknown layer '%s' in [%s] (expected :battery, :power-saver, :performance, :low-battery or :idle), ignoring the section",
-                       suffix + 1, name);
-          return;
-        }
-      base[suffix - base] = '\0';
-    }
+struct _ConfigKey {
+  SectionKind  section;
+  const char  *key;         /* the name; with @prefix, the start of the names */
+  guint        layers;      /* LAYER_BIT()s of the layers it may be written in */
+  KeyParser    parse;
+  /* the field: */
+  gsize        offset;      /* in PpConfig, for [Daemon], [Lid] and [Sleep] */
+  const char  *attribute;   /* the attribute it sets in a layer; an empty
+                             * assignment leaves the attribute alone */
+  /* how the value is read: */
+  const char * const *words;  /* the values parse_word() takes */
+  guint        min, max;      /* the range parse_number() takes */
+  const char  *expected;      /* the "expected ..." of a bad value; NULL: @words */
+  gboolean     prefix;
+};
 
-  if (!name_is_valid (base))
-    {
-      problem_add (st->problems, st->file, line,
-                   "invalid %s name '%s' in [%s], ignoring the section",
-                   st->kind == SECTION_MODULE ? "module" : "class", base, name);
-      st->kind = SECTION_UNKNOWN;
-      return;
-    }
-
-  ls = g_hash_table_lookup (table, base);
-  if (ls == NULL)
-    {
-      ls = pp_layered_settings_new ();
-      g_hash_table_insert (table, g_strdup (base), ls);
-    }
-  st->ls = ls;
-  st->layer_index = layer;
-  st->layer = ls->layers[layer];
-}
-
-static void
-parse_group (ParseState *st, const char *name, guint line)
-{
-  g_autofree char *base = NULL;
-
-  st->layer = NULL;
-  st->ls = NULL;
-  st->layer_index = PP_LAYER_BASE;
-  if (g_str_equal (name, "Daemon"))
-    {
-      st->kind = SECTION_DAEMON;
-      return;
-    }
-  if (g_str_equal (name, "Lid"))
-    {
-      st->kind = SECTION_LID;
-      return;
-    }
-  if (g_str_equal (name, "Sleep"))
-    {
-      st->kind = SECTION_SLEEP;
-      st->sleep_layer = PP_LAYER_BASE;
-      return;
-    }
-  if (g_str_has_prefix (name, "Sleep:"))
-    {
-      PpLayer layer = PP_LAYER_BASE;
-
-      if (layer_from_suffix (name + strlen ("Sleep"), &layer) && layer != PP_LAYER_IDLE)
-        {
-          st->kind = SECTION_SLEEP;
-          st->sleep_layer = layer;
-          return;
-        }
-      st->kind = SECTION_UNKNOWN;
-      problem_add (st->problems, st->file, line,
-                   "unknown layer '%s' in [%s] (expected :battery, :power-saver, :performance or :low-battery), ignoring the section",
-                   name + strlen ("Sleep:"), name);
-      return;
-    }
-  if (g_str_equal (name, "Platform") || g_str_has_prefix (name, "Platform:"))
-    {
-      PpLayer layer = PP_LAYER_BASE;
-
-      if (name[strlen ("Platform")] != '\0' &&
-          !layer_from_suffix (name + strlen ("Platform"), &layer))
-        {
-          st->kind = SECTION_UNKNOWN;
-          problem_add (st->problems, st->file, line,
-                       "unknown layer '%s' in [%s] (expected :battery, :power-saver, :performance, :low-battery or :idle), ignoring the section",
-                       name + strlen ("Platform:"), name);
-          return;
-        }
-      st->kind = SECTION_PLATFORM;
-      st->ls = st->config->platform;
-      st->layer_index = layer;
-      st->layer = st->ls->layers[layer];
-      return;
-    }
-
-  if (g_str_has_prefix (name, "Class "))
-    {
-      st->kind = SECTION_CLASS;
-      base = g_strdup (name + strlen ("Class "));
-      parse_layered_group (st, name, line, base, st->config->classes);
-    }
-  else if (g_str_has_prefix (name, "Module "))
-    {
-      st->kind = SECTION_MODULE;
-      base = g_strdup (name + strlen ("Module "));
-      parse_layered_group (st, name, line, base, st->config->modules);
-    }
-  else
-    {
-      st->kind = SECTION_UNKNOWN;
-      problem_add (st->problems, st->file, line,
-                   "unknown section [%s], ignoring it", name);
-    }
-}
+/* the parse state's config field a table row names */
+#define CONFIG_FIELD(st, k, type) ((type *) (void *) ((char *) (st)->config + (k)->offset))
+#define FIELD(member) .offset = offsetof (PpConfig, member)
 
 static void
 bad_value (ParseState *st, guint line, const char *key, const char *value, const char *expected)
@@ -903,15 +841,59 @@ bad_value (ParseState *st, guint line, const char *key, const char *value, const
                "invalid value %s for %s (expected %s), ignoring it", quoted, key, expected);
 }
 
-/* *@target = @value when it is one of @allowed; else reported. */
-static void
-set_choice (ParseState *st, guint line, const char *key, const char *value,
-            const char * const *allowed, char **target)
+/* k->expected, or the words it takes joined with '|' */
+static char *
+expected_text (const ConfigKey *k)
 {
-  if (!str_in (value, allowed))
+  if (k->expected != NULL)
+    return g_strdup (k->expected);
+  return join_list (k->words);
+}
+
+static void
+bad_key_value (ParseState *st, const ConfigKey *k, guint line, const char *key, const char *value)
+{
+  g_autofree char *expected = expected_text (k);
+
+  bad_value (st, line, key, value, expected);
+}
+
+static void
+layer_set_here (ParseState *st, const char *attribute, const char *value, guint line)
+{
+  layer_set (st->ls->layers[st->layer], attribute, value, st->file, line);
+}
+
+/* ---- the parsers of the table ------------------------------------------------ */
+
+/* A number from k->min to k->max into a guint field. */
+static void
+parse_number (ParseState *st, const ConfigKey *k, guint line, const char *key, const char *value)
+{
+  guint n = 0;
+
+  if (parse_uint (value, k->max, &n) && n >= k->min)
+    *CONFIG_FIELD (st, k, guint) = n;
+  else
+    bad_key_value (st, k, line, key, value);
+}
+
+static void
+parse_boolean (ParseState *st, const ConfigKey *k, guint line, const char *key, const char *value)
+{
+  if (!parse_bool (value, CONFIG_FIELD (st, k, gboolean)))
+    bad_key_value (st, k, line, key, value);
+}
+
+/* One of k->words into a string field. */
+static void
+parse_word (ParseState *st, const ConfigKey *k, guint line, const char *key, const char *value)
+{
+  char **target = CONFIG_FIELD (st, k, char *);
+
+  if (!str_in (value, k->words))
     {
-      g_autofree char *expected = join_list (allowed);
-      bad_value (st, line, key, value, expected);
+      bad_key_value (st, k, line, key, value);
       return;
     }
   g_free (*target);
@@ -919,122 +901,58 @@ set_choice (ParseState *st, guint line, const char *key, const char *value,
 }
 
 static void
-parse_daemon_key (ParseState *st, guint line, const char *key, const char *value)
+parse_lid_action (ParseState *st, const ConfigKey *k, guint line, const char *key, const char *value)
 {
-  PpConfig *c = st->config;
-
-  if (g_str_equal (key, "IdleTimeoutSec"))
-    {
-      if (!parse_uint (value, G_MAXUINT32, &c->idle_timeout_sec))
-        bad_value (st, line, key, value, "seconds");
-    }
-  else if (g_str_equal (key, "RestoreOnExit"))
-    {
-      if (!parse_bool (value, &c->restore_on_exit))
-        bad_value (st, line, key, value, "true|false");
-    }
-  else if (g_str_equal (key, "DryRun"))
-    {
-      if (!parse_bool (value, &c->dry_run))
-        bad_value (st, line, key, value, "true|false");
-    }
-  else if (g_str_equal (key, "LowBatteryPercent"))
-    {
-      if (!parse_uint (value, 100, &c->low_battery_percent))
-        bad_value (st, line, key, value, "a battery charge in percent, 0 to 100");
-    }
-  else if (g_str_equal (key, "PowerSource"))
-    {
-      static const char * const sources[] = { "auto", "ac", "battery", NULL };
-      guint i;
-
-      for (i = 0; sources[i] != NULL && !g_str_equal (value, sources[i]); i++)
-        ;
-      if (sources[i] == NULL)
-        {
-          bad_value (st, line, key, value, "auto|ac|battery");
-          return;
-        }
-      c->power_source = (PpPowerSource) i;
-      g_free (c->power_source_file);
-      c->power_source_file = g_strdup (st->file);
-      c->power_source_line = line;
-    }
-  else if (g_str_equal (key, "PowerProfiles"))
-    {
-      gboolean on = FALSE;
-
-      if (g_str_equal (value, "auto"))
-        c->power_profiles = PP_POWER_PROFILES_AUTO;
-      else if (parse_bool (value, &on))
-        c->power_profiles = on ? PP_POWER_PROFILES_TRUE : PP_POWER_PROFILES_FALSE;
-      else
-        bad_value (st, line, key, value, "auto|true|false");
-    }
-  else if (g_str_equal (key, "MaxInhibitorsPerUser") || g_str_equal (key, "MaxInhibitors"))
-    {
-      guint *target = g_str_equal (key, "MaxInhibitors") ? &c->max_inhibitors
-                                                         : &c->max_inhibitors_per_user;
-      guint n = 0;
-
-      if (parse_uint (value, PP_MAX_INHIBITORS_LIMIT, &n) && n > 0)
-        *target = n;
-      else
-        bad_value (st, line, key, value, "a number from 1 to " G_STRINGIFY (PP_MAX_INHIBITORS_LIMIT));
-    }
-  else
-    {
-      problem_add (st->problems, st->file, line,
-                   "unknown key '%s' in [Daemon], ignoring it", key);
-    }
-}
-
-static void
-parse_lid_key (ParseState *st, guint line, const char *key, const char *value)
-{
-  PpLidConfig *lid = &st->config->lid;
-  PpLidAction *target = NULL;
-
-  if (g_str_equal (key, "HandleLid"))
-    {
-      if (!parse_bool (value, &lid->handle_lid))
-        bad_value (st, line, key, value, "true|false");
-      return;
-    }
-  if (g_str_equal (key, "HoldoffSec"))
-    {
-      if (!parse_uint (value, 24 * 3600, &lid->holdoff_sec))
-        bad_value (st, line, key, value, "seconds");
-      return;
-    }
-  if (g_str_equal (key, "OnClose"))
-    target = &lid->on_close;
-  else if (g_str_equal (key, "OnCloseExternalPower"))
-    target = &lid->on_close_external_power;
-  else if (g_str_equal (key, "OnCloseDocked"))
-    target = &lid->on_close_docked;
-
-  if (target == NULL)
-    {
-      problem_add (st->problems, st->file, line,
-                   "unknown key '%s' in [Lid], ignoring it", key);
-      return;
-    }
-  if (!pp_lid_action_from_string (value, target))
+  if (!pp_lid_action_from_string (value, CONFIG_FIELD (st, k, PpLidAction)))
     {
       g_autofree char *expected = join_lid_actions ();
       bad_value (st, line, key, value, expected);
     }
 }
 
+/* [Daemon] PowerSource=, with the line that set it. */
+static void
+parse_power_source (ParseState *st, const ConfigKey *k, guint line, const char *key, const char *value)
+{
+  PpConfig *c = st->config;
+  guint i;
+
+  for (i = 0; k->words[i] != NULL && !g_str_equal (value, k->words[i]); i++)
+    ;
+  if (k->words[i] == NULL)
+    {
+      bad_key_value (st, k, line, key, value);
+      return;
+    }
+  *CONFIG_FIELD (st, k, PpPowerSource) = (PpPowerSource) i;
+  g_free (c->power_source_file);
+  c->power_source_file = g_strdup (st->file);
+  c->power_source_line = line;
+}
+
+static void
+parse_power_profiles (ParseState *st, const ConfigKey *k, guint line, const char *key, const char *value)
+{
+  PpPowerProfilesMode *mode = CONFIG_FIELD (st, k, PpPowerProfilesMode);
+  gboolean on = FALSE;
+
+  if (g_str_equal (value, "auto"))
+    *mode = PP_POWER_PROFILES_AUTO;
+  else if (parse_bool (value, &on))
+    *mode = on ? PP_POWER_PROFILES_TRUE : PP_POWER_PROFILES_FALSE;
+  else
+    bad_key_value (st, k, line, key, value);
+}
+
 /* A space-separated list of names (classes, drivers) into *@target:
  * empty means none; invalid names are reported and left out, and when
- * every name was invalid *@target stays. FALSE when nothing was set. */
-static gboolean
-parse_name_list (ParseState *st, guint line, const char *key, const char *value, char ***target)
+ * every name was invalid *@target stays. */
+static void
+parse_name_list (ParseState *st, const ConfigKey *k, guint line, const char *key, const char *value)
 {
   g_auto(GStrv) parts = g_strsplit_set (value, " \t", -1);
   g_autoptr(GPtrArray) list = g_ptr_array_new_with_free_func (g_free);
+  char ***target = CONFIG_FIELD (st, k, char **);
   gboolean bad = FALSE;
 
   for (guint i = 0; parts[i]; i++)
@@ -1043,7 +961,7 @@ parse_name_list (ParseState *st, guint line, const char *key, const char *value,
         continue;
       if (!name_is_valid (parts[i]))
         {
-          bad_value (st, line, key, parts[i], "space-separated names");
+          bad_key_value (st, k, line, key, parts[i]);
           bad = TRUE;
           continue;
         }
@@ -1051,65 +969,39 @@ parse_name_list (ParseState *st, guint line, const char *key, const char *value,
         g_ptr_array_add (list, g_strdup (parts[i]));
     }
   if (bad && list->len == 0)
-    return FALSE;
+    return;
   g_ptr_array_add (list, NULL);
   g_strfreev (*target);
   *target = (char **) g_ptr_array_free (g_steal_pointer (&list), FALSE);
-  return TRUE;
 }
 
-/* [Sleep:battery] ... [Sleep:low-battery]: MemSleep= and HibernateMode=
- * by power source and profile. */
+/* [Sleep] RestoreDefaultsBeforeSleep=, with the line that set it. */
 static void
-parse_sleep_layer_key (ParseState *st, guint line, const char *key, const char *value)
+parse_restore_defaults (ParseState *st, const ConfigKey *k, guint line, const char *key, const char *value)
 {
   PpSleepConfig *sleep = &st->config->sleep;
-  char **mem_sleep[PP_N_LAYERS] = {
-    [PP_LAYER_BATTERY] = &sleep->mem_sleep_battery,
-    [PP_LAYER_POWER_SAVER] = &sleep->mem_sleep_power_saver,
-    [PP_LAYER_PERFORMANCE] = &sleep->mem_sleep_performance,
-    [PP_LAYER_LOW_BATTERY] = &sleep->mem_sleep_low_battery,
-  };
-  char **hibernate_mode[PP_N_LAYERS] = {
-    [PP_LAYER_BATTERY] = &sleep->hibernate_mode_battery,
-    [PP_LAYER_POWER_SAVER] = &sleep->hibernate_mode_power_saver,
-    [PP_LAYER_PERFORMANCE] = &sleep->hibernate_mode_performance,
-    [PP_LAYER_LOW_BATTERY] = &sleep->hibernate_mode_low_battery,
-  };
-  const char * const *allowed;
-  char **target;
 
-  if (g_str_equal (key, "MemSleep"))
+  if (!parse_bool (value, CONFIG_FIELD (st, k, gboolean)))
     {
-      allowed = mem_sleep_values;
-      target = mem_sleep[st->sleep_layer];
-    }
-  else if (g_str_equal (key, "HibernateMode"))
-    {
-      allowed = hibernate_modes;
-      target = hibernate_mode[st->sleep_layer];
-    }
-  else
-    {
-      problem_add (st->problems, st->file, line,
-                   "unknown key '%s' in [Sleep%s] (expected MemSleep or HibernateMode; the other keys belong in [Sleep]), ignoring it",
-                   key, pp_layer_suffix (st->sleep_layer));
+      bad_key_value (st, k, line, key, value);
       return;
     }
-  set_choice (st, line, key, value, allowed, target);
+  g_free (sleep->restore_defaults_file);
+  sleep->restore_defaults_file = g_strdup (st->file);
+  sleep->restore_defaults_line = line;
 }
 
 /* [Sleep] VideoQuirks=: auto (or empty), or a comma list of names. */
 static void
-parse_video_quirks (ParseState *st, guint line, const char *value)
+parse_video_quirks (ParseState *st, const ConfigKey *k, guint line, const char *key, const char *value)
 {
-  PpSleepConfig *sleep = &st->config->sleep;
+  char ***quirks = CONFIG_FIELD (st, k, char **);
   g_auto(GStrv) parts = g_strsplit (value, ",", -1);
   g_autoptr(GPtrArray) list = g_ptr_array_new_with_free_func (g_free);
 
   if (g_str_equal (value, "auto") || *value == '\0')
     {
-      g_clear_pointer (&sleep->video_quirks, g_strfreev);
+      g_clear_pointer (quirks, g_strfreev);
       return;
     }
   for (guint i = 0; parts[i]; i++)
@@ -1119,7 +1011,7 @@ parse_video_quirks (ParseState *st, guint line, const char *value)
         continue;
       if (!name_is_valid (q))
         {
-          bad_value (st, line, "VideoQuirks", q, "a comma list of quirk names");
+          bad_key_value (st, k, line, key, q);
           continue;
         }
       g_ptr_array_add (list, g_strdup (q));
@@ -1127,98 +1019,120 @@ parse_video_quirks (ParseState *st, guint line, const char *value)
   if (list->len == 0)
     return;   /* every name was reported: keep what was there */
   g_ptr_array_add (list, NULL);
-  g_strfreev (sleep->video_quirks);
-  sleep->video_quirks = (char **) g_ptr_array_free (g_steal_pointer (&list), FALSE);
+  g_strfreev (*quirks);
+  *quirks = (char **) g_ptr_array_free (g_steal_pointer (&list), FALSE);
 }
 
+/* [Sleep] QuirkHelper=: an absolute path, or empty for the installed one. */
 static void
-parse_sleep_key (ParseState *st, guint line, const char *key, const char *value)
+parse_quirk_helper (ParseState *st, const ConfigKey *k, guint line, const char *key, const char *value)
 {
-  PpSleepConfig *sleep = &st->config->sleep;
+  char **helper = CONFIG_FIELD (st, k, char *);
 
-  if (st->sleep_layer != PP_LAYER_BASE)
+  if (*value != '\0' && !g_path_is_absolute (value))
     {
-      parse_sleep_layer_key (st, line, key, value);
+      bad_key_value (st, k, line, key, value);
       return;
     }
-  if (g_str_equal (key, "RestoreDefaultsBeforeSleep"))
-    {
-      if (!parse_bool (value, &sleep->restore_defaults))
-        {
-          bad_value (st, line, key, value, "true|false");
-          return;
-        }
-      g_free (sleep->restore_defaults_file);
-      sleep->restore_defaults_file = g_strdup (st->file);
-      sleep->restore_defaults_line = line;
-    }
-  else if (g_str_equal (key, "RestoreDefaultsClasses"))
-    {
-      parse_name_list (st, line, key, value, &sleep->restore_defaults_classes);
-    }
-  else if (g_str_equal (key, "RestoreDefaultsDrivers"))
-    {
-      parse_name_list (st, line, key, value, &sleep->restore_defaults_drivers);
-    }
-  else if (g_str_equal (key, "MemSleep"))
-    {
-      set_choice (st, line, key, value, mem_sleep_values, &sleep->mem_sleep);
-    }
-  else if (g_str_equal (key, "HibernateMode"))
-    {
-      set_choice (st, line, key, value, hibernate_modes, &sleep->hibernate_mode);
-    }
-  else if (g_str_equal (key, "VideoQuirks"))
-    {
-      parse_video_quirks (st, line, value);
-    }
-  else if (g_str_equal (key, "QuirkHelper"))
-    {
-      if (*value != '\0' && !g_path_is_absolute (value))
-        {
-          bad_value (st, line, key, value, "an absolute path or empty");
-          return;
-        }
-      g_free (sleep->quirk_helper);
-      sleep->quirk_helper = *value ? g_strdup (value) : NULL;
-    }
-  else if (g_str_equal (key, "QuirkTimeoutSec"))
-    {
-      guint t = 0;
-      if (parse_uint (value, 600, &t) && t > 0)
-        sleep->quirk_timeout_sec = t;
-      else
-        bad_value (st, line, key, value, "seconds, 1 to 600");
-    }
-  else
-    {
-      problem_add (st->problems, st->file, line,
-                   "unknown key '%s' in [Sleep], ignoring it", key);
-    }
+  g_free (*helper);
+  *helper = *value ? g_strdup (value) : NULL;
 }
 
+/* One of k->words into the layer's k->attribute. */
 static void
-parse_exclude_drivers (ParseState *st, guint line, const char *value)
+parse_attr_word (ParseState *st, const ConfigKey *k, guint line, const char *key, const char *value)
+{
+  if (!str_in (value, k->words))
+    bad_key_value (st, k, line, key, value);
+  else
+    layer_set_here (st, k->attribute, value, line);
+}
+
+/* AutosuspendDelayMs=, written as the kernel reads it back. */
+static void
+parse_attr_delay (ParseState *st, const ConfigKey *k, guint line, const char *key, const char *value)
+{
+  gint delay = 0;
+  char canonical[16];
+
+  if (!pp_config_parse_delay_ms (value, &delay, NULL))
+    {
+      bad_key_value (st, k, line, key, value);
+      return;
+    }
+  g_snprintf (canonical, sizeof canonical, "%d", delay);
+  layer_set_here (st, k->attribute, canonical, line);
+}
+
+/* A boolean written as 1 or 0, as the kernel reads the ASPM files back. */
+static void
+parse_attr_flag (ParseState *st, const ConfigKey *k, guint line, const char *key, const char *value)
+{
+  gboolean on = FALSE;
+
+  if (!parse_bool (value, &on))
+    bad_key_value (st, k, line, key, value);
+  else
+    layer_set_here (st, k->attribute, on ? "1" : "0", line);
+}
+
+/* ApstLatencyToleranceUs=: auto, any, or microseconds without leading zeros. */
+static void
+parse_attr_apst_latency (ParseState *st, const ConfigKey *k, guint line, const char *key, const char *value)
+{
+  guint us = 0;
+
+  if (g_str_equal (value, "auto") || g_str_equal (value, "any"))
+    layer_set_here (st, k->attribute, value, line);
+  else if ((g_str_equal (value, "0") || (g_ascii_isdigit (*value) && *value != '0')) &&
+           parse_uint (value, G_MAXINT32, &us))
+    layer_set_here (st, k->attribute, value, line);
+  else
+    bad_key_value (st, k, line, key, value);
+}
+
+/* PanelPowerSavings=: one digit, 0 to PP_PANEL_POWER_MAX. */
+static void
+parse_attr_panel_power (ParseState *st, const ConfigKey *k, guint line, const char *key, const char *value)
+{
+  guint level = 0;
+
+  if (strlen (value) == 1 && parse_uint (value, PP_PANEL_POWER_MAX, &level))
+    layer_set_here (st, k->attribute, value, line);
+  else
+    bad_key_value (st, k, line, key, value);
+}
+
+/* Attr.PATH=VALUE: any attribute inside the device directory. */
+static void
+parse_attr_path (ParseState *st, const ConfigKey *k, guint line, const char *key, const char *value)
+{
+  const char *relpath = key + strlen (k->key);
+
+  if (!pp_config_relpath_is_valid (relpath))
+    problem_add (st->problems, st->file, line,
+                 "invalid attribute path '%s' (a relative path inside the device directory, no '..'), ignoring it",
+                 relpath);
+  else
+    layer_set_here (st, relpath, value, line);
+}
+
+/* [Class NAME] ExcludeDrivers= (base section only). */
+static void
+parse_exclude_drivers (ParseState *st, const ConfigKey *k, guint line, const char *key, const char *value)
 {
   g_auto(GStrv) parts = g_strsplit_set (value, " \t", -1);
   g_autoptr(GPtrArray) list = g_ptr_array_new_with_free_func (g_free);
   PpLayeredSettings *ls = st->ls;
   gboolean bad = FALSE;
 
-  if (st->layer_index != PP_LAYER_BASE)
-    {
-      problem_add (st->problems, st->file, line,
-                   "ExcludeDrivers= applies to a whole class: put it in the base section [Class NAME], not in a %s section; ignoring it",
-                   pp_layer_suffix (st->layer_index));
-      return;
-    }
   for (guint i = 0; parts[i]; i++)
     {
       if (*parts[i] == '\0')
         continue;
       if (!name_is_valid (parts[i]))
         {
-          bad_value (st, line, "ExcludeDrivers", parts[i], "space-separated driver names");
+          bad_key_value (st, k, line, key, parts[i]);
           bad = TRUE;
           continue;
         }
@@ -1239,181 +1153,26 @@ parse_exclude_drivers (ParseState *st, guint line, const char *value)
   ls->exclude_drivers_line = line;
 }
 
-/* The per-link ASPM keys and the files they write. */
-static const struct {
-  const char *key;
-  const char *relpath;
-} aspm_keys[] = {
-  { "AspmL0s", PP_ATTR_ASPM_L0S },
-  { "AspmL1", PP_ATTR_ASPM_L1 },
-  { "AspmL1_1", PP_ATTR_ASPM_L1_1 },
-  { "AspmL1_2", PP_ATTR_ASPM_L1_2 },
-  { "AspmClockPm", PP_ATTR_ASPM_CLKPM },
-};
-
-/* The hardware knobs of issue 19 (ASPM link states, NVMe APST, panel
- * power savings). FALSE: not one of their keys. */
-static gboolean
-parse_knob_key (ParseState *st, guint line, const char *key, const char *value)
-{
-  for (guint i = 0; i < G_N_ELEMENTS (aspm_keys); i++)
-    {
-      gboolean on = FALSE;
-
-      if (!g_str_equal (key, aspm_keys[i].key))
-        continue;
-      /* the kernel reads the files back as 1 and 0 */
-      if (!parse_bool (value, &on))
-        bad_value (st, line, key, value, "true|false (1|0, yes|no)");
-      else
-        layer_set (st->layer, aspm_keys[i].relpath, on ? "1" : "0", st->file, line);
-      return TRUE;
-    }
-  if (g_str_equal (key, "ApstLatencyToleranceUs"))
-    {
-      guint us = 0;
-
-      if (g_str_equal (value, "auto") || g_str_equal (value, "any"))
-        layer_set (st->layer, PP_ATTR_NVME_APST, value, st->file, line);
-      else if ((g_str_equal (value, "0") || (g_ascii_isdigit (*value) && *value != '0')) &&
-               parse_uint (value, G_MAXINT32, &us))
-        layer_set (st->layer, PP_ATTR_NVME_APST, value, st->file, line);
-      else
-        bad_value (st, line, key, value,
-                   "microseconds from 0 (APST off) to 2147483647 without leading zeros, auto or any");
-      return TRUE;
-    }
-  if (g_str_equal (key, "ApstQuirks"))
-    {
-      gboolean on = FALSE;
-
-      if (st->layer_index != PP_LAYER_BASE)
-        problem_add (st->problems, st->file, line,
-                     "ApstQuirks= applies to a whole class: put it in the base section [Class NAME], not in a %s section; ignoring it",
-                     pp_layer_suffix (st->layer_index));
-      else if (!parse_bool (value, &on))
-        bad_value (st, line, key, value, "true|false");
-      else
-        {
-          st->ls->apst_quirks = on;
-          g_free (st->ls->apst_quirks_file);
-          st->ls->apst_quirks_file = g_strdup (st->file);
-          st->ls->apst_quirks_line = line;
-        }
-      return TRUE;
-    }
-  if (g_str_equal (key, "PanelPowerSavings"))
-    {
-      guint level = 0;
-
-      if (strlen (value) == 1 && parse_uint (value, PP_PANEL_POWER_MAX, &level))
-        layer_set (st->layer, PP_ATTR_PANEL_POWER, value, st->file, line);
-      else
-        bad_value (st, line, key, value, "0 (off) to 4 (most saving)");
-      return TRUE;
-    }
-  return FALSE;
-}
-
-/* The attribute a class key writes, for an empty assignment; NULL for
- * keys that are not attributes. */
-static const char *
-class_key_attribute (const char *key)
-{
-  if (g_str_equal (key, "Control"))
-    return PP_ATTR_CONTROL;
-  if (g_str_equal (key, "AutosuspendDelayMs"))
-    return PP_ATTR_DELAY;
-  if (g_str_equal (key, "Wakeup"))
-    return PP_ATTR_WAKEUP;
-  if (g_str_equal (key, "LinkPowerPolicy"))
-    return PP_ATTR_LINK_POLICY;
-  for (guint i = 0; i < G_N_ELEMENTS (aspm_keys); i++)
-    if (g_str_equal (key, aspm_keys[i].key))
-      return aspm_keys[i].relpath;
-  if (g_str_equal (key, "ApstLatencyToleranceUs"))
-    return PP_ATTR_NVME_APST;
-  if (g_str_equal (key, "PanelPowerSavings"))
-    return PP_ATTR_PANEL_POWER;
-  return NULL;
-}
-
+/* [Class NAME] ApstQuirks= (base section only). */
 static void
-parse_class_key (ParseState *st, guint line, const char *key, const char *value)
+parse_apst_quirks (ParseState *st, const ConfigKey *k, guint line, const char *key, const char *value)
 {
-  g_autoptr(GError) error = NULL;
-  const char *attribute = class_key_attribute (key);
+  gboolean on = FALSE;
 
-  /* "Control=": leave the attribute alone, whatever a lower layer or the
-   * subsystem's section says (the cascade's way out) */
-  if (*value == '\0' && attribute != NULL)
+  if (!parse_bool (value, &on))
     {
-      layer_set (st->layer, attribute, "", st->file, line);
+      bad_key_value (st, k, line, key, value);
       return;
     }
-  if (parse_knob_key (st, line, key, value))
-    return;
-  if (g_str_equal (key, "Control"))
-    {
-      if (!pp_config_parse_control (value, &error))
-        bad_value (st, line, key, value, "on|auto");
-      else
-        layer_set (st->layer, PP_ATTR_CONTROL, value, st->file, line);
-    }
-  else if (g_str_equal (key, "AutosuspendDelayMs"))
-    {
-      gint delay = 0;
-
-      if (!pp_config_parse_delay_ms (value, &delay, &error))
-        bad_value (st, line, key, value, "milliseconds: -1, 0 or a decimal number without leading zeros");
-      else
-        {
-          char canonical[16];
-
-          g_snprintf (canonical, sizeof canonical, "%d", delay);
-          layer_set (st->layer, PP_ATTR_DELAY, canonical, st->file, line);
-        }
-    }
-  else if (g_str_equal (key, "Wakeup"))
-    {
-      if (!pp_config_parse_wakeup (value, &error))
-        bad_value (st, line, key, value, "enabled|disabled");
-      else
-        layer_set (st->layer, PP_ATTR_WAKEUP, value, st->file, line);
-    }
-  else if (g_str_equal (key, "LinkPowerPolicy"))
-    {
-      g_autofree char *expected = join_list (link_policies);
-      if (!str_in (value, link_policies))
-        bad_value (st, line, key, value, expected);
-      else
-        layer_set (st->layer, PP_ATTR_LINK_POLICY, value, st->file, line);
-    }
-  else if (g_str_equal (key, "ExcludeDrivers"))
-    {
-      parse_exclude_drivers (st, line, value);
-    }
-  else if (g_str_has_prefix (key, "Attr."))
-    {
-      const char *relpath = key + strlen ("Attr.");
-
-      if (!pp_config_relpath_is_valid (relpath))
-        problem_add (st->problems, st->file, line,
-                     "invalid attribute path '%s' (a relative path inside the device directory, no '..'), ignoring it",
-                     relpath);
-      else
-        layer_set (st->layer, relpath, value, st->file, line);
-    }
-  else
-    {
-      problem_add (st->problems, st->file, line,
-                   "unknown key '%s' in a [Class] section (expected Control, AutosuspendDelayMs, Wakeup, LinkPowerPolicy, ExcludeDrivers, AspmL0s, AspmL1, AspmL1_1, AspmL1_2, AspmClockPm, ApstLatencyToleranceUs, ApstQuirks, PanelPowerSavings or Attr.<path>), ignoring it",
-                   key);
-    }
+  st->ls->apst_quirks = on;
+  g_free (st->ls->apst_quirks_file);
+  st->ls->apst_quirks_file = g_strdup (st->file);
+  st->ls->apst_quirks_line = line;
 }
 
+/* [Module NAME]: every key is a parameter of the module. */
 static void
-parse_module_key (ParseState *st, guint line, const char *key, const char *value)
+parse_module_parameter (ParseState *st, const ConfigKey *k, guint line, const char *key, const char *value)
 {
   if (!name_is_valid (key))
     {
@@ -1421,35 +1180,369 @@ parse_module_key (ParseState *st, guint line, const char *key, const char *value
                    "invalid module parameter name '%s', ignoring it", key);
       return;
     }
-  layer_set (st->layer, key, value, st->file, line);
+  layer_set_here (st, key, value, line);
 }
 
-/* [Platform…]: PlatformProfile= (a platform_profile word) and
- * EnergyPerformancePreference= (an energy_performance_preference word);
- * empty: the firmware's or driver's own value. */
-static void
-parse_platform_key (ParseState *st, guint line, const char *key, const char *value)
-{
-  const char * const *allowed;
+/* ---- the table ------------------------------------------------------------------ */
 
-  if (g_str_equal (key, PP_PLATFORM_PROFILE_KEY))
-    allowed = pp_platform_profile_values;
-  else if (g_str_equal (key, PP_PLATFORM_EPP_KEY))
-    allowed = pp_epp_values;
-  else
+static const char * const power_source_words[] = { "auto", "ac", "battery", NULL };
+
+#define BOOLEAN_WORDS   "true|false"
+#define SLEEP_WORD_ROWS(key_, words_, field_)                                                 \
+  { SECTION_SLEEP, key_, LAYERS_BASE, parse_word, FIELD (sleep.field_), .words = words_ },     \
+  { SECTION_SLEEP, key_, LAYER_BIT (PP_LAYER_BATTERY), parse_word,                             \
+    FIELD (sleep.field_##_battery), .words = words_ },                                         \
+  { SECTION_SLEEP, key_, LAYER_BIT (PP_LAYER_POWER_SAVER), parse_word,                         \
+    FIELD (sleep.field_##_power_saver), .words = words_ },                                     \
+  { SECTION_SLEEP, key_, LAYER_BIT (PP_LAYER_PERFORMANCE), parse_word,                         \
+    FIELD (sleep.field_##_performance), .words = words_ },                                     \
+  { SECTION_SLEEP, key_, LAYER_BIT (PP_LAYER_LOW_BATTERY), parse_word,                         \
+    FIELD (sleep.field_##_low_battery), .words = words_ }
+#define ASPM_ROW(key_, attribute_)                                          \
+  { SECTION_CLASS, key_, LAYERS_ALL, parse_attr_flag, .attribute = attribute_, \
+    .expected = "true|false (1|0, yes|no)" }
+
+/* Every key of every section, in the order the unknown-key reports list them
+ * (powerpolicy.conf(5)). */
+static const ConfigKey config_keys[] = {
+  { SECTION_DAEMON, "IdleTimeoutSec", LAYERS_BASE, parse_number, FIELD (idle_timeout_sec),
+    .max = G_MAXUINT32, .expected = "seconds" },
+  { SECTION_DAEMON, "RestoreOnExit", LAYERS_BASE, parse_boolean, FIELD (restore_on_exit),
+    .expected = BOOLEAN_WORDS },
+  { SECTION_DAEMON, "DryRun", LAYERS_BASE, parse_boolean, FIELD (dry_run),
+    .expected = BOOLEAN_WORDS },
+  { SECTION_DAEMON, "LowBatteryPercent", LAYERS_BASE, parse_number, FIELD (low_battery_percent),
+    .max = 100, .expected = "a battery charge in percent, 0 to 100" },
+  { SECTION_DAEMON, "PowerSource", LAYERS_BASE, parse_power_source, FIELD (power_source),
+    .words = power_source_words },
+  { SECTION_DAEMON, "PowerProfiles", LAYERS_BASE, parse_power_profiles, FIELD (power_profiles),
+    .expected = "auto|true|false" },
+  { SECTION_DAEMON, "MaxInhibitorsPerUser", LAYERS_BASE, parse_number, FIELD (max_inhibitors_per_user),
+    .min = 1, .max = PP_MAX_INHIBITORS_LIMIT,
+    .expected = "a number from 1 to " G_STRINGIFY (PP_MAX_INHIBITORS_LIMIT) },
+  { SECTION_DAEMON, "MaxInhibitors", LAYERS_BASE, parse_number, FIELD (max_inhibitors),
+    .min = 1, .max = PP_MAX_INHIBITORS_LIMIT,
+    .expected = "a number from 1 to " G_STRINGIFY (PP_MAX_INHIBITORS_LIMIT) },
+
+  { SECTION_LID, "HandleLid", LAYERS_BASE, parse_boolean, FIELD (lid.handle_lid),
+    .expected = BOOLEAN_WORDS },
+  { SECTION_LID, "HoldoffSec", LAYERS_BASE, parse_number, FIELD (lid.holdoff_sec),
+    .max = 24 * 3600, .expected = "seconds" },
+  { SECTION_LID, "OnClose", LAYERS_BASE, parse_lid_action, FIELD (lid.on_close) },
+  { SECTION_LID, "OnCloseExternalPower", LAYERS_BASE, parse_lid_action,
+    FIELD (lid.on_close_external_power) },
+  { SECTION_LID, "OnCloseDocked", LAYERS_BASE, parse_lid_action, FIELD (lid.on_close_docked) },
+
+  SLEEP_WORD_ROWS ("MemSleep", mem_sleep_values, mem_sleep),
+  SLEEP_WORD_ROWS ("HibernateMode", hibernate_modes, hibernate_mode),
+  { SECTION_SLEEP, "RestoreDefaultsBeforeSleep", LAYERS_BASE, parse_restore_defaults,
+    FIELD (sleep.restore_defaults), .expected = BOOLEAN_WORDS },
+  { SECTION_SLEEP, "RestoreDefaultsClasses", LAYERS_BASE, parse_name_list,
+    FIELD (sleep.restore_defaults_classes), .expected = "space-separated names" },
+  { SECTION_SLEEP, "RestoreDefaultsDrivers", LAYERS_BASE, parse_name_list,
+    FIELD (sleep.restore_defaults_drivers), .expected = "space-separated names" },
+  { SECTION_SLEEP, "VideoQuirks", LAYERS_BASE, parse_video_quirks, FIELD (sleep.video_quirks),
+    .expected = "a comma list of quirk names" },
+  { SECTION_SLEEP, "QuirkHelper", LAYERS_BASE, parse_quirk_helper, FIELD (sleep.quirk_helper),
+    .expected = "an absolute path or empty" },
+  { SECTION_SLEEP, "QuirkTimeoutSec", LAYERS_BASE, parse_number, FIELD (sleep.quirk_timeout_sec),
+    .min = 1, .max = 600, .expected = "seconds, 1 to 600" },
+
+  { SECTION_CLASS, "Control", LAYERS_ALL, parse_attr_word, .attribute = PP_ATTR_CONTROL,
+    .words = control_values },
+  { SECTION_CLASS, "AutosuspendDelayMs", LAYERS_ALL, parse_attr_delay, .attribute = PP_ATTR_DELAY,
+    .expected = "milliseconds: -1, 0 or a decimal number without leading zeros" },
+  { SECTION_CLASS, "Wakeup", LAYERS_ALL, parse_attr_word, .attribute = PP_ATTR_WAKEUP,
+    .words = wakeup_values },
+  { SECTION_CLASS, "LinkPowerPolicy", LAYERS_ALL, parse_attr_word,
+    .attribute = PP_ATTR_LINK_POLICY, .words = link_policies },
+  { SECTION_CLASS, "ExcludeDrivers", LAYERS_BASE, parse_exclude_drivers,
+    .expected = "space-separated driver names" },
+  ASPM_ROW ("AspmL0s", PP_ATTR_ASPM_L0S),
+  ASPM_ROW ("AspmL1", PP_ATTR_ASPM_L1),
+  ASPM_ROW ("AspmL1_1", PP_ATTR_ASPM_L1_1),
+  ASPM_ROW ("AspmL1_2", PP_ATTR_ASPM_L1_2),
+  ASPM_ROW ("AspmClockPm", PP_ATTR_ASPM_CLKPM),
+  { SECTION_CLASS, "ApstLatencyToleranceUs", LAYERS_ALL, parse_attr_apst_latency,
+    .attribute = PP_ATTR_NVME_APST,
+    .expected = "microseconds from 0 (APST off) to 2147483647 without leading zeros, auto or any" },
+  { SECTION_CLASS, "ApstQuirks", LAYERS_BASE, parse_apst_quirks, .expected = BOOLEAN_WORDS },
+  { SECTION_CLASS, "PanelPowerSavings", LAYERS_ALL, parse_attr_panel_power,
+    .attribute = PP_ATTR_PANEL_POWER, .expected = "0 (off) to 4 (most saving)" },
+  { SECTION_CLASS, "Attr.", LAYERS_ALL, parse_attr_path, .prefix = TRUE },
+
+  { SECTION_MODULE, "", LAYERS_ALL, parse_module_parameter, .prefix = TRUE },
+
+  { SECTION_PLATFORM, PP_PLATFORM_PROFILE_KEY, LAYERS_ALL, parse_attr_word,
+    .attribute = PP_PLATFORM_PROFILE_KEY, .words = pp_platform_profile_values },
+  { SECTION_PLATFORM, PP_PLATFORM_EPP_KEY, LAYERS_ALL, parse_attr_word,
+    .attribute = PP_PLATFORM_EPP_KEY, .words = pp_epp_values },
+};
+
+#undef SLEEP_WORD_ROWS
+#undef ASPM_ROW
+#undef FIELD
+
+/* ---- the tables at work ---------------------------------------------------------- */
+
+/* "a, b or c" */
+static char *
+join_or (GPtrArray *words)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < words->len; i++)
+    {
+      if (i > 0)
+        g_string_append (s, i + 1 == words->len ? " or " : ", ");
+      g_string_append (s, g_ptr_array_index (words, i));
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* The keys of @kind that may be written in a layer of @layers, as the
+ * reports name them ("Attr.<path>"). */
+static char *
+list_keys (SectionKind kind, guint layers)
+{
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < G_N_ELEMENTS (config_keys); i++)
+    {
+      const ConfigKey *k = &config_keys[i];
+      g_autofree char *name = NULL;
+
+      if (k->section != kind || (k->layers & layers) == 0)
+        continue;
+      name = g_strconcat (k->key, k->prefix ? "<path>" : "", NULL);
+      if (!g_ptr_array_find_with_equal_func (names, name, g_str_equal, NULL))
+        g_ptr_array_add (names, g_steal_pointer (&name));
+    }
+  return join_or (names);
+}
+
+static const SectionSyntax *
+section_syntax_of (SectionKind kind)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (section_syntax); i++)
+    {
+      if (section_syntax[i].kind == kind)
+        return &section_syntax[i];
+    }
+  g_assert_not_reached ();
+}
+
+GArray *
+pp_config_list_keys (void)
+{
+  GArray *keys = g_array_new (FALSE, TRUE, sizeof (PpConfigKeyInfo));
+
+  for (guint i = 0; i < G_N_ELEMENTS (config_keys); i++)
+    {
+      const ConfigKey *k = &config_keys[i];
+      const char *section = section_syntax_of (k->section)->name;
+      PpConfigKeyInfo info = { section, k->key, k->prefix, k->layers };
+      guint j;
+
+      /* a key with a field per layer has a row per layer: merge them */
+      for (j = 0; j < keys->len; j++)
+        {
+          PpConfigKeyInfo *seen = &g_array_index (keys, PpConfigKeyInfo, j);
+
+          if (g_str_equal (seen->section, section) && g_str_equal (seen->key, k->key))
+            {
+              seen->layers |= k->layers;
+              break;
+            }
+        }
+      if (j == keys->len)
+        g_array_append_val (keys, info);
+    }
+  return keys;
+}
+
+/* ":battery, :power-saver ... or :idle": the layers of @layers beyond the base */
+static char *
+list_layers (guint layers)
+{
+  g_autoptr(GPtrArray) suffixes = g_ptr_array_new ();
+
+  for (guint l = PP_LAYER_BASE + 1; l < PP_N_LAYERS; l++)
+    {
+      if (layers & LAYER_BIT (l))
+        g_ptr_array_add (suffixes, (gpointer) pp_layer_suffix ((PpLayer) l));
+    }
+  return join_or (suffixes);
+}
+
+static gboolean
+key_matches (const ConfigKey *k, const char *key)
+{
+  return k->prefix ? g_str_has_prefix (key, k->key) : g_str_equal (key, k->key);
+}
+
+/* The row of @key in a section of @kind written in @layer; NULL with
+ * *@misplaced when the key exists but not in that layer. */
+static const ConfigKey *
+lookup_key (SectionKind kind, const char *key, PpLayer layer, gboolean *misplaced)
+{
+  *misplaced = FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (config_keys); i++)
+    {
+      const ConfigKey *k = &config_keys[i];
+
+      if (k->section != kind || !key_matches (k, key))
+        continue;
+      if (k->layers & LAYER_BIT (layer))
+        return k;
+      *misplaced = TRUE;
+    }
+  return NULL;
+}
+
+static void
+report_unknown_key (ParseState *st, guint line, const char *key)
+{
+  const SectionSyntax *s = st->syntax;
+  g_autofree char *where = s->unknown_shows_layer
+                           ? g_strconcat (s->unknown_in, pp_layer_suffix (st->layer), "]", NULL)
+                           : g_strdup (s->unknown_in);
+  g_autofree char *keys = NULL;
+  g_autofree char *listing = NULL;
+
+  if (s->listing == LIST_ALL)
+    keys = list_keys (s->kind, LAYERS_ALL);
+  else if (s->listing == LIST_OUTSIDE_BASE && st->layer != PP_LAYER_BASE)
+    keys = list_keys (s->kind, LAYER_BIT (st->layer));
+  if (keys != NULL)
+    listing = g_strdup_printf (" (expected %s%s)", keys, s->listing_hint ? s->listing_hint : "");
+  problem_add (st->problems, st->file, line, "unknown key '%s' in %s%s, ignoring it",
+               key, where, listing ? listing : "");
+}
+
+/* A key of the base section only, written in a layer. */
+static void
+report_misplaced_key (ParseState *st, guint line, const char *key)
+{
+  if (st->syntax->base_only == NULL)
+    {
+      report_unknown_key (st, line, key);
+      return;
+    }
+  problem_add (st->problems, st->file, line,
+               "%s= applies to %s, not in a %s section; ignoring it",
+               key, st->syntax->base_only, pp_layer_suffix (st->layer));
+}
+
+/* ":battery" ... ":idle" to its layer; FALSE for anything else (also ""). */
+static gboolean
+layer_from_suffix (const char *suffix, PpLayer *layer)
+{
+  for (guint l = PP_LAYER_BASE + 1; l < PP_N_LAYERS; l++)
+    {
+      if (g_str_equal (suffix, pp_layer_suffix ((PpLayer) l)))
+        {
+          *layer = (PpLayer) l;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* @suffix (":battery", ...) of header @name to st->layer; FALSE when it
+ * is no layer the section may have (reported). */
+static gboolean
+parse_header_layer (ParseState *st, const char *name, guint line, const char *suffix)
+{
+  PpLayer layer = PP_LAYER_BASE;
+
+  if (!layer_from_suffix (suffix, &layer) || (st->syntax->layers & LAYER_BIT (layer)) == 0)
+    {
+      g_autofree char *expected = list_layers (st->syntax->layers);
+
+      problem_add (st->problems, st->file, line,
+                   "unknown layer '%s' in [%s] (expected %s), ignoring the section",
+                   suffix + 1, name, expected);
+      return FALSE;
+    }
+  st->layer = layer;
+  return TRUE;
+}
+
+/* [Class NAME…] / [Module NAME…] at @line, @base the text after "Class "
+ * or "Module " (modified): the settings of its layer, or the section
+ * reported. */
+static gboolean
+parse_named_header (ParseState *st, const char *name, guint line, char *base)
+{
+  GHashTable *table = st->kind == SECTION_MODULE ? st->config->modules : st->config->classes;
+  char *suffix;
+  PpLayeredSettings *ls;
+
+  g_strstrip (base);
+  suffix = strrchr (base, ':');
+  if (suffix != NULL)
+    {
+      if (!parse_header_layer (st, name, line, suffix))
+        return FALSE;
+      *suffix = '\0';
+    }
+  if (!name_is_valid (base))
     {
       problem_add (st->problems, st->file, line,
-                   "unknown key '%s' in [Platform] (expected PlatformProfile or EnergyPerformancePreference), ignoring it",
-                   key);
-      return;
+                   "invalid %s name '%s' in [%s], ignoring the section",
+                   st->kind == SECTION_MODULE ? "module" : "class", base, name);
+      return FALSE;
     }
-  if (*value != '\0' && !str_in (value, allowed))
+  ls = g_hash_table_lookup (table, base);
+  if (ls == NULL)
     {
-      g_autofree char *expected = join_list (allowed);
-      bad_value (st, line, key, value, expected);
+      ls = pp_layered_settings_new ();
+      g_hash_table_insert (table, g_strdup (base), ls);
+    }
+  st->ls = ls;
+  return TRUE;
+}
+
+/* Header @name, matched against section_syntax[]: its kind and layer in
+ * @st, or SECTION_UNKNOWN (reported). */
+static void
+parse_group (ParseState *st, const char *name, guint line)
+{
+  st->ls = NULL;
+  st->layer = PP_LAYER_BASE;
+  for (guint i = 0; i < G_N_ELEMENTS (section_syntax); i++)
+    {
+      const SectionSyntax *s = &section_syntax[i];
+      const char *rest = name + strlen (s->name);
+      gboolean ok = FALSE;
+
+      if (!g_str_has_prefix (name, s->name))
+        continue;
+      if (s->named && *rest == ' ')
+        {
+          g_autofree char *base = g_strdup (rest + 1);
+
+          st->kind = s->kind;
+          st->syntax = s;
+          ok = parse_named_header (st, name, line, base);
+        }
+      else if (!s->named && (*rest == '\0' || (*rest == ':' && s->layers != LAYERS_BASE)))
+        {
+          st->kind = s->kind;
+          st->syntax = s;
+          ok = *rest == '\0' || parse_header_layer (st, name, line, rest);
+          if (ok && s->kind == SECTION_PLATFORM)
+            st->ls = st->config->platform;
+        }
+      else
+        continue;
+      if (!ok)
+        st->kind = SECTION_UNKNOWN;
       return;
     }
-  layer_set (st->layer, key, value, st->file, line);
+  st->kind = SECTION_UNKNOWN;
+  problem_add (st->problems, st->file, line, "unknown section [%s], ignoring it", name);
 }
 
 /* ---- applying what the reader found ------------------------------------------ */
@@ -1458,6 +1551,8 @@ static void
 apply_entry (ParseState *st, const Entry *e)
 {
   g_autofree char *value = unescape_value (e->value);
+  const ConfigKey *k;
+  gboolean misplaced = FALSE;
 
   if (value == NULL)
     {
@@ -1468,31 +1563,17 @@ apply_entry (ParseState *st, const Entry *e)
                    quoted, e->key);
       return;
     }
-  switch (st->kind)
-    {
-    case SECTION_DAEMON:
-      parse_daemon_key (st, e->line, e->key, value);
-      break;
-    case SECTION_LID:
-      parse_lid_key (st, e->line, e->key, value);
-      break;
-    case SECTION_SLEEP:
-      parse_sleep_key (st, e->line, e->key, value);
-      break;
-    case SECTION_CLASS:
-      parse_class_key (st, e->line, e->key, value);
-      break;
-    case SECTION_MODULE:
-      parse_module_key (st, e->line, e->key, value);
-      break;
-    case SECTION_PLATFORM:
-      parse_platform_key (st, e->line, e->key, value);
-      break;
-    case SECTION_NONE:
-    case SECTION_UNKNOWN:
-    default:
-      g_assert_not_reached ();
-    }
+  k = lookup_key (st->kind, e->key, st->layer, &misplaced);
+  if (k == NULL && misplaced)
+    report_misplaced_key (st, e->line, e->key);
+  else if (k == NULL)
+    report_unknown_key (st, e->line, e->key);
+  /* "Control=": leave the attribute alone, whatever a lower layer or the
+   * subsystem's section says (the cascade's way out) */
+  else if (k->attribute != NULL && *value == '\0')
+    layer_set_here (st, k->attribute, "", e->line);
+  else
+    k->parse (st, k, e->line, e->key, value);
 }
 
 static gint
@@ -1515,7 +1596,7 @@ pp_config_load_data (PpConfig   *config,
   g_autoptr(GPtrArray) sections = g_ptr_array_new_with_free_func ((GDestroyNotify) section_free);
   g_autoptr(GHashTable) by_name = g_hash_table_new (g_str_hash, g_str_equal);
   Reader r = { file_name, found, sections, by_name, NULL, FALSE };
-  ParseState st = { config, file_name, found, SECTION_NONE, NULL, PP_LAYER_BASE, NULL };
+  ParseState st = { .config = config, .file = file_name, .problems = found, .kind = SECTION_NONE };
   const char *p = text;
   const char *end = text + length;
   guint line = 0;

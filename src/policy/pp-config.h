@@ -8,7 +8,9 @@
  * bytes, no '=', a key before any section, a malformed header or key name) is
  * dropped with a FILE:LINE problem; the keys under a dropped header are dropped
  * with it. Duplicate sections and keys are reported (the later value wins). The
- * values are then validated key by key. */
+ * keys are then looked up in one static table (pp_config_list_keys()) that
+ * names each key's section, parser, field and the layers it may be written
+ * in; the unknown-key and wrong-layer reports are built from it. */
 #pragma once
 
 #include <glib.h>
@@ -259,6 +261,22 @@ const PpLayeredSettings *pp_config_get_module (const PpConfig *config,
 
 /* Sorted names, for stable iteration (free the container only). */
 GPtrArray        *pp_config_list_modules      (const PpConfig *config);
+
+/* One key of the parser's table (powerpolicy.conf(5)): @section the word
+ * of its header ("Daemon", "Class", ...), @key its name or, with @prefix,
+ * the start of its names ("Attr."; "" for [Module NAME], where every name
+ * is a parameter), @layers the layers it may be written in, one bit
+ * (1 << PpLayer) each. */
+typedef struct {
+  const char *section;
+  const char *key;
+  gboolean    prefix;
+  guint       layers;
+} PpConfigKeyInfo;
+
+/* Every key the parser takes, in the order of its table, each once (of
+ * PpConfigKeyInfo; the strings are static). */
+GArray           *pp_config_list_keys         (void);
 
 GPtrArray        *pp_config_problems_new      (void);
 void              pp_config_problem_free      (PpConfigProblem *problem);
