@@ -331,16 +331,13 @@ state_supported (const char *state, GError **error)
   return TRUE;
 }
 
-/* mem_sleep and disk are settings (journalled, put back on exit);
- * state is the action itself. All through the manager's dry-run gate. */
+/* mem_sleep and disk are settings (journalled, put back on exit),
+ * through the manager's dry-run gate. */
 static gboolean
 write_power (PpSleep *self, const char *path, const char *value, GError **error)
 {
-  PpManagerWriteFlags flags = g_str_equal (path, SYS_POWER_STATE) ? PP_MANAGER_WRITE_ACTION
-                                                                  : PP_MANAGER_WRITE_CHOICE;
-
-  return pp_manager_request_layer (self->manager, PP_PLAN_LAYER_SLEEP, NULL, path, value, flags,
-                                   error);
+  return pp_manager_request_layer (self->manager, PP_PLAN_LAYER_SLEEP, NULL, path, value,
+                                   PP_MANAGER_WRITE_CHOICE, error);
 }
 
 static void
@@ -358,6 +355,22 @@ kernel_resume_done (gpointer owner, gpointer data)
   g_object_unref (task);
 }
 
+/* The write to /sys/power/state returned: the machine is awake again
+ * (or the sleep failed, and the resume phase undoes the pre phase). */
+static void
+on_state_written (GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  GTask *task = user_data;
+  PpSleep *self = g_task_get_source_object (task);
+  KernelSleep *k = g_task_get_task_data (task);
+
+  if (!pp_manager_request_action_finish (PP_MANAGER (source), res, &k->error))
+    g_warning ("Sleep failed: %s", k->error->message);
+  resume_policy (self);
+  end_sleep_record (self, k->error != NULL ? k->error->message : NULL);
+  run_helper (self, "resume", kernel_resume_done, task);
+}
+
 static void
 kernel_pre_done (gpointer owner, gpointer data)
 {
@@ -365,15 +378,13 @@ kernel_pre_done (gpointer owner, gpointer data)
   GTask *task = data;
   KernelSleep *k = g_task_get_task_data (task);
 
-  /* on real hardware this write returns after resume; a failure still
-   * runs the resume phase, which undoes the pre phase */
   pp_sleep_history_explain_awake (self->history);
   pp_sleep_history_refresh (self->history);
-  if (!write_power (self, SYS_POWER_STATE, k->state, &k->error))
-    g_warning ("Sleep failed: %s", k->error->message);
-  resume_policy (self);
-  end_sleep_record (self, k->error != NULL ? k->error->message : NULL);
-  run_helper (self, "resume", kernel_resume_done, task);
+  /* on real hardware this write returns after resume: written in a
+   * worker thread, so that D-Bus keeps answering meanwhile (a second
+   * Suspend is refused: the sleep is in progress) */
+  pp_manager_request_action_async (self->manager, PP_PLAN_LAYER_SLEEP, SYS_POWER_STATE, k->state,
+                                   on_state_written, task);
 }
 
 static void
