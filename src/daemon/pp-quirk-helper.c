@@ -10,7 +10,6 @@
 #include "pp-log.h"
 #include "pp-names.h"
 #include "pp-quirk-helper.h"
-#include "pp-quirkdb.h"
 
 #define HELPER_NAME           "powerpolicy-video-restore"
 
