@@ -3,11 +3,13 @@
 
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "pp-dock.h"
 #include "pp-drm.h"
 #include "pp-sysfs.h"
+#include "pp-util.h"
 
 struct _PpDrm {
   GObject     parent_instance;
@@ -139,4 +141,29 @@ PpDrm *
 pp_drm_new (void)
 {
   return g_object_new (PP_TYPE_DRM, NULL);
+}
+
+char *
+pp_drm_internal_backlight (void)
+{
+  static const char * const types[] = { "firmware", "platform", "raw" };
+  g_autoptr(GPtrArray) names = pp_list_dir_sorted ("/sys/class/backlight", NULL);
+
+  if (names == NULL)
+    return NULL;
+  for (guint t = 0; t < G_N_ELEMENTS (types); t++)
+    for (guint i = 0; i < names->len; i++)
+      {
+        g_autofree char *link = g_build_filename ("/sys/class/backlight", g_ptr_array_index (names, i), NULL);
+        g_autofree char *type = g_build_filename (link, "type", NULL);
+        g_autofree char *value = pp_sysfs_read (type, NULL);
+
+        if (g_strcmp0 (value, types[t]) == 0)
+          {
+            char *real = realpath (link, NULL);
+            if (real != NULL)
+              return real;
+          }
+      }
+  return NULL;
 }

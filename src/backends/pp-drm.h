@@ -30,4 +30,10 @@ void        pp_drm_refresh                  (PpDrm       *self);
 
 guint       pp_drm_get_external_displays    (PpDrm       *self);
 
+/* The internal panel's backlight (powerpolicy.conf(5), [Lid]
+ * OnClose=poweroff-display): the real sysfs path of the
+ * /sys/class/backlight device of type "firmware", else "platform", else
+ * "raw" (as desktops choose it); NULL when there is none. */
+char       *pp_drm_internal_backlight       (void);
+
 G_END_DECLS

@@ -720,3 +720,133 @@ pp_manager_lookup_original (PpManager *self, const char *path)
 {
   return pp_restore_lookup (self->restore, path);
 }
+
+/* ---- an action written off the main loop ------------------------------ */
+
+/* What the worker thread writes: its own copy (it reads nothing of the
+ * manager), and the planned write the main thread reports on. */
+typedef struct {
+  GPtrArray *plan;       /* of one PlannedWrite */
+  char      *path;
+  char      *value;
+} ActionWrite;
+
+static void
+action_write_free (ActionWrite *a)
+{
+  g_ptr_array_unref (a->plan);
+  g_free (a->path);
+  g_free (a->value);
+  g_free (a);
+}
+
+/* In the worker thread: the checked writer and nothing else. */
+static void
+action_write_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  ActionWrite *a = task_data;
+  GError *error = NULL;
+
+  if (!pp_sysfs_write (a->path, a->value, roots_for_path (a->path), &error))
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+/* Back on the main thread: the write counted and reported as the
+ * executor reports every write. */
+static void
+on_action_written (GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(GTask) outer = user_data;
+  PpManager *self = PP_MANAGER (source);
+  ActionWrite *a = g_task_get_task_data (G_TASK (res));
+  PlannedWrite *w = g_ptr_array_index (a->plan, 0);
+  g_autoptr(GHashTable) done = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
+                                                      (GDestroyNotify) g_ptr_array_unref);
+  GError *error = NULL;
+
+  if (!g_task_propagate_boolean (G_TASK (res), &error))
+    {
+      report_write_failure (self, w, error);
+      self->pass_failed++;
+      flush_write_failures (self);
+      g_task_return_error (outer, error);
+      return;
+    }
+  note_written (self, w, done);
+  announce_done (self, done);
+  g_task_return_boolean (outer, TRUE);
+}
+
+/* The checks and the plan of execute_layer_request() on the calling
+ * thread; FALSE with @error when there is nothing to write. */
+static gboolean
+plan_action (PpManager *self, PpPlanLayer layer, const char *path, const char *value,
+             GPtrArray *plan, GError **error)
+{
+  g_autoptr(GError) read_error = NULL;
+  g_autofree char *current = NULL;
+
+  pp_manager_retry_unjournalled (self);
+  if (roots_for_path (path) == NULL)
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
+                   "refusing to write %s: not an attribute powerpolicyd manages", path);
+      return FALSE;
+    }
+  current = pp_manager_read_current (path, PP_MANAGER_WRITE_ACTION, &read_error);
+  if (current == NULL)
+    {
+      g_propagate_prefixed_error (error, g_steal_pointer (&read_error), "cannot read ");
+      return FALSE;
+    }
+  pp_plan_request (plan, layer, NULL, NULL, path, value, current, PP_MANAGER_WRITE_ACTION);
+  g_debug ("%s layer: %s = %s", pp_plan_layer_to_string (layer), path, value);
+  return TRUE;
+}
+
+void
+pp_manager_request_action_async (PpManager           *self,
+                                 PpPlanLayer          layer,
+                                 const char          *path,
+                                 const char          *value,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
+{
+  GTask *outer = g_task_new (self, NULL, callback, user_data);
+  g_autoptr(GTask) inner = NULL;
+  g_autoptr(GPtrArray) plan = pp_plan_new ();
+  GError *error = NULL;
+  ActionWrite *a;
+
+  if (!plan_action (self, layer, path, value, plan, &error))
+    {
+      g_task_return_error (outer, error);
+      g_object_unref (outer);
+      return;
+    }
+  if (pp_manager_dry_run (self))
+    {
+      log_dry_run (plan);
+      g_task_return_boolean (outer, TRUE);
+      g_object_unref (outer);
+      return;
+    }
+  a = g_new0 (ActionWrite, 1);
+  a->plan = g_ptr_array_ref (plan);
+  a->path = g_strdup (path);
+  a->value = g_strdup (value);
+  g_info ("Writing %s to %s", value, path);
+  inner = g_task_new (self, NULL, on_action_written, outer);
+  g_task_set_task_data (inner, a, (GDestroyNotify) action_write_free);
+  g_task_run_in_thread (inner, action_write_thread);
+}
+
+gboolean
+pp_manager_request_action_finish (PpManager     *self,
+                                  GAsyncResult  *result,
+                                  GError       **error)
+{
+  return g_task_propagate_boolean (G_TASK (result), error);
+}

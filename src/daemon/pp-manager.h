@@ -3,7 +3,7 @@
  * policy through the backends. Knows nothing of D-Bus. */
 #pragma once
 
-#include <glib-object.h>
+#include <gio/gio.h>
 
 #include "pp-config.h"
 #include "pp-plan.h"
@@ -183,6 +183,23 @@ gboolean       pp_manager_end_layer           (PpManager           *self,
                                                const char          *value,
                                                PpManagerWriteFlags  flags,
                                                GError             **error);
+
+/* An action (/sys/power/state, which returns only after resume) as
+ * pp_manager_request_layer() writes it, but the write itself in a worker
+ * thread, so that the main loop (D-Bus) keeps running while it blocks:
+ * the checks, the dry-run gate (logged, nothing written, TRUE at once)
+ * and the report of a failure on the calling thread; no other state of
+ * the manager is touched by the thread. The result, on the thread
+ * default main context, says whether the write succeeded. */
+void           pp_manager_request_action_async  (PpManager           *self,
+                                                 PpPlanLayer          layer,
+                                                 const char          *path,
+                                                 const char          *value,
+                                                 GAsyncReadyCallback  callback,
+                                                 gpointer             user_data);
+gboolean       pp_manager_request_action_finish (PpManager           *self,
+                                                 GAsyncResult        *result,
+                                                 GError             **error);
 
 /* The value @path had before the daemon first changed it (journalled for
  * restore), or NULL when the daemon has not changed it. Owned by the

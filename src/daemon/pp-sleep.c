@@ -3,36 +3,30 @@
 
 #include "config.h"
 
-#include <signal.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "pp-config-files.h"
 #include "pp-enums.h"
 #include "pp-error.h"
 #include "pp-log.h"
-#include "pp-lid.h"
+#include "pp-lid-actions.h"
 #include "pp-logind.h"
-#include "pp-machine.h"
 #include "pp-names.h"
-#include "pp-quirkdb.h"
+#include "pp-quirk-helper.h"
 #include "pp-sleep.h"
+#include "pp-video-quirks.h"
 #include "pp-sleep-history.h"
 #include "pp-sysfs.h"
 #include "pp-util.h"
 
-#define ACPI_VIDEO_FLAGS      PP_PROC_ACPI_VIDEO_FLAGS
 #define SYS_POWER_STATE       PP_SYSFS_POWER "/state"
 #define SYS_POWER_MEM_SLEEP   PP_SYSFS_POWER "/mem_sleep"
 #define SYS_POWER_DISK        PP_SYSFS_POWER "/disk"
-#define HELPER_NAME           "powerpolicy-video-restore"
 #define LOGIND_NAME           "org.freedesktop.login1"
-#define LKW_FILE_NAME         "video-quirks-last-known-working"
 /* a preparation this long: the sleep record's counters read again */
 #define REFRESH_AFTER_MS      500
 
 
-typedef void (*StepDone) (PpSleep *self, gpointer data);
+typedef void (*StepDone) (gpointer owner, gpointer data);
 
 struct _PpSleep {
   GObject           parent_instance;
@@ -41,23 +35,13 @@ struct _PpSleep {
   PpLogind         *logind;       /* NULL: kernel backend */
   guint             logind_watch_id;
 
-  PpQuirkDb        *db;
-  PpMachineFacts    facts;
-  PpQuirkSelection *selection;
-  char            **quirk_names;  /* of @selection */
-  PpQuirkSource     used_source;  /* what the last pre-sleep phase used */
-  char            **used_names;
-
-  /* the helper */
-  GSubprocess      *helper;
-  guint             helper_timeout_id;
-  StepDone          helper_done;
-  gpointer          helper_done_data;
+  PpVideoQuirks    *quirks;
+  PpQuirkHelper    *helper;
+  PpLidActions     *lid;
 
   gboolean          sleeping;     /* between the pre phase and resume */
   gboolean          logind_sleep; /* ... of a sleep logind announced */
   const char       *sleep_state;  /* of the last sleep: "mem", "disk", "logind" (static) */
-  const char       *helper_phase; /* "suspend" or "resume" (static) */
   gboolean          resume_pending;
   const char       *full_pass_after; /* a full policy pass after this sleep, from: "disk",
                                       * "unknown" (static); NULL: no */
@@ -67,13 +51,6 @@ struct _PpSleep {
   gboolean          hibernation_asked; /* the lid asked logind for a sleep that may
                                         * hibernate (hybrid, suspend-then-hibernate) */
   PpSleepHistory   *history;      /* a record for every sleep */
-
-  /* lid: the lid, dock and lid-inhibitor state are PpActivity's */
-  PpActivity       *activity;     /* or NULL: no lid */
-  gboolean          in_holdoff;
-  guint             holdoff_id;
-  PpLidAction       lid_acted;    /* action taken for this closure, IGNORE: none */
-  gboolean          display_off;
 };
 
 enum {
@@ -85,8 +62,6 @@ enum {
 static GParamSpec *props[N_PROPS];
 
 G_DEFINE_TYPE (PpSleep, pp_sleep, G_TYPE_OBJECT)
-
-static void lid_evaluate (PpSleep *self);
 
 static const PpManagerOptions *
 options (PpSleep *self)
@@ -107,301 +82,24 @@ config (PpSleep *self)
   return pp_manager_get_config (self->manager);
 }
 
-/* ---- quirks ----------------------------------------------------------- */
-
-#define VENDOR_QUIRKS_DIR PP_DATADIR "/" PP_CONFIG_DIR_NAME "/video-quirks"
-
-static void
-load_database (PpSleep *self, GPtrArray *problem_strings)
-{
-  g_autoptr(GPtrArray) problems = pp_config_problems_new ();
-  guint n_vendor = 0;
-
-  g_clear_pointer (&self->db, pp_quirkdb_free);
-  self->db = pp_config_files_load_quirkdb (problems);
-  g_debug ("Video quirk database: %u files", pp_quirkdb_get_n_files (self->db));
-  for (guint i = 0; i < problems->len; i++)
-    {
-      const PpConfigProblem *p = g_ptr_array_index (problems, i);
-      char *s = pp_config_problem_to_string (p);
-
-      /* The shipped files are pm-utils' database as pm-utils shipped it,
-       * with its broken regular expressions and stray 'endmatch' (read
-       * as pm-utils read them): known, and the same on every machine,
-       * so not a warning at every start (systemctl status would never be
-       * clean). A problem in an administrator's file is. */
-      if (p->file != NULL && g_str_has_prefix (p->file, VENDOR_QUIRKS_DIR "/"))
-        {
-          g_debug ("%s", s);
-          n_vendor++;
-        }
-      else
-        g_warning ("%s", s);
-      if (problem_strings)
-        g_ptr_array_add (problem_strings, s);
-      else
-        g_free (s);
-    }
-  if (n_vendor > 0)
-    g_info ("Video quirk database: %u entries of the shipped files (as pm-utils shipped them) "
-            "never match or match as pm-utils did (--verbose shows them)", n_vendor);
-}
-
-static char *
-lkw_path (PpSleep *self)
-{
-  return g_build_filename (options (self)->state_dir, LKW_FILE_NAME, NULL);
-}
-
+/* The quirks selected again; "video-quirks" notified when they changed. */
 static void
 select_quirks (PpSleep *self)
 {
-  g_autoptr(GPtrArray) problems = pp_config_problems_new ();
-  g_autofree char *path = lkw_path (self);
-  g_autofree char *text = NULL;
-  g_autofree char *before = NULL;
-  g_autofree char *after = NULL;
-  PpQuirkLkw lkw = { { 0 }, NULL };
-  gboolean have_lkw = FALSE;
-  g_autofree const char **names = NULL;
-
-  if (g_file_get_contents (path, &text, NULL, NULL))
-    {
-      g_autoptr(GError) error = NULL;
-      have_lkw = pp_quirk_lkw_from_data (&lkw, text, &error);
-      if (!have_lkw)
-        g_warning ("%s: %s, ignoring it", path, error->message);
-    }
-
-  pp_machine_facts_clear (&self->facts);
-  pp_machine_read_facts (&self->facts);
-  pp_quirk_selection_free (self->selection);
-  self->selection = pp_quirkdb_select (self->db, &self->facts,
-                                       (const char * const *) config (self)->sleep.video_quirks,
-                                       have_lkw ? &lkw : NULL, problems);
-  pp_quirk_lkw_clear (&lkw);
-  for (guint i = 0; i < problems->len; i++)
-    {
-      g_autofree char *s = pp_config_problem_to_string (g_ptr_array_index (problems, i));
-      g_warning ("%s", s);
-    }
-
-  before = self->quirk_names ? g_strjoinv (" ", self->quirk_names) : NULL;
-  names = pp_quirk_selection_names (self->selection);
-  g_strfreev (self->quirk_names);
-  self->quirk_names = g_strdupv ((char **) names);
-  after = g_strjoinv (" ", self->quirk_names);
-  if (g_strcmp0 (before, after) != 0)
-    {
-      g_autofree char *source = g_strdup_printf ("%s: %s",
-                                                 pp_quirk_source_to_string (self->selection->source),
-                                                 self->selection->summary);
-
-      pp_log_quirks_selected ((const char * const *) self->quirk_names, source);
-      g_object_notify_by_pspec (G_OBJECT (self), props[PROP_VIDEO_QUIRKS]);
-    }
+  if (pp_video_quirks_select (self->quirks))
+    g_object_notify_by_pspec (G_OBJECT (self), props[PROP_VIDEO_QUIRKS]);
 }
 
-static void
-save_last_known_working (PpSleep *self)
-{
-  g_autofree char *path = lkw_path (self);
-  g_autofree char *data = NULL;
-  g_autoptr(GError) error = NULL;
-
-  if (self->used_names == NULL)
-    return;
-  if (dry_run (self))
-    {
-      g_message ("dry-run: would save the last known working video quirks");
-      return;
-    }
-  /* pm-utils keeps only what the database (or its default) chose */
-  if (self->used_source != PP_QUIRK_SOURCE_DATABASE &&
-      self->used_source != PP_QUIRK_SOURCE_DEFAULT &&
-      self->used_source != PP_QUIRK_SOURCE_LAST_KNOWN_WORKING)
-    return;
-  data = pp_quirk_lkw_to_data (&self->facts, (const char * const *) self->used_names);
-  if (g_mkdir_with_parents (options (self)->state_dir, 0755) != 0 ||
-      !g_file_set_contents (path, data, -1, &error))
-    g_warning ("Cannot save the last known working video quirks in %s: %s", path,
-               error ? error->message : g_strerror (errno));
-  else
-    g_debug ("Saved the last known working video quirks in %s", path);
-}
-
-/* ---- sleep steps ------------------------------------------------------ */
-
-static void
-write_kernel_flags (PpSleep *self)
-{
-  guint flags = pp_quirks_acpi_video_flags ((const char * const *) self->quirk_names);
-  g_autofree char *value = g_strdup_printf ("%u", flags);
-  g_autoptr(GError) error = NULL;
-
-  /* as pm-utils' 99video: written only for s3_bios/s3_mode, so flags
-   * set on the kernel command line (acpi_sleep=) are left alone */
-  if (flags == 0)
-    return;
-  if (!g_file_test (ACPI_VIDEO_FLAGS, G_FILE_TEST_EXISTS))
-    {
-      g_warning ("%s does not exist: s3_bios/s3_mode not applied", ACPI_VIDEO_FLAGS);
-      return;
-    }
-  /* journalled: put back on exit and after a crash */
-  if (!pp_manager_request_layer (self->manager, PP_PLAN_LAYER_SLEEP, NULL, ACPI_VIDEO_FLAGS,
-                                 value, PP_MANAGER_WRITE_SETTING, &error))
-    g_warning ("%s", error->message);
-}
-
-static void
-helper_finished (PpSleep *self)
-{
-  StepDone done = self->helper_done;
-  gpointer data = self->helper_done_data;
-
-  g_clear_handle_id (&self->helper_timeout_id, g_source_remove);
-  g_clear_object (&self->helper);
-  self->helper_done = NULL;
-  self->helper_done_data = NULL;
-  if (done)
-    done (self, data);
-}
-
-static void
-on_helper_exited (GObject *source, GAsyncResult *res, gpointer user_data)
-{
-  PpSleep *self = user_data;
-  GSubprocess *proc = G_SUBPROCESS (source);
-  g_autoptr(GError) error = NULL;
-
-  if (!g_subprocess_wait_finish (proc, res, &error))
-    g_warning ("Waiting for the video restore helper: %s", error->message);
-  else if (self->helper != proc)
-    g_debug ("The video restore helper killed at the timeout is gone");
-  else if (g_subprocess_get_if_exited (proc) && g_subprocess_get_exit_status (proc) != 0)
-    g_warning ("The video restore helper exited with status %d", g_subprocess_get_exit_status (proc));
-  else if (g_subprocess_get_if_signaled (proc))
-    g_warning ("The video restore helper died of signal %d", g_subprocess_get_term_sig (proc));
-
-  if (self->helper == proc)
-    helper_finished (self);
-  g_object_unref (self);
-}
-
-/* SIGKILL the helper's whole process group (it leads one, see
- * helper_child_setup): tools it started die with it. Only while the
- * helper is not yet reaped, so the group id cannot have been reused. */
-static void
-kill_helper (GSubprocess *helper)
-{
-  const char *id = g_subprocess_get_identifier (helper);
-  gint64 pid = id ? g_ascii_strtoll (id, NULL, 10) : 0;
-
-  if (pid > 1 && kill (-(pid_t) pid, SIGKILL) == 0)
-    return;
-  g_subprocess_force_exit (helper);
-}
-
-static char *helper_path (PpSleep *self);
-
-static gboolean
-on_helper_timeout (gpointer user_data)
-{
-  PpSleep *self = user_data;
-
-  self->helper_timeout_id = 0;
-  if (self->helper != NULL)
-    {
-      const char *id = g_subprocess_get_identifier (self->helper);
-      g_autofree char *path = helper_path (self);
-
-      pp_log_helper_killed (path, self->helper_phase, id ? g_ascii_strtoll (id, NULL, 10) : 0,
-                            config (self)->sleep.quirk_timeout_sec);
-      kill_helper (self->helper);
-      /* the bound holds even for a helper that does not die at once
-       * (uninterruptible sleep in a driver): go on now, reap it later */
-      helper_finished (self);
-    }
-  return G_SOURCE_REMOVE;
-}
-
-static void
-helper_child_setup (gpointer user_data)
-{
-  /* its own process group, so that a timeout kills what it started */
-  setpgid (0, 0);
-}
-
-static char *
-helper_path (PpSleep *self)
-{
-  const char *configured = config (self)->sleep.quirk_helper;
-
-  if (configured != NULL && *configured != '\0')
-    return g_strdup (configured);
-  return g_build_filename (PP_LIBEXECDIR, HELPER_NAME, NULL);
-}
-
-/* Run the helper for @phase with the quirks in force; @done runs when it
- * exits or, at the latest, QuirkTimeoutSec later (the helper is killed). */
+/* The helper's @phase with the quirks in force; @done (@self, @data) runs
+ * when it is over, at the latest after QuirkTimeoutSec. */
 static void
 run_helper (PpSleep *self, const char *phase, StepDone done, gpointer data)
 {
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GError) error = NULL;
-  g_autofree char *state = NULL;
-  guint timeout = config (self)->sleep.quirk_timeout_sec;
-
-  g_return_if_fail (self->helper == NULL);
-
-  /* kernel modesetting (no_chvt, no quirk): nothing to save or give
-   * back, and a process started and waited for on the way to sleep and
-   * back is time the delay inhibitor and the resume wait for */
-  if (!pp_video_quirks_helper_has_work ((const char * const *) self->quirk_names,
-                                        g_str_equal (phase, "resume")))
-    {
-      g_debug ("No video quirk needs the restore helper's %s phase: not started", phase);
-      done (self, data);
-      return;
-    }
-  if (dry_run (self))
-    {
-      g_message ("dry-run: would run the video restore helper for %s", phase);
-      done (self, data);
-      return;
-    }
-
-  g_ptr_array_add (argv, helper_path (self));
-  g_ptr_array_add (argv, g_strdup (phase));
-  for (guint i = 0; self->quirk_names && self->quirk_names[i]; i++)
-    g_ptr_array_add (argv, g_strdup (self->quirk_names[i]));
-  g_ptr_array_add (argv, NULL);
-
-  state = g_build_filename (options (self)->runtime_dir, "video-restore", NULL);
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
-  g_subprocess_launcher_set_child_setup (launcher, helper_child_setup, NULL, NULL);
-  g_subprocess_launcher_setenv (launcher, "POWERPOLICY_VIDEO_RESTORE_STATE", state, TRUE);
-
-  self->helper = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
-  if (self->helper == NULL)
-    {
-      g_warning ("Cannot run the video restore helper %s: %s",
-                 (char *) g_ptr_array_index (argv, 0), error->message);
-      done (self, data);
-      return;
-    }
-  g_debug ("Running %s %s", (char *) g_ptr_array_index (argv, 0), phase);
-  self->helper_phase = phase;
-  self->helper_done = done;
-  self->helper_done_data = data;
-  self->helper_timeout_id = g_timeout_add (MAX (timeout, 1) * 1000, on_helper_timeout, self);
-  g_subprocess_wait_async (self->helper, NULL, on_helper_exited, g_object_ref (self));
+  pp_quirk_helper_run (self->helper, phase, pp_video_quirks_get_names (self->quirks), done, self,
+                       data);
 }
 
-static void
-start_holdoff (PpSleep *self);
+/* ---- sleep steps ------------------------------------------------------ */
 
 static void resume_logind (PpSleep *self);
 
@@ -412,8 +110,9 @@ ms_since (gint64 start_us)
 }
 
 static void
-pre_done_logind (PpSleep *self, gpointer data)
+pre_done_logind (gpointer owner, gpointer data)
 {
+  PpSleep *self = owner;
   /* as close to the sleep as the daemon gets: logind sleeps once the
    * delay inhibitor is gone (unless the sleep is already over) */
   gint64 t0 = g_get_monotonic_time ();
@@ -450,15 +149,12 @@ pre_sleep (PpSleep *self, StepDone done, gpointer data)
   gint64 t0 = g_get_monotonic_time (), t1, t2;
 
   self->sleeping = TRUE;
+  pp_lid_actions_set_sleeping (self->lid);
   if (!pp_manager_set_before_sleep (self->manager, TRUE, &error))
     g_warning ("Before sleep: %s", error->message);
   t1 = g_get_monotonic_time ();
   select_quirks (self);
-  /* what this sleep uses, for last-known-working */
-  self->used_source = self->selection->source;
-  g_strfreev (self->used_names);
-  self->used_names = g_strdupv (self->quirk_names);
-  write_kernel_flags (self);
+  pp_video_quirks_begin_sleep (self->quirks);
   t2 = g_get_monotonic_time ();
   g_debug ("Before sleep: record %.1f ms, sleep layer %.1f ms, quirks %.1f ms",
            (double) (t0 - self->pre_start_us) / 1000.0, (double) (t1 - t0) / 1000.0,
@@ -522,7 +218,7 @@ end_sleep_record (PpSleep *self, const char *error)
 }
 
 static void
-post_resume_done (PpSleep *self, gpointer data)
+post_resume_done (PpSleep *self)
 {
   if (self->full_pass_after != NULL)
     {
@@ -532,18 +228,19 @@ post_resume_done (PpSleep *self, gpointer data)
     }
   self->full_pass_after = NULL;
   self->policy_resumed = FALSE;
-  save_last_known_working (self);
+  pp_video_quirks_save_last_known_working (self->quirks);
   self->sleeping = FALSE;
   self->logind_sleep = FALSE;
   /* a lid still closed acts again once the holdoff is over, as logind */
-  self->lid_acted = PP_LID_ACTION_IGNORE;
-  start_holdoff (self);
+  pp_lid_actions_resumed (self->lid);
 }
 
 static void
-resume_done_logind (PpSleep *self, gpointer data)
+resume_done_logind (gpointer owner, gpointer data)
 {
-  post_resume_done (self, data);
+  PpSleep *self = owner;
+
+  post_resume_done (self);
   if (self->logind)
     pp_logind_take_sleep_delay (self->logind);
 }
@@ -562,7 +259,7 @@ on_prepare_for_sleep (PpLogind *logind, gboolean start, PpSleep *self)
 
   if (start)
     {
-      if (self->helper != NULL || self->sleeping)
+      if (pp_quirk_helper_is_running (self->helper) || self->sleeping)
         {
           g_debug ("PrepareForSleep(true) while a sleep is in progress: nothing to do");
           return;
@@ -578,7 +275,7 @@ on_prepare_for_sleep (PpLogind *logind, gboolean start, PpSleep *self)
   self->logind_sleep = FALSE;
   /* the policy back first (unless the pre phase still runs); the sleep
    * layer's writes change nothing the record reads after the sleep */
-  if (self->helper == NULL)
+  if (!pp_quirk_helper_is_running (self->helper))
     resume_policy (self);
   t0 = g_get_monotonic_time ();
   /* the snapshot after the sleep: before the helper changes anything */
@@ -586,7 +283,7 @@ on_prepare_for_sleep (PpLogind *logind, gboolean start, PpSleep *self)
   g_debug ("After resume: record %.1f ms", ms_since (t0));
   self->requested_state = NULL;
   self->hibernation_asked = FALSE;
-  if (self->helper != NULL)
+  if (pp_quirk_helper_is_running (self->helper))
     {
       /* the pre phase still runs (bounded): resume right after it */
       self->resume_pending = TRUE;
@@ -634,25 +331,23 @@ state_supported (const char *state, GError **error)
   return TRUE;
 }
 
-/* mem_sleep and disk are settings (journalled, put back on exit);
- * state is the action itself. All through the manager's dry-run gate. */
+/* mem_sleep and disk are settings (journalled, put back on exit),
+ * through the manager's dry-run gate. */
 static gboolean
 write_power (PpSleep *self, const char *path, const char *value, GError **error)
 {
-  PpManagerWriteFlags flags = g_str_equal (path, SYS_POWER_STATE) ? PP_MANAGER_WRITE_ACTION
-                                                                  : PP_MANAGER_WRITE_CHOICE;
-
-  return pp_manager_request_layer (self->manager, PP_PLAN_LAYER_SLEEP, NULL, path, value, flags,
-                                   error);
+  return pp_manager_request_layer (self->manager, PP_PLAN_LAYER_SLEEP, NULL, path, value,
+                                   PP_MANAGER_WRITE_CHOICE, error);
 }
 
 static void
-kernel_resume_done (PpSleep *self, gpointer data)
+kernel_resume_done (gpointer owner, gpointer data)
 {
+  PpSleep *self = owner;
   GTask *task = data;
   KernelSleep *k = g_task_get_task_data (task);
 
-  post_resume_done (self, NULL);
+  post_resume_done (self);
   if (k->error != NULL)
     g_task_return_error (task, g_steal_pointer (&k->error));
   else
@@ -660,21 +355,36 @@ kernel_resume_done (PpSleep *self, gpointer data)
   g_object_unref (task);
 }
 
+/* The write to /sys/power/state returned: the machine is awake again
+ * (or the sleep failed, and the resume phase undoes the pre phase). */
 static void
-kernel_pre_done (PpSleep *self, gpointer data)
+on_state_written (GObject *source, GAsyncResult *res, gpointer user_data)
 {
-  GTask *task = data;
+  GTask *task = user_data;
+  PpSleep *self = g_task_get_source_object (task);
   KernelSleep *k = g_task_get_task_data (task);
 
-  /* on real hardware this write returns after resume; a failure still
-   * runs the resume phase, which undoes the pre phase */
-  pp_sleep_history_explain_awake (self->history);
-  pp_sleep_history_refresh (self->history);
-  if (!write_power (self, SYS_POWER_STATE, k->state, &k->error))
+  if (!pp_manager_request_action_finish (PP_MANAGER (source), res, &k->error))
     g_warning ("Sleep failed: %s", k->error->message);
   resume_policy (self);
   end_sleep_record (self, k->error != NULL ? k->error->message : NULL);
   run_helper (self, "resume", kernel_resume_done, task);
+}
+
+static void
+kernel_pre_done (gpointer owner, gpointer data)
+{
+  PpSleep *self = owner;
+  GTask *task = data;
+  KernelSleep *k = g_task_get_task_data (task);
+
+  pp_sleep_history_explain_awake (self->history);
+  pp_sleep_history_refresh (self->history);
+  /* on real hardware this write returns after resume: written in a
+   * worker thread, so that D-Bus keeps answering meanwhile (a second
+   * Suspend is refused: the sleep is in progress) */
+  pp_manager_request_action_async (self->manager, PP_PLAN_LAYER_SLEEP, SYS_POWER_STATE, k->state,
+                                   on_state_written, task);
 }
 
 static void
@@ -704,7 +414,7 @@ kernel_sleep (PpSleep *self, GTask *task, const char *state)
       g_object_unref (task);
       return;
     }
-  if (self->sleeping || self->helper != NULL)
+  if (self->sleeping || pp_quirk_helper_is_running (self->helper))
     {
       g_task_return_new_error (task, PP_ERROR, PP_ERROR_REFUSED, "a sleep is already in progress");
       g_object_unref (task);
@@ -783,87 +493,7 @@ pp_sleep_sleep_finish (PpSleep *self, GAsyncResult *result, GError **error)
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
-/* ---- lid -------------------------------------------------------------- */
-
-static gboolean
-on_holdoff_over (gpointer user_data)
-{
-  PpSleep *self = user_data;
-
-  self->holdoff_id = 0;
-  self->in_holdoff = FALSE;
-  g_debug ("Lid holdoff over");
-  lid_evaluate (self);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-start_holdoff (PpSleep *self)
-{
-  guint sec = config (self)->lid.holdoff_sec;
-
-  g_clear_handle_id (&self->holdoff_id, g_source_remove);
-  self->in_holdoff = sec > 0;
-  if (sec > 0)
-    self->holdoff_id = g_timeout_add_seconds (sec, on_holdoff_over, self);
-  lid_evaluate (self);
-}
-
-/* The internal panel: the backlight of type firmware, else platform,
- * else raw (as desktops choose it). */
-static char *
-internal_backlight (void)
-{
-  static const char * const types[] = { "firmware", "platform", "raw" };
-  g_autoptr(GPtrArray) names = pp_list_dir_sorted ("/sys/class/backlight", NULL);
-
-  if (names == NULL)
-    return NULL;
-  for (guint t = 0; t < G_N_ELEMENTS (types); t++)
-    for (guint i = 0; i < names->len; i++)
-      {
-        g_autofree char *link = g_build_filename ("/sys/class/backlight", g_ptr_array_index (names, i), NULL);
-        g_autofree char *type = g_build_filename (link, "type", NULL);
-        g_autofree char *value = pp_sysfs_read (type, NULL);
-
-        if (g_strcmp0 (value, types[t]) == 0)
-          {
-            char *real = realpath (link, NULL);
-            if (real != NULL)
-              return real;
-          }
-      }
-  return NULL;
-}
-
-static void
-set_display_off (PpSleep *self, gboolean off)
-{
-  g_autofree char *bl = NULL;
-  g_autofree char *attr = NULL;
-  g_autoptr(GError) error = NULL;
-
-  if (self->display_off == off)
-    return;
-  self->display_off = off;
-  bl = internal_backlight ();
-  if (bl == NULL)
-    {
-      g_info ("Lid: no internal panel backlight to turn %s", off ? "off" : "on");
-      return;
-    }
-  attr = g_build_filename (bl, "bl_power", NULL);
-  /* FB_BLANK_POWERDOWN / FB_BLANK_UNBLANK; journalled, so that a crash
-   * with the lid closed leaves no panel off after the restart. The panel
-   * off is the lid layer's standing request (no policy pass turns it on
-   * again); opening the lid ends it */
-  if (!(off ? pp_manager_request_layer : pp_manager_end_layer) (self->manager, PP_PLAN_LAYER_LID,
-                                                                NULL, attr, off ? "4" : "0",
-                                                                PP_MANAGER_WRITE_SETTING, &error))
-    g_warning ("Lid: %s", error->message);
-  else if (!dry_run (self))
-    g_info ("Lid: internal panel %s", off ? "off" : "on");
-}
+/* ---- lid actions ------------------------------------------------------ */
 
 static void
 on_lid_action_reply (GObject *source, GAsyncResult *res, gpointer user_data)
@@ -880,35 +510,37 @@ on_lid_action_reply (GObject *source, GAsyncResult *res, gpointer user_data)
     g_warning ("Lid: %s failed: %s", what, error->message);
 }
 
-static void
-lid_run_action (PpSleep *self, PpLidAction action)
+static const char *
+lid_action_method (PpLidAction action)
 {
-  const char *method = NULL;
-
   switch (action)
     {
     case PP_LID_ACTION_SUSPEND:
-      method = "Suspend";
-      break;
+      return "Suspend";
     case PP_LID_ACTION_HIBERNATE:
-      method = "Hibernate";
-      break;
+      return "Hibernate";
     case PP_LID_ACTION_HYBRID_SLEEP:
-      method = "HybridSleep";
-      break;
+      return "HybridSleep";
     case PP_LID_ACTION_SUSPEND_THEN_HIBERNATE:
-      method = "SuspendThenHibernate";
-      break;
+      return "SuspendThenHibernate";
     case PP_LID_ACTION_LOCK:
-      method = "LockSessions";
-      break;
+      return "LockSessions";
     case PP_LID_ACTION_POWER_OFF_DISPLAY:
     case PP_LID_ACTION_IGNORE:
     default:
-      return;
+      return NULL;
     }
+}
 
-  g_info ("Lid closed: %s", pp_lid_action_to_string (action));
+/* PpLidActions decided a sleep (or LockSessions) for this closure. */
+static void
+on_lid_action (PpLidActions *lid, guint action_value, PpSleep *self)
+{
+  PpLidAction action = action_value;
+  const char *method = lid_action_method (action);
+
+  if (method == NULL)
+    return;
   if (self->logind != NULL)
     {
       /* the kernel's suspend counters move for these too: the resume
@@ -928,56 +560,6 @@ lid_run_action (PpSleep *self, PpLidAction action)
     g_warning ("Lid: %s needs logind, suspending instead", pp_lid_action_to_string (action));
   pp_sleep_sleep_async (self, action == PP_LID_ACTION_HIBERNATE ? "disk" : "mem", FALSE,
                         on_lid_action_reply, (gpointer) pp_lid_action_to_string (action));
-}
-
-static void
-lid_evaluate (PpSleep *self)
-{
-  const PpLidConfig *lc = &config (self)->lid;
-  PpActivity *activity = self->activity;
-  PpLidSituation s = {
-    .closed = activity != NULL && pp_activity_get_lid_closed (activity),
-    .on_ac = !pp_manager_get_on_battery (self->manager),
-    .docked = activity != NULL && pp_activity_get_docked (activity),
-    .lid_inhibited = activity != NULL && pp_activity_get_lid_inhibited (activity),
-    .in_holdoff = self->in_holdoff,
-  };
-  PpLidAction action;
-
-  if (self->logind != NULL)
-    pp_logind_set_lid_block (self->logind, lc->handle_lid);
-
-  action = pp_lid_decide (lc, &s);
-  set_display_off (self, pp_lid_display_off (lc, &s));
-  if (!s.closed)
-    {
-      self->lid_acted = PP_LID_ACTION_IGNORE;
-      return;
-    }
-  if (action == PP_LID_ACTION_IGNORE || action == PP_LID_ACTION_POWER_OFF_DISPLAY)
-    return;
-  /* once per closure and action; a resume re-arms it */
-  if (action == self->lid_acted || self->sleeping)
-    return;
-  self->lid_acted = action;
-  lid_run_action (self, action);
-}
-
-/* PpActivity's lid, dock or lid inhibitor changed. */
-static void
-on_lid_state_changed (PpActivity *activity, GParamSpec *pspec, PpSleep *self)
-{
-  g_debug ("Lid %s, %sdocked, lid inhibitor %s",
-           pp_activity_get_lid_closed (activity) ? "closed" : "open",
-           pp_activity_get_docked (activity) ? "" : "not ",
-           pp_activity_get_lid_inhibited (activity) ? "held" : "not held");
-  lid_evaluate (self);
-}
-
-static void
-on_on_battery_changed (PpManager *manager, GParamSpec *pspec, PpSleep *self)
-{
-  lid_evaluate (self);
 }
 
 /* ---- logind coming and going ------------------------------------------ */
@@ -1001,6 +583,7 @@ static void
 logind_attach (PpSleep *self, PpLogind *logind)
 {
   self->logind = logind;
+  pp_lid_actions_set_logind (self->lid, logind);
   g_signal_connect (logind, "prepare-for-sleep", G_CALLBACK (on_prepare_for_sleep), self);
   pp_logind_take_sleep_delay (logind);
   pp_logind_set_lid_block (logind, config (self)->lid.handle_lid);
@@ -1028,6 +611,7 @@ on_logind_vanished (GDBusConnection *bus, const char *name, gpointer user_data)
   g_info ("logind left the system bus: system sleep through the kernel");
   /* closes the inhibitor fds */
   g_signal_handlers_disconnect_by_data (self->logind, self);
+  pp_lid_actions_set_logind (self->lid, NULL);
   g_clear_object (&self->logind);
   backend_changed (self);
 
@@ -1037,8 +621,8 @@ on_logind_vanished (GDBusConnection *bus, const char *name, gpointer user_data)
     {
       end_sleep_record (self, NULL);
       self->requested_state = NULL;
-  self->hibernation_asked = FALSE;
-      if (self->helper != NULL)
+      self->hibernation_asked = FALSE;
+      if (pp_quirk_helper_is_running (self->helper))
         self->resume_pending = TRUE;
       else
         resume_logind (self);
@@ -1050,9 +634,9 @@ on_logind_vanished (GDBusConnection *bus, const char *name, gpointer user_data)
 void
 pp_sleep_reload (PpSleep *self, GPtrArray *problems)
 {
-  load_database (self, problems);
+  pp_video_quirks_load (self->quirks, problems);
   select_quirks (self);
-  lid_evaluate (self);
+  pp_lid_actions_evaluate (self->lid);
 }
 
 const char *
@@ -1064,21 +648,39 @@ pp_sleep_get_backend (PpSleep *self)
 const char * const *
 pp_sleep_get_video_quirks (PpSleep *self)
 {
-  static const char * const empty[] = { NULL };
-
-  return self->quirk_names ? (const char * const *) self->quirk_names : empty;
+  return pp_video_quirks_get_names (self->quirks);
 }
 
 const PpQuirkSelection *
 pp_sleep_get_quirk_selection (PpSleep *self)
 {
-  return self->selection;
+  return pp_video_quirks_get_selection (self->quirks);
 }
 
 PpSleepHistory *
 pp_sleep_get_history (PpSleep *self)
 {
   return self->history;
+}
+
+/* logind now, and the watch that follows it coming and going. */
+static void
+watch_logind (PpSleep *self, GDBusConnection *bus)
+{
+  g_autoptr(GError) error = NULL;
+  PpLogind *logind = pp_logind_new (bus, &error);
+
+  /* known at once, so that Backend is right from the first call;
+   * the watch then follows logind coming and going */
+  if (logind != NULL)
+    logind_attach (self, logind);
+  else
+    g_info ("No logind (%s): system sleep through the kernel", error->message);
+  self->logind_watch_id = g_bus_watch_name_on_connection (bus, LOGIND_NAME,
+                                                          G_BUS_NAME_WATCHER_FLAGS_NONE,
+                                                          on_logind_appeared,
+                                                          on_logind_vanished,
+                                                          self, NULL);
 }
 
 PpSleep *
@@ -1088,41 +690,18 @@ pp_sleep_new (PpManager *manager, GDBusConnection *bus, PpActivity *activity)
 
   self->manager = g_object_ref (manager);
   self->bus = bus ? g_object_ref (bus) : NULL;
-  self->activity = activity ? g_object_ref (activity) : NULL;
   self->history = pp_sleep_history_new (manager);
-  pp_machine_facts_init (&self->facts);
-
-  load_database (self, NULL);
-  select_quirks (self);
+  self->quirks = pp_video_quirks_new (manager);
+  self->helper = pp_quirk_helper_new (manager);
+  self->lid = pp_lid_actions_new (manager, activity);
+  g_signal_connect (self->lid, "action", G_CALLBACK (on_lid_action), self);
 
   if (bus != NULL && !options (self)->no_logind)
-    {
-      g_autoptr(GError) error = NULL;
-      PpLogind *logind = pp_logind_new (bus, &error);
-
-      /* known at once, so that Backend is right from the first call;
-       * the watch then follows logind coming and going */
-      if (logind != NULL)
-        logind_attach (self, logind);
-      else
-        g_info ("No logind (%s): system sleep through the kernel", error->message);
-      self->logind_watch_id = g_bus_watch_name_on_connection (bus, LOGIND_NAME,
-                                                              G_BUS_NAME_WATCHER_FLAGS_NONE,
-                                                              on_logind_appeared,
-                                                              on_logind_vanished,
-                                                              self, NULL);
-    }
+    watch_logind (self, bus);
   pp_manager_set_backend (manager, pp_sleep_get_backend (self));
   g_info ("Sleep backend: %s", pp_sleep_get_backend (self));
 
-  g_signal_connect (manager, "notify::on-battery", G_CALLBACK (on_on_battery_changed), self);
-  if (activity != NULL)
-    {
-      g_signal_connect (activity, "notify::lid-closed", G_CALLBACK (on_lid_state_changed), self);
-      g_signal_connect (activity, "notify::docked", G_CALLBACK (on_lid_state_changed), self);
-      g_signal_connect (activity, "notify::lid-inhibited", G_CALLBACK (on_lid_state_changed), self);
-    }
-  start_holdoff (self);
+  pp_lid_actions_start_holdoff (self->lid);
   return self;
 }
 
@@ -1149,43 +728,26 @@ pp_sleep_dispose (GObject *object)
 {
   PpSleep *self = PP_SLEEP (object);
 
-  if (self->helper != NULL)
-    {
-      kill_helper (self->helper);
-      g_clear_object (&self->helper);
-    }
-  g_clear_handle_id (&self->helper_timeout_id, g_source_remove);
-  g_clear_handle_id (&self->holdoff_id, g_source_remove);
+  /* a helper still running is killed, its step never run */
+  if (self->helper)
+    g_object_run_dispose (G_OBJECT (self->helper));
+  g_clear_object (&self->helper);
+  if (self->lid != NULL)
+    g_signal_handlers_disconnect_by_data (self->lid, self);
+  g_clear_object (&self->lid);
   if (self->logind_watch_id != 0)
     {
       g_bus_unwatch_name (self->logind_watch_id);
       self->logind_watch_id = 0;
     }
-  if (self->manager != NULL)
-    g_signal_handlers_disconnect_by_data (self->manager, self);
   if (self->logind != NULL)
     g_signal_handlers_disconnect_by_data (self->logind, self);
-  if (self->activity != NULL)
-    g_signal_handlers_disconnect_by_data (self->activity, self);
-  g_clear_object (&self->activity);
   g_clear_object (&self->logind);
+  g_clear_object (&self->quirks);
   g_clear_object (&self->history);
   g_clear_object (&self->manager);
   g_clear_object (&self->bus);
   G_OBJECT_CLASS (pp_sleep_parent_class)->dispose (object);
-}
-
-static void
-pp_sleep_finalize (GObject *object)
-{
-  PpSleep *self = PP_SLEEP (object);
-
-  pp_quirkdb_free (self->db);
-  pp_quirk_selection_free (self->selection);
-  g_strfreev (self->used_names);
-  g_strfreev (self->quirk_names);
-  pp_machine_facts_clear (&self->facts);
-  G_OBJECT_CLASS (pp_sleep_parent_class)->finalize (object);
 }
 
 static void
@@ -1195,7 +757,6 @@ pp_sleep_class_init (PpSleepClass *klass)
 
   object_class->get_property = pp_sleep_get_property;
   object_class->dispose = pp_sleep_dispose;
-  object_class->finalize = pp_sleep_finalize;
 
   props[PROP_VIDEO_QUIRKS] =
     g_param_spec_boxed ("video-quirks", NULL, NULL, G_TYPE_STRV,
@@ -1209,5 +770,4 @@ pp_sleep_class_init (PpSleepClass *klass)
 static void
 pp_sleep_init (PpSleep *self)
 {
-  self->lid_acted = PP_LID_ACTION_IGNORE;
 }

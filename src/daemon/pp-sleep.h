@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* System sleep and the lid (powerpolicyd(8), SYSTEM SLEEP, LID
- * AND VIDEO QUIRKS; powerpolicy.conf(5), [Lid] and [Sleep]):
- * logind's delay inhibitor around PrepareForSleep, the kernel path
- * without logind, video quirks and the restore helper under a hard
- * timeout, re-application of the policy after resume, lid actions. */
+/* System sleep (powerpolicyd(8), SYSTEM SLEEP, LID AND VIDEO QUIRKS;
+ * powerpolicy.conf(5), [Lid] and [Sleep]): the sleep state machine.
+ * logind's delay inhibitor around PrepareForSleep and the watch that
+ * follows logind coming and going, the kernel path without logind (its
+ * write of /sys/power/state off the main loop), the pre and resume
+ * phases, re-application of the policy after resume, the lid's sleep
+ * actions. Owns the video quirks (pp-video-quirks.h), the restore helper
+ * (pp-quirk-helper.h), the lid decision (pp-lid-actions.h) and the sleep
+ * records (pp-sleep-history.h). */
 #pragma once
 
 #include <gio/gio.h>

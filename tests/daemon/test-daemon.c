@@ -639,6 +639,96 @@ test_sleep_dry_run_writes_nothing (void **state)
   assert_attr (st, "/sys/power", "state", "freeze mem");
 }
 
+/* ---- an action written off the main loop -------------------------------- */
+
+typedef struct {
+  gboolean  done;
+  gboolean  ok;
+  GError   *error;
+  GThread  *thread;     /* where the result came */
+} ActionResult;
+
+static void
+on_action (GObject *source, GAsyncResult *res, gpointer data)
+{
+  ActionResult *r = data;
+
+  r->ok = pp_manager_request_action_finish (PP_MANAGER (source), res, &r->error);
+  r->thread = g_thread_self ();
+  r->done = TRUE;
+}
+
+static gboolean
+action_done (gpointer data)
+{
+  return ((ActionResult *) data)->done;
+}
+
+/* The write is done in a worker thread; the result comes on the main
+ * thread, and what was written is the kernel's value afterwards. */
+static void
+test_action_async_written (void **state)
+{
+  State *st = *state;
+  ActionResult r = { 0 };
+
+  assert_attr (st, PCI, "power/control", "on");
+  pp_manager_request_action_async (st->manager, PP_PLAN_LAYER_SLEEP, PCI "/power/control", "auto",
+                                   on_action, &r);
+  /* nothing before the main loop runs: the result is never synchronous */
+  assert_false (r.done);
+  if (!wait_for (action_done, &r))
+    fail_msg ("the action was not written within %d ms", WAIT_TIMEOUT_MS);
+  if (!r.ok)
+    fail_msg ("the action failed: %s", r.error->message);
+  assert_ptr_equal (r.thread, g_thread_self ());
+  assert_attr (st, PCI, "power/control", "auto");
+}
+
+/* A path the daemon does not manage is refused, and one that cannot be
+ * read fails, both before any thread runs; the error comes through the
+ * callback all the same. */
+static void
+test_action_async_refused_and_unreadable (void **state)
+{
+  State *st = *state;
+  ActionResult r = { 0 };
+
+  pp_manager_request_action_async (st->manager, PP_PLAN_LAYER_SLEEP, "/sys/kernel/mm/x", "1",
+                                   on_action, &r);
+  if (!wait_for (action_done, &r))
+    fail_msg ("the refusal did not come within %d ms", WAIT_TIMEOUT_MS);
+  assert_false (r.ok);
+  assert_true (g_error_matches (r.error, PP_ERROR, PP_ERROR_REFUSED));
+  g_clear_error (&r.error);
+
+  memset (&r, 0, sizeof r);
+  pp_manager_request_action_async (st->manager, PP_PLAN_LAYER_SLEEP, PCI "/power/gone", "1",
+                                   on_action, &r);
+  if (!wait_for (action_done, &r))
+    fail_msg ("the read failure did not come within %d ms", WAIT_TIMEOUT_MS);
+  assert_false (r.ok);
+  assert_non_null (r.error);
+  assert_non_null (strstr (r.error->message, "power/gone"));
+  g_clear_error (&r.error);
+}
+
+/* Under dry-run nothing is written, and the result says it went well. */
+static void
+test_action_async_dry_run (void **state)
+{
+  State *st = *state;
+  ActionResult r = { 0 };
+
+  assert_true (pp_manager_get_dry_run (st->manager));
+  pp_manager_request_action_async (st->manager, PP_PLAN_LAYER_SLEEP, PCI "/power/control", "auto",
+                                   on_action, &r);
+  if (!wait_for (action_done, &r))
+    fail_msg ("the dry-run action did not finish within %d ms", WAIT_TIMEOUT_MS);
+  assert_true (r.ok);
+  assert_attr (st, PCI, "power/control", "on");
+}
+
 int
 main (void)
 {
@@ -654,6 +744,9 @@ main (void)
     cmocka_unit_test_setup_teardown (test_lid_inhibitor_and_bad_what, setup, teardown),
     cmocka_unit_test_setup_teardown (test_sleep_state_missing, setup, teardown),
     cmocka_unit_test_setup_teardown (test_sleep_dry_run_writes_nothing, setup_dry_run, teardown),
+    cmocka_unit_test_setup_teardown (test_action_async_written, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_action_async_refused_and_unreadable, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_action_async_dry_run, setup_dry_run, teardown),
   };
   int skip;
 

@@ -325,6 +325,37 @@ class TestKernelRecord(SleepReportTestCase):
         self.assertEqual((r['result'], r['failed_step'], r['failed_device'], r['failed_errno']),
                          ('failed', 'suspend_noirq', '1-1.2', -5))
 
+    def test_bus_answers_while_state_write_blocks(self):
+        """The write of /sys/power/state returns only after resume (here:
+        once the test reads the FIFO): D-Bus keeps answering meanwhile,
+        the write being off the main loop."""
+        self.add_machine(INSPIRON_1501)
+        self.start(args=['--no-logind'])
+        quirks = self.call('GetVideoQuirks')
+        suspend_returned = threading.Event()
+        during = {}
+
+        def asleep():
+            # the daemon logged 'Writing mem to /sys/power/state' and nobody
+            # reads the FIFO: its write cannot have returned
+            try:
+                during['quirks'] = self.call('GetVideoQuirks', timeout=5000)
+                during['backend'] = self.get_property('Backend')
+            except Exception as e:   # asserted below; the FIFO is read anyway
+                during['error'] = e
+            during['suspend_returned'] = suspend_returned.is_set()
+
+        t, result = self.kernel(asleep)
+        self.call('Suspend', (False,), '(b)', timeout=15000)
+        suspend_returned.set()
+        t.join(10)
+        self.assertNotIn('error', result)
+        self.assertNotIn('error', during)
+        self.assertEqual(during, {'quirks': quirks, 'backend': 'kernel',
+                                  'suspend_returned': False})
+        self.assertEqual(result['written'], 'mem')
+        self.assertEqual(self.history()[0]['result'], 'ok')
+
     def test_read_only_calls_open_to_everyone(self):
         self.add_machine(INSPIRON_1501)
         self.start(args=['--no-logind'])
