@@ -163,12 +163,16 @@ def copy_up_for_the_wake(vm, pids):
     assert not out.strip(), 'could not copy up:\n' + out
     # the hook directories systemd-sleep lists after the wake (252: the
     # /lib path, through the /lib symlink the upper layer owns), copied up
-    # with what they hold (nothing on this host): a directory made anew in
-    # the upper layer is opaque, its listing never reaches the lower
+    # with what they hold: a directory made anew in the upper layer is
+    # opaque, its listing never reaches the lower. Other power tools'
+    # hooks are left out, as their rules and units are (TLP's runs
+    # `tlp resume`, a script that reads the dead 9p root after the wake)
+    foreign = ' '.join('$d/' + pat for pat in vmlib.FOREIGN_RULES)
     hooks = vm.sh('for d in /usr/lib/systemd/system-sleep /etc/systemd/system-sleep '
                   '/usr/local/lib/systemd/system-sleep; do [ -d $d ] || continue; '
                   't=/run/ppvm-hooks$d; mkdir -p $t; cp -a $d/. $t/; rm -rf $d; mkdir -p $d; '
-                  'cp -a $t/. $d/; rm -rf $t; ls -A $d; done')
+                  'cp -a $t/. $d/; rm -rf $t; for f in %s; do [ -e "$f" ] && rm -f "$f"; done; '
+                  'ls -A $d; done' % foreign)
     return hooks.split()
 
 
