@@ -80,6 +80,8 @@ pp_device_new (PpDeviceInfo *info)
   for (guint i = 0; i < warnings->len; i++)
     g_warning ("%s: %s", info->syspath, (char *) g_ptr_array_index (warnings, i));
   pp_manager_classify_usb (dev);
+  /* read once here: deciding and explaining read none of it again */
+  pp_device_facts_read (&dev->facts, info);
   return dev;
 }
 
@@ -87,6 +89,7 @@ void
 pp_device_free (PpDevice *dev)
 {
   pp_device_props_clear (&dev->props);
+  pp_device_facts_clear (&dev->facts);
   pp_device_info_unref (dev->info);
   g_free (dev);
 }
@@ -157,6 +160,20 @@ pp_manager_device_table_remove (PpManager *self, const char *syspath)
   index_remove (self, dev);
   g_hash_table_remove (self->devices, syspath);
   g_clear_pointer (&self->sorted_cache, g_ptr_array_unref);
+}
+
+/* A device below a managed one came or went (an NVMe controller the
+ * nvme driver made, say): the parent's facts are read again. */
+void
+pp_manager_device_table_child_changed (PpManager *self, PpDeviceInfo *child)
+{
+  const char *parent = pp_device_info_get_parent (child);
+  PpDevice *dev = parent ? g_hash_table_lookup (self->devices, parent) : NULL;
+
+  if (dev == NULL)
+    return;
+  pp_device_facts_clear (&dev->facts);
+  pp_device_facts_read (&dev->facts, dev->info);
 }
 
 static gint

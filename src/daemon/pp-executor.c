@@ -203,24 +203,45 @@ absorb_adopted (PpManager *self, const char *dir)
     }
 }
 
+/* The current values the planner will look at, read now: it reads
+ * nothing itself. */
+static PpPlanCurrent *
+read_before_planning (PpManager *self, const char *dir, GPtrArray *settings, GHashTable *touched)
+{
+  PpPlanCurrent *current = pp_plan_current_new (plan_original, self);
+  g_autoptr(GPtrArray) paths = pp_plan_settings_paths (current, dir, settings, touched);
+
+  for (guint i = 0; i < paths->len; i++)
+    {
+      const char *path = g_ptr_array_index (paths, i);
+      gboolean unreadable = FALSE;
+      g_autofree char *value = plan_read (path, &unreadable, self);
+
+      pp_plan_current_set (current, path, value, unreadable);
+    }
+  return current;
+}
+
 void
 pp_manager_plan_settings (PpManager *self, GPtrArray *plan, PpDevice *dev, const char *dir, GPtrArray *settings)
 {
-  PpPlanValues values = { plan_read, plan_original, self };
+  GHashTable *touched;
+  g_autoptr(PpPlanCurrent) current = NULL;
 
   absorb_adopted (self, dir);
-
-  pp_plan_settings (plan, dev, dir, settings, g_hash_table_lookup (self->touched, dir), &values);
+  touched = g_hash_table_lookup (self->touched, dir);
+  current = read_before_planning (self, dir, settings, touched);
+  pp_plan_settings (plan, dev, dir, settings, touched, pp_plan_current_values (current));
 }
 
 void
 pp_manager_plan_attribute (PpManager *self, GPtrArray *plan, PpDevice *dev, GPtrArray *settings,
                            const char *relpath)
 {
-  PpPlanValues values = { plan_read, plan_original, self };
   GHashTable *touched;
   g_autoptr(GPtrArray) one = g_ptr_array_new ();
   g_autoptr(GHashTable) touched_one = NULL;
+  g_autoptr(PpPlanCurrent) current = NULL;
 
   absorb_adopted (self, dev->info->syspath);
   touched = g_hash_table_lookup (self->touched, dev->info->syspath);
@@ -236,7 +257,9 @@ pp_manager_plan_attribute (PpManager *self, GPtrArray *plan, PpDevice *dev, GPtr
       touched_one = g_hash_table_new (g_str_hash, g_str_equal);
       g_hash_table_add (touched_one, (gpointer) relpath);
     }
-  pp_plan_settings (plan, dev, dev->info->syspath, one, touched_one, &values);
+  current = read_before_planning (self, dev->info->syspath, one, touched_one);
+  pp_plan_settings (plan, dev, dev->info->syspath, one, touched_one,
+                    pp_plan_current_values (current));
 }
 
 static void

@@ -42,56 +42,6 @@ lookup_original (gpointer user_data, const char *relpath)
   return pp_restore_lookup (lookup->self->restore, path);
 }
 
-/* The NVMe controllers below an NVMe PCI function (nvme/nvme0, ...),
- * sorted; empty when it has none (not bound yet). */
-static GPtrArray *
-nvme_controllers (PpDevice *dev)
-{
-  g_autofree char *dir = g_build_filename (dev->info->syspath, PP_NVME_DIR, NULL);
-  GPtrArray *names = pp_list_dir_sorted (dir, NULL);
-
-  return names != NULL ? names : g_ptr_array_new_with_free_func (g_free);
-}
-
-/* A PCI id attribute ("0x2646"); 0 when unreadable. */
-static guint
-read_pci_id (const char *syspath, const char *name)
-{
-  g_autofree char *text = pp_sysfs_read_opt (syspath, name);
-  guint64 id = 0;
-
-  if (text == NULL || !g_str_has_prefix (text, "0x") ||
-      !g_ascii_string_to_unsigned (text + 2, 16, 0, G_MAXUINT16, &id, NULL))
-    return 0;
-  return (guint) id;
-}
-
-/* The APST quirk of an NVMe drive, from its PCI ids and the model its
- * controller reports; NULL for any other device. */
-static const PpNvmeApstQuirk *
-nvme_apst_quirk (PpDevice *dev)
-{
-  g_autoptr(GPtrArray) controllers = NULL;
-  g_autofree char *model = NULL;
-  guint vendor, device;
-
-  if (g_strcmp0 (dev->info->driver, "nvme") != 0 || !g_str_equal (dev->info->subsystem, "pci"))
-    return NULL;
-  vendor = read_pci_id (dev->info->syspath, "vendor");
-  device = read_pci_id (dev->info->syspath, "device");
-  controllers = nvme_controllers (dev);
-  if (controllers->len > 0)
-    {
-      g_autofree char *relpath = g_build_filename (PP_NVME_DIR,
-                                                   (char *) g_ptr_array_index (controllers, 0),
-                                                   "model", NULL);
-      model = pp_sysfs_read_opt (dev->info->syspath, relpath);
-      if (model != NULL)
-        g_strstrip (model);
-    }
-  return pp_nvme_apst_quirk_find (vendor, device, model);
-}
-
 /* A setting key with a '*' (PP_ATTR_NVME_APST) stands for the NVMe
  * controllers the device has: one setting per controller; a device
  * without one keeps the pattern, which names no file (nothing is
@@ -99,7 +49,7 @@ nvme_apst_quirk (PpDevice *dev)
 static void
 expand_settings (PpDevice *dev, GPtrArray *settings)
 {
-  g_autoptr(GPtrArray) controllers = NULL;
+  GPtrArray *controllers = dev->facts.nvme_controllers;
 
   for (guint i = 0; i < settings->len; i++)
     {
@@ -107,8 +57,6 @@ expand_settings (PpDevice *dev, GPtrArray *settings)
 
       if (!g_str_equal (s->key, PP_ATTR_NVME_APST))
         continue;
-      if (controllers == NULL)
-        controllers = nvme_controllers (dev);
       if (controllers->len == 0)
         continue;
       for (guint c = 0; c < controllers->len; c++)
@@ -150,7 +98,7 @@ decide_device (PpManager *self, PpDevice *dev, gboolean power_up, gboolean with_
     .reverted_by = reverted_by,
     .original = lookup_original,
     .original_data = &lookup,
-    .apst_quirk = nvme_apst_quirk (dev),
+    .apst_quirk = dev->facts.apst_quirk,
   };
   PpDecision *decision = pp_policy_decide (self->config, &dev->props, &self->situation, &state);
 

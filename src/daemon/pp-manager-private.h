@@ -163,6 +163,8 @@ PpDevice *
 pp_manager_device_table_set (PpManager *self, PpDeviceInfo *info);
 void
 pp_manager_device_table_remove (PpManager *self, const char *syspath);
+void
+pp_manager_device_table_child_changed (PpManager *self, PpDeviceInfo *child);
 gboolean
 pp_manager_compute_on_battery (PpManager *self);
 gint

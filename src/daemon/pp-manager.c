@@ -337,6 +337,7 @@ on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self
       g_str_equal (action, "move"))
     {
       g_hash_table_remove_all (self->unmanaged);
+      pp_manager_device_table_child_changed (self, info);
       g_signal_emit (self, pp_manager_signals[SIGNAL_TOPOLOGY_CHANGED], 0, action, info->syspath);
     }
 

@@ -6,6 +6,7 @@
 #include <gio/gio.h>
 
 #include "pp-config.h"
+#include "pp-device-facts.h"
 #include "pp-plan.h"
 #include "pp-platform.h"
 #include "pp-policy.h"
@@ -23,10 +24,12 @@ typedef struct {
   gboolean  no_logind;
 } PpManagerOptions;
 
-/* A device the daemon manages. */
+/* A device the daemon manages: udev's word, the properties the policy
+ * reads, and the sysfs facts read when it was added or last changed. */
 typedef struct {
   PpDeviceInfo  *info;
   PpDeviceProps  props;
+  PpDeviceFacts  facts;
 } PpDevice;
 
 #define PP_TYPE_MANAGER (pp_manager_get_type ())

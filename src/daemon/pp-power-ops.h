@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The power-dependency tree at work (issue 4; powerpolicyd(8),
- * POWER-DEPENDENCY TREE): keeps a PpTree
- * current with the manager's devices and the device links, and implements
- * PowerDown, PowerUp and Hold on top of the manager. Plain C: the D-Bus
- * side is pp-service.c. */
+/* The power-dependency tree at work (powerpolicyd(8), POWER-DEPENDENCY
+ * TREE): PowerDown and PowerUp on top of the manager, with the switches
+ * PowerDown(mode=off) turned off. It owns the tree cache (pp-power-tree.c)
+ * and the holds (pp-power-holds.c), and is the C API for them and for the
+ * tree fields of a device's dictionary (pp-power-fields.c). Plain C: the
+ * D-Bus side is pp-service.c. */
 #pragma once
 
 #include <glib-object.h>

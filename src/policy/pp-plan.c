@@ -118,6 +118,136 @@ pp_plan_settings (GPtrArray          *plan,
     }
 }
 
+typedef struct {
+  char     *value;           /* NULL: absent */
+  gboolean  unreadable;
+} CurrentValue;
+
+struct _PpPlanCurrent {
+  GHashTable   *values;      /* path -> CurrentValue* */
+  PpPlanValues  lookup;      /* reads from @values */
+  const char *(*original) (const char *path, gpointer user_data);
+  gpointer      original_data;
+};
+
+static void
+current_value_free (CurrentValue *v)
+{
+  g_free (v->value);
+  g_free (v);
+}
+
+static char *
+current_read (const char *path, gboolean *unreadable, gpointer user_data)
+{
+  PpPlanCurrent *current = user_data;
+  CurrentValue *v = g_hash_table_lookup (current->values, path);
+
+  if (v == NULL || v->value == NULL)
+    return NULL;
+  *unreadable = v->unreadable;
+  return g_strdup (v->value);
+}
+
+static const char *
+current_original (const char *path, gpointer user_data)
+{
+  PpPlanCurrent *current = user_data;
+
+  return current->original (path, current->original_data);
+}
+
+PpPlanCurrent *
+pp_plan_current_new (const char *(*original) (const char *path, gpointer user_data),
+                     gpointer     original_data)
+{
+  PpPlanCurrent *current = g_new0 (PpPlanCurrent, 1);
+
+  current->values = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                           (GDestroyNotify) current_value_free);
+  current->original = original;
+  current->original_data = original_data;
+  current->lookup.read = current_read;
+  current->lookup.original = current_original;
+  current->lookup.user_data = current;
+  return current;
+}
+
+void
+pp_plan_current_free (PpPlanCurrent *current)
+{
+  if (current == NULL)
+    return;
+  g_hash_table_unref (current->values);
+  g_free (current);
+}
+
+void
+pp_plan_current_set (PpPlanCurrent *current,
+                     const char    *path,
+                     const char    *value,
+                     gboolean       unreadable)
+{
+  CurrentValue *v = g_new0 (CurrentValue, 1);
+
+  v->value = unreadable ? g_strdup ("") : g_strdup (value);
+  v->unreadable = unreadable;
+  g_hash_table_replace (current->values, g_strdup (path), v);
+}
+
+static void
+add_path (GPtrArray *paths, GHashTable *seen, const char *dir, const char *relpath)
+{
+  char *path = g_build_filename (dir, relpath, NULL);
+
+  if (g_hash_table_contains (seen, path))
+    {
+      g_free (path);
+      return;
+    }
+  g_hash_table_add (seen, path);
+  g_ptr_array_add (paths, path);
+}
+
+GPtrArray *
+pp_plan_settings_paths (PpPlanCurrent *current,
+                        const char    *dir,
+                        GPtrArray     *settings,
+                        GHashTable    *touched)
+{
+  GPtrArray *paths = g_ptr_array_new ();
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GPtrArray) relpaths = NULL;
+
+  /* @seen owns the strings; @paths hands them over at the end */
+  for (guint i = 0; i < settings->len; i++)
+    add_path (paths, seen, dir, ((PpSetting *) g_ptr_array_index (settings, i))->key);
+  if (touched != NULL)
+    {
+      relpaths = pp_hash_table_sorted_keys (touched);
+      for (guint i = 0; i < relpaths->len; i++)
+        {
+          const char *relpath = g_ptr_array_index (relpaths, i);
+          g_autofree char *path = NULL;
+
+          if (settings_mention (settings, relpath))
+            continue;
+          path = g_build_filename (dir, relpath, NULL);
+          if (current->original (path, current->original_data) != NULL)
+            add_path (paths, seen, dir, relpath);
+        }
+    }
+  g_hash_table_steal_all (seen);
+  g_ptr_array_set_free_func (paths, g_free);
+  return paths;
+}
+
+const PpPlanValues *
+pp_plan_current_values (PpPlanCurrent *current)
+{
+  return &current->lookup;
+}
+
 PpPlanWrite *
 pp_plan_write_new (gpointer    dev,
                    const char *path,

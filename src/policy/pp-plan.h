@@ -70,6 +70,33 @@ typedef struct {
   gpointer      user_data;
 } PpPlanValues;
 
+/* The current values of the paths a plan looks at, read before planning:
+ * with the PpPlanValues of pp_plan_current_values() the planner reads
+ * nothing, it looks them up. @original (and @original_data) answer the
+ * journalled originals as PpPlanValues' @original does. */
+typedef struct _PpPlanCurrent PpPlanCurrent;
+
+PpPlanCurrent      *pp_plan_current_new    (const char *(*original) (const char *path,
+                                                                     gpointer    user_data),
+                                            gpointer     original_data);
+void                pp_plan_current_free   (PpPlanCurrent *current);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PpPlanCurrent, pp_plan_current_free)
+/* What @path held when read: @value, NULL when it does not exist;
+ * @unreadable when it exists but could not be read. */
+void                pp_plan_current_set    (PpPlanCurrent *current,
+                                            const char    *path,
+                                            const char    *value,
+                                            gboolean       unreadable);
+/* The paths pp_plan_settings() looks at for @dir, @settings and
+ * @touched (as it takes them), each once, in the order it looks. */
+GPtrArray          *pp_plan_settings_paths (PpPlanCurrent *current,
+                                            const char    *dir,
+                                            GPtrArray     *settings,
+                                            GHashTable    *touched);
+/* The values for pp_plan_settings(): lookups in @current (a path not
+ * set there counts as absent); valid as long as @current. */
+const PpPlanValues *pp_plan_current_values (PpPlanCurrent *current);
+
 /* Plan @settings (PpSetting*, key = relpath) of @dir: one entry per
  * attribute that exists, in the order given; then the attributes in
  * @touched (a set of relpaths this run changed, or NULL) that @settings

@@ -342,6 +342,69 @@ test_restore (void **state)
   assert_int_equal (pp_plan_count_writes (plan), 2);
 }
 
+/* Values read before planning: pp_plan_settings_paths() names every path
+ * the planner will look at, each once (settings first, then what goes
+ * back to an original), and the plan from the values read for them is
+ * the plan from reading as it goes. */
+static void
+test_values_read_before (void **state)
+{
+  Values *v = values_new ();
+  PpPlanValues values = { read_table, original_table, v };
+  g_autoptr(PpPlanCurrent) current = pp_plan_current_new (original_table, v);
+  g_autoptr(GPtrArray) plan = pp_plan_new ();
+  g_autoptr(GPtrArray) expected = pp_plan_new ();
+  g_autoptr(GPtrArray) s = settings ("power/control", "auto", "power/control", "auto",
+                                     "power/autosuspend_delay_ms", "2000", NULL);
+  g_autoptr(GHashTable) touched = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GPtrArray) paths = NULL;
+
+  g_hash_table_add (touched, (gpointer) "power/wakeup");
+  g_hash_table_add (touched, (gpointer) "power/control");
+  g_hash_table_add (touched, (gpointer) "link_power_management_policy");
+  put (v->current, DEV "/power/control", "on");
+  put (v->current, DEV "/power/autosuspend_delay_ms", UNREADABLE);
+  put (v->current, DEV "/power/wakeup", "disabled");
+  put (v->originals, DEV "/power/wakeup", "enabled");
+  put (v->originals, DEV "/power/control", "on");
+  put (v->originals, DEV "/link_power_management_policy", "max_performance");
+
+  paths = pp_plan_settings_paths (current, DEV, s, touched);
+  assert_int_equal (paths->len, 4);
+  assert_string_equal (g_ptr_array_index (paths, 0), DEV "/power/control");
+  assert_string_equal (g_ptr_array_index (paths, 1), DEV "/power/autosuspend_delay_ms");
+  assert_string_equal (g_ptr_array_index (paths, 2), DEV "/link_power_management_policy");
+  assert_string_equal (g_ptr_array_index (paths, 3), DEV "/power/wakeup");
+  for (guint i = 0; i < paths->len; i++)
+    {
+      gboolean unreadable = FALSE;
+      g_autofree char *value = read_table (g_ptr_array_index (paths, i), &unreadable, v);
+
+      pp_plan_current_set (current, g_ptr_array_index (paths, i), value, unreadable);
+    }
+  /* the planner looks up, it reads nothing: the table can go */
+  g_hash_table_remove_all (v->current);
+  pp_plan_settings (plan, NULL, DEV, s, touched, pp_plan_current_values (current));
+
+  /* the same plan as reading while planning */
+  put (v->current, DEV "/power/control", "on");
+  put (v->current, DEV "/power/autosuspend_delay_ms", UNREADABLE);
+  put (v->current, DEV "/power/wakeup", "disabled");
+  pp_plan_settings (expected, NULL, DEV, s, touched, &values);
+  assert_int_equal (plan->len, expected->len);
+  assert_int_equal (plan->len, 4);
+  for (guint i = 0; i < plan->len; i++)
+    {
+      assert_string_equal (entry (plan, i)->path, entry (expected, i)->path);
+      assert_string_equal (entry (plan, i)->value, entry (expected, i)->value);
+      assert_string_equal (entry (plan, i)->current, entry (expected, i)->current);
+      assert_int_equal (entry (plan, i)->unreadable, entry (expected, i)->unreadable);
+      assert_int_equal (entry (plan, i)->in_place, entry (expected, i)->in_place);
+    }
+  assert_true (entry (plan, 2)->unreadable);
+  values_free (v);
+}
+
 int
 main (void)
 {
@@ -353,6 +416,7 @@ main (void)
     cmocka_unit_test (test_requests),
     cmocka_unit_test (test_standing_requests),
     cmocka_unit_test (test_restore),
+    cmocka_unit_test (test_values_read_before),
   };
 
   return cmocka_run_group_tests (tests, NULL, NULL);
