@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The manager's state, shared by its parts: pp-manager.c (lifecycle,
- * uevents, power source, executing, GObject), pp-device-table.c,
- * pp-manager-layers.c (the decision, queries) and pp-manager-profile.c.
- * The executor (pp-executor.h) is an object of its own that the manager
- * owns. Not for other callers. */
+ * uevents, power source, layer requests, GObject), pp-device-table.c,
+ * pp-manager-layers.c (the decision, queries), pp-manager-profile.c and
+ * pp-manager-execute.c (announcing what the executor wrote). The
+ * executor (pp-executor.h) is an object of its own that the manager
+ * owns, its state in its own struct. Not for other callers. */
 #pragma once
 
 #include "pp-executor.h"
