@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The executor: carries out a plan (pp-plan.h). Supplies the planner's
- * current values, checks for foreign changes, journals the originals,
- * writes through the checked writer (or only logs under dry-run), reads
- * back what the kernel made of it for the foreign tracker, and tells
- * DeviceChanged. The one write path of the daemon. */
+/* The executor (pp-executor.h): carries out a plan (pp-plan.h). Supplies
+ * the planner's current values, checks for foreign changes, journals the
+ * originals, writes through the checked writer (or only logs under
+ * dry-run), reads back what the kernel made of it for the foreign
+ * tracker, and hands the writes done back to the manager. The one write
+ * path of the daemon. */
 #define G_LOG_DOMAIN "pp-manager"
 
 #include "config.h"
@@ -13,20 +14,107 @@
 #include <gio/gio.h>
 
 #include "pp-error.h"
+#include "pp-executor.h"
 #include "pp-foreign.h"
 #include "pp-log.h"
 #include "pp-platform.h"
-#include "pp-manager-private.h"
 #include "pp-names.h"
-#include "pp-residency.h"
 #include "pp-restore.h"
 #include "pp-sysfs.h"
 #include "pp-util.h"
 
+struct _PpExecutor {
+  gboolean          oneshot;        /* --oneshot: nothing journalled or restored */
+  PpExecutorHooks   hooks;
+  PpRestore        *restore;        /* the journal of originals */
+
+  /* what this run changed: device syspath (or /sys/module) -> set of
+   * relpaths, so a setting that leaves the policy gets its original back */
+  GHashTable       *touched;
+  /* full paths whose originals a previous run kept (RestoreOnExit=false)
+   * and that no pass has planned yet: they join @touched of their
+   * directory when it is first planned */
+  GHashTable       *adopted;
+
+  PpForeignTracker *foreign;
+  gboolean          foreign_changed;   /* since the last take */
+
+  GHashTable       *failed_writes;  /* path -> errno, to log each failure once */
+  guint64           n_write_failures;
+
+  /* --dry-run or DryRun=true: set by the manager from one place */
+  gboolean          dry_run;
+  /* a plan could not journal its originals and changed nothing: the
+   * next execute does a full pass first */
+  gboolean          journal_failed;
+};
+
+PpExecutor *
+pp_executor_new (const char *runtime_dir, gboolean oneshot, const PpExecutorHooks *hooks)
+{
+  PpExecutor *self = g_new0 (PpExecutor, 1);
+
+  self->oneshot = oneshot;
+  self->hooks = *hooks;
+  self->restore = pp_restore_new (runtime_dir);
+  self->adopted = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->touched = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                         (GDestroyNotify) g_hash_table_unref);
+  self->foreign = pp_foreign_tracker_new ();
+  self->failed_writes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  return self;
+}
+
+void
+pp_executor_free (PpExecutor *self)
+{
+  if (self == NULL)
+    return;
+  g_clear_pointer (&self->restore, pp_restore_free);
+  g_hash_table_unref (self->touched);
+  g_hash_table_unref (self->adopted);
+  g_clear_pointer (&self->foreign, pp_foreign_tracker_free);
+  g_hash_table_unref (self->failed_writes);
+  g_free (self);
+}
+
+void
+pp_executor_set_dry_run (PpExecutor *self, gboolean dry_run)
+{
+  self->dry_run = dry_run;
+}
+
 gboolean
-pp_manager_dry_run (PpManager *self)
+pp_executor_get_dry_run (PpExecutor *self)
 {
   return self->dry_run;
+}
+
+PpRestore *
+pp_executor_get_restore (PpExecutor *self)
+{
+  return self->restore;
+}
+
+PpForeignTracker *
+pp_executor_get_foreign (PpExecutor *self)
+{
+  return self->foreign;
+}
+
+gboolean
+pp_executor_take_foreign_changed (PpExecutor *self)
+{
+  gboolean changed = self->foreign_changed;
+
+  self->foreign_changed = FALSE;
+  return changed;
+}
+
+guint64
+pp_executor_get_n_write_failures (PpExecutor *self)
+{
+  return self->n_write_failures;
 }
 
 static const char * const sys_power_roots[] = { PP_SYSFS_POWER, NULL };
@@ -64,7 +152,7 @@ roots_for_path (const char *path)
  * that the value written is compared, journalled and restored as the
  * word it is. NULL with @error as pp_sysfs_read(). */
 char *
-pp_manager_read_current (const char *path, PpManagerWriteFlags flags, GError **error)
+pp_executor_read_current (const char *path, PpManagerWriteFlags flags, GError **error)
 {
   g_autofree char *text = pp_sysfs_read (path, error);
   const char *open, *close;
@@ -87,7 +175,7 @@ pp_manager_read_current (const char *path, PpManagerWriteFlags flags, GError **e
  * someone else since the daemon last wrote it? Reported, and after the
  * third time given up (never fight). FALSE: do not write it. */
 static gboolean
-check_foreign (PpManager  *self,
+check_foreign (PpExecutor *self,
                PpDevice   *dev,
                const char *dir,
                const char *relpath,
@@ -132,7 +220,7 @@ static char *
 plan_read (const char *path, gboolean *unreadable, gpointer user_data)
 {
   g_autoptr(GError) error = NULL;
-  char *current = pp_manager_read_current (path, PP_MANAGER_WRITE_SETTING, &error);
+  char *current = pp_executor_read_current (path, PP_MANAGER_WRITE_SETTING, &error);
 
   if (current != NULL)
     return current;
@@ -161,19 +249,19 @@ plan_read (const char *path, gboolean *unreadable, gpointer user_data)
 static const char *
 plan_original (const char *path, gpointer user_data)
 {
-  PpManager *self = user_data;
+  PpExecutor *self = user_data;
 
   return pp_restore_lookup (self->restore, path);
 }
 
-static void touch (PpManager *self, const char *dir, const char *relpath);
+static void touch (PpExecutor *self, const char *dir, const char *relpath);
 
 /* The attributes of @dir whose originals a previous run kept: as if this
  * run had changed them, so that one no layer sets goes back to its own
  * value. An attribute of a device below @dir (a deeper managed device)
  * is that device's. */
 static void
-absorb_adopted (PpManager *self, const char *dir)
+absorb_adopted (PpExecutor *self, const char *dir)
 {
   GHashTableIter iter;
   gpointer key;
@@ -194,7 +282,7 @@ absorb_adopted (PpManager *self, const char *dir)
            slash = strchr (slash + 1, '/'))
         {
           g_autofree char *below = g_strndup (path, slash - path);
-          nested = g_hash_table_contains (self->devices, below);
+          nested = self->hooks.managed (below, self->hooks.user_data);
         }
       if (nested)
         continue;
@@ -206,7 +294,7 @@ absorb_adopted (PpManager *self, const char *dir)
 /* The current values the planner will look at, read now: it reads
  * nothing itself. */
 static PpPlanCurrent *
-read_before_planning (PpManager *self, const char *dir, GPtrArray *settings, GHashTable *touched)
+read_before_planning (PpExecutor *self, const char *dir, GPtrArray *settings, GHashTable *touched)
 {
   PpPlanCurrent *current = pp_plan_current_new (plan_original, self);
   g_autoptr(GPtrArray) paths = pp_plan_settings_paths (current, dir, settings, touched);
@@ -223,7 +311,8 @@ read_before_planning (PpManager *self, const char *dir, GPtrArray *settings, GHa
 }
 
 void
-pp_manager_plan_settings (PpManager *self, GPtrArray *plan, PpDevice *dev, const char *dir, GPtrArray *settings)
+pp_executor_plan_settings (PpExecutor *self, GPtrArray *plan, PpDevice *dev, const char *dir,
+                           GPtrArray *settings)
 {
   GHashTable *touched;
   g_autoptr(PpPlanCurrent) current = NULL;
@@ -235,8 +324,8 @@ pp_manager_plan_settings (PpManager *self, GPtrArray *plan, PpDevice *dev, const
 }
 
 void
-pp_manager_plan_attribute (PpManager *self, GPtrArray *plan, PpDevice *dev, GPtrArray *settings,
-                           const char *relpath)
+pp_executor_plan_attribute (PpExecutor *self, GPtrArray *plan, PpDevice *dev, GPtrArray *settings,
+                            const char *relpath)
 {
   GHashTable *touched;
   g_autoptr(GPtrArray) one = g_ptr_array_new ();
@@ -263,7 +352,7 @@ pp_manager_plan_attribute (PpManager *self, GPtrArray *plan, PpDevice *dev, GPtr
 }
 
 static void
-touch (PpManager *self, const char *dir, const char *relpath)
+touch (PpExecutor *self, const char *dir, const char *relpath)
 {
   GHashTable *set = g_hash_table_lookup (self->touched, dir);
 
@@ -277,46 +366,19 @@ touch (PpManager *self, const char *dir, const char *relpath)
 }
 
 static void
-mark_touched (PpManager *self, PlannedWrite *w)
+mark_touched (PpExecutor *self, PpPlanWrite *w)
 {
   touch (self, w->dir, w->relpath);
 }
 
-/* Tell what a device's applied writes changed: its attributes (relative
- * paths) and their new values, in the order written. */
-static void
-emit_device_changed (PpManager *self, PpDevice *dev, GPtrArray *writes)
-{
-  g_autoptr(GStrvBuilder) attrs = NULL;
-  g_autoptr(GStrvBuilder) values = NULL;
-  g_auto(GStrv) attrv = NULL;
-  g_auto(GStrv) valuev = NULL;
-
-  if (!pp_manager_wants_device_changed (self))
-    return;
-  attrs = g_strv_builder_new ();
-  values = g_strv_builder_new ();
-  for (guint i = 0; i < writes->len; i++)
-    {
-      PlannedWrite *w = g_ptr_array_index (writes, i);
-
-      g_strv_builder_add (attrs, w->relpath);
-      g_strv_builder_add (values, w->value);
-    }
-  attrv = g_strv_builder_end (attrs);
-  valuev = g_strv_builder_end (values);
-  pp_manager_emit_device_changed (self, dev->info->syspath, (const char * const *) attrv,
-                                  (const char * const *) valuev);
-}
-
-gboolean
-pp_manager_is_setting (PlannedWrite *w)
+static gboolean
+is_setting (PpPlanWrite *w)
 {
   return !(w->flags & PP_MANAGER_WRITE_ACTION);
 }
 
 static void
-report_write_failure (PpManager *self, PlannedWrite *w, const GError *error)
+report_write_failure (PpExecutor *self, PpPlanWrite *w, const GError *error)
 {
   const char *device = w->dev ? ((PpDevice *) w->dev)->info->syspath : w->dir ? w->dir : w->path;
   gpointer old;
@@ -331,19 +393,19 @@ report_write_failure (PpManager *self, PlannedWrite *w, const GError *error)
     }
   g_hash_table_replace (self->failed_writes, g_strdup (w->path), GINT_TO_POINTER (error->code));
   pp_log_write_failed (device, w->relpath, w->value,
-                       pp_manager_is_setting (w) ? w->current : NULL,
+                       is_setting (w) ? w->current : NULL,
                        w->dev ? ((PpDevice *) w->dev)->props.klass : NULL, error);
 }
 
 /* Keep the journal to what can still be restored, in a bounded number of
  * files; a failure (a full directory) leaves the older files, which hold
  * the same originals, and is tried again next time. */
-void
-pp_manager_compact_journal (PpManager *self)
+static void
+compact_journal (PpExecutor *self)
 {
   g_autoptr(GError) error = NULL;
 
-  if (pp_manager_dry_run (self) || self->options.oneshot || !pp_restore_needs_compaction (self->restore))
+  if (self->dry_run || self->oneshot || !pp_restore_needs_compaction (self->restore))
     return;
   if (!pp_restore_compact (self->restore, &error))
     g_debug ("Cannot compact the journal of original values (the older files stay): %s",
@@ -359,7 +421,7 @@ is_gone (const GError *error)
 }
 
 static gboolean
-write_planned (PlannedWrite *w, GError **error)
+write_planned (PpPlanWrite *w, GError **error)
 {
   const char * const *roots;
 
@@ -382,11 +444,11 @@ write_planned (PlannedWrite *w, GError **error)
  * another program changed since the daemon wrote it is reported (and
  * after the third time left alone); what is in place goes. */
 static void
-filter_plan (PpManager *self, GPtrArray *plan)
+filter_plan (PpExecutor *self, GPtrArray *plan)
 {
   for (guint i = 0; i < plan->len;)
     {
-      PlannedWrite *w = g_ptr_array_index (plan, i);
+      PpPlanWrite *w = g_ptr_array_index (plan, i);
       gboolean keep = TRUE;
 
       if (w->dir != NULL && !w->unreadable)
@@ -405,8 +467,8 @@ log_dry_run (GPtrArray *plan)
 {
   for (guint i = 0; i < plan->len; i++)
     {
-      PlannedWrite *w = g_ptr_array_index (plan, i);
-      if (pp_manager_is_setting (w))
+      PpPlanWrite *w = g_ptr_array_index (plan, i);
+      if (is_setting (w))
         g_message ("dry-run: would write '%s' to %s (now '%s')", w->value, w->path, w->current);
       else
         g_message ("dry-run: would write '%s' to %s", w->value, w->path);
@@ -415,21 +477,21 @@ log_dry_run (GPtrArray *plan)
 
 /* Record the originals of the settings in @plan (an action such as
  * /sys/power/state has none) before anything is written. FALSE: the
- * plan must not run. */
+ * plan must not run, and counts as failed in *@n_failed. */
 static gboolean
-journal_originals (PpManager *self, GPtrArray *plan, GError **first_error)
+journal_originals (PpExecutor *self, GPtrArray *plan, guint *n_failed, GError **first_error)
 {
   g_autoptr(GPtrArray) originals = NULL;
   g_autoptr(GError) error = NULL;
 
   /* --oneshot leaves its policy in place for good: nothing to restore */
-  if (self->options.oneshot)
+  if (self->oneshot)
     return TRUE;
   originals = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_original_free);
   for (guint i = 0; i < plan->len; i++)
     {
-      PlannedWrite *w = g_ptr_array_index (plan, i);
-      if (pp_manager_is_setting (w) && !pp_restore_contains (self->restore, w->path))
+      PpPlanWrite *w = g_ptr_array_index (plan, i);
+      if (is_setting (w) && !pp_restore_contains (self->restore, w->path))
         g_ptr_array_add (originals, pp_original_new (w->path, w->current));
     }
   if (!pp_restore_record (self->restore, originals, &error))
@@ -444,99 +506,68 @@ journal_originals (PpManager *self, GPtrArray *plan, GError **first_error)
                  plan->len, error->message);
       self->journal_failed = TRUE;
       self->n_write_failures += plan->len;
-      self->pass_failed += plan->len;
+      *n_failed += plan->len;
       g_propagate_prefixed_error (first_error, g_steal_pointer (&error),
                                   "cannot record original values: ");
       return FALSE;
     }
-  pp_manager_compact_journal (self);
+  compact_journal (self);
   return TRUE;
 }
 
 /* After @w was written: the foreign tracker learns the value read back,
- * the touched set the attribute, @done (device -> writes) the write. */
+ * the touched set the attribute. */
 static void
-note_written (PpManager *self, PlannedWrite *w, GHashTable *done)
+note_written (PpExecutor *self, PpPlanWrite *w)
 {
   g_hash_table_remove (self->failed_writes, w->path);
-  self->pass_written++;
   /* only a layer's writes: leaving the layer reverts them, and a
    * value found changed next time is another program's */
   if (w->dir != NULL)
     {
       /* what the kernel made of it ("1" to a bool reads back "Y"),
        * so that its own form is not taken for another program's */
-      g_autofree char *now = pp_manager_read_current (w->path, PP_MANAGER_WRITE_SETTING, NULL);
+      g_autofree char *now = pp_executor_read_current (w->path, PP_MANAGER_WRITE_SETTING, NULL);
 
       pp_foreign_tracker_note_written (self->foreign, w->dir, w->relpath,
                                        now != NULL ? now : w->value);
     }
-  if (!self->options.oneshot && w->dir != NULL)
+  if (!self->oneshot && w->dir != NULL)
     mark_touched (self, w);
   g_debug ("%s = %s (was %s)", w->path, w->value, w->current);
-  if (w->dev != NULL)
-    {
-      GPtrArray *list = g_hash_table_lookup (done, w->dev);
-      if (list == NULL)
-        {
-          list = g_ptr_array_new ();
-          g_hash_table_insert (done, w->dev, list);
-        }
-      g_ptr_array_add (list, w);
-    }
-}
-
-/* DeviceChanged for each device in @done, and its residency base. */
-static void
-announce_done (PpManager *self, GHashTable *done)
-{
-  GHashTableIter iter;
-  gpointer key, value;
-
-  if (self->options.oneshot)
-    return;
-  g_hash_table_iter_init (&iter, done);
-  while (g_hash_table_iter_next (&iter, &key, &value))
-    {
-      /* residency "since the last policy change" for what changed
-       * (the start-up pass is followed by every device's base) */
-      if (self->started)
-        pp_residency_book_set_base (self->residency, ((PpDevice *) key)->info->syspath);
-      emit_device_changed (self, key, value);
-    }
 }
 
 /* The one place that writes: under dry-run, log each write and do none;
- * else journal the originals, then write. FALSE when a write failed;
- * @first_error describes the first failure. */
+ * else journal the originals, then write. The writes done move from
+ * @plan to @written; *@n_failed counts the failures. FALSE when a write
+ * failed; @first_error describes the first failure. */
 static gboolean
-execute_plan_writes (PpManager *self, GPtrArray *plan, GError **first_error)
+execute_writes (PpExecutor *self, GPtrArray *plan, GPtrArray *written, guint *n_failed,
+                GError **first_error)
 {
   gboolean ok = TRUE;
-  g_autoptr(GHashTable) done = NULL;
 
   filter_plan (self, plan);
   if (plan->len == 0)
     return TRUE;
-  if (pp_manager_dry_run (self))
+  if (self->dry_run)
     {
       log_dry_run (plan);
       return TRUE;
     }
-  if (!journal_originals (self, plan, first_error))
+  if (!journal_originals (self, plan, n_failed, first_error))
     return FALSE;
 
-  done = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
-                                (GDestroyNotify) g_ptr_array_unref);
-  for (guint i = 0; i < plan->len; i++)
+  for (guint i = 0; i < plan->len;)
     {
-      PlannedWrite *w = g_ptr_array_index (plan, i);
+      PpPlanWrite *w = g_ptr_array_index (plan, i);
       g_autoptr(GError) werror = NULL;
 
-      if (!pp_manager_is_setting (w))
+      if (!is_setting (w))
         g_info ("Writing %s to %s", w->value, w->path);
       if (!write_planned (w, &werror))
         {
+          i++;
           /* a device that went away mid-apply is not an error */
           if (w->dev != NULL && is_gone (werror) &&
               !g_file_test (((PpDevice *) w->dev)->info->syspath, G_FILE_TEST_IS_DIR))
@@ -545,55 +576,175 @@ execute_plan_writes (PpManager *self, GPtrArray *plan, GError **first_error)
               continue;
             }
           report_write_failure (self, w, werror);
-          self->pass_failed++;
+          (*n_failed)++;
           if (ok && first_error != NULL && *first_error == NULL)
             *first_error = g_steal_pointer (&werror);
           ok = FALSE;
           continue;
         }
-      note_written (self, w, done);
+      note_written (self, w);
+      g_ptr_array_add (written, g_ptr_array_steal_index (plan, i));
     }
-  announce_done (self, done);
   return ok;
 }
 
-/* Tell listeners when the Conflicts rows changed (a foreign change
- * seen while planning, tools found on Reload). */
-void
-pp_manager_flush_conflicts_changed (PpManager *self)
+/* @plan was made before the retry's full pass wrote: what its layers'
+ * writes find now. */
+static void
+refresh_plan (GPtrArray *plan)
 {
-  if (!self->foreign_changed)
-    return;
-  self->foreign_changed = FALSE;
-  pp_manager_emit_conflicts_changed (self);
+  for (guint i = 0; i < plan->len; i++)
+    {
+      PpPlanWrite *w = g_ptr_array_index (plan, i);
+      char *now;
+
+      if (w->dir == NULL || w->unreadable || !is_setting (w))
+        continue;
+      now = pp_executor_read_current (w->path, PP_MANAGER_WRITE_SETTING, NULL);
+      if (now == NULL)
+        continue;
+      g_free (w->current);
+      w->current = now;
+      w->in_place = g_str_equal (w->current, w->value);
+    }
 }
 
-/* Announce "write-failures" once per executed plan (a full pass is one
- * plan), and only when failures were counted since the last time. */
+/* A plan that could not journal (the runtime directory full) changed
+ * nothing: before the next one, everything is applied again. */
 static void
-flush_write_failures (PpManager *self)
+retry_unjournalled (PpExecutor *self, GPtrArray *plan, GPtrArray *written, guint *n_failed)
 {
-  if (self->n_write_failures == self->notified_write_failures)
+  g_autoptr(GPtrArray) full = NULL;
+  guint before = written->len;
+  guint failed = 0;
+
+  if (!self->journal_failed)
     return;
-  self->notified_write_failures = self->n_write_failures;
-  pp_manager_notify_property (self, PROP_WRITE_FAILURES);
+  full = pp_plan_new ();
+  if (!self->hooks.plan_all (full, self->hooks.user_data))
+    return;
+  g_info ("Trying again to apply what could not be journalled");
+  self->journal_failed = FALSE;
+  execute_writes (self, full, written, &failed, NULL);
+  /* under dry-run the would-be writes are the log */
+  if (!self->dry_run)
+    pp_log_policy_applied (written->len - before, failed, "retry");
+  *n_failed += failed;
+  refresh_plan (plan);
 }
 
 gboolean
-pp_manager_execute_plan (PpManager *self, GPtrArray *plan, GError **first_error)
+pp_executor_execute (PpExecutor       *self,
+                     GPtrArray        *plan,
+                     PpExecutorScope   scope,
+                     GPtrArray       **written,
+                     guint            *n_failed,
+                     GError          **error)
 {
-  gboolean ok = execute_plan_writes (self, plan, first_error);
+  guint failed = 0;
+  gboolean ok;
 
-  pp_manager_flush_conflicts_changed (self);
-  flush_write_failures (self);
+  *written = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_plan_write_free);
+  if (scope == PP_EXECUTOR_FULL_PASS)
+    self->journal_failed = FALSE;   /* whatever could not be journalled is in it */
+  else
+    retry_unjournalled (self, plan, *written, &failed);
+  ok = execute_writes (self, plan, *written, &failed, error);
+  if (n_failed != NULL)
+    *n_failed = failed;
   return ok;
+}
+
+gboolean
+pp_executor_may_write (const char *path)
+{
+  return roots_for_path (path) != NULL;
+}
+
+GHashTable *
+pp_executor_get_touched (PpExecutor *self, const char *syspath)
+{
+  return g_hash_table_lookup (self->touched, syspath);
+}
+
+GPtrArray *
+pp_executor_policy_paths (PpExecutor *self)
+{
+  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
+  GHashTableIter iter, inner;
+  gpointer dir, set, relpath;
+
+  g_hash_table_iter_init (&iter, self->touched);
+  while (g_hash_table_iter_next (&iter, &dir, &set))
+    {
+      g_hash_table_iter_init (&inner, set);
+      while (g_hash_table_iter_next (&inner, &relpath, NULL))
+        g_ptr_array_add (paths, g_build_filename (dir, relpath, NULL));
+    }
+  g_hash_table_iter_init (&iter, self->adopted);
+  while (g_hash_table_iter_next (&iter, &dir, NULL))
+    g_ptr_array_add (paths, g_strdup (dir));
+  return paths;
+}
+
+void
+pp_executor_adopt (PpExecutor *self, GPtrArray *paths)
+{
+  for (guint i = 0; i < paths->len; i++)
+    g_hash_table_add (self->adopted, g_strdup (g_ptr_array_index (paths, i)));
+}
+
+void
+pp_executor_forget_under (PpExecutor *self, const char *dir)
+{
+  GHashTableIter iter;
+  gpointer key;
+  gsize n = strlen (dir);
+
+  g_hash_table_iter_init (&iter, self->adopted);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    if (strncmp (key, dir, n) == 0 && ((const char *) key)[n] == '/')
+      g_hash_table_iter_remove (&iter);
+  pp_restore_forget_under (self->restore, dir);
+  compact_journal (self);
+}
+
+void
+pp_executor_release_device (PpExecutor *self, const char *syspath, const char *why)
+{
+  GHashTable *written = g_hash_table_lookup (self->touched, syspath);
+  GPtrArray *recorded = pp_restore_get_recorded (self->restore);
+  g_autoptr(GPtrArray) originals = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_original_free);
+  gsize dir_len = strlen (syspath);
+
+  for (guint i = 0; written != NULL && i < recorded->len; i++)
+    {
+      PpOriginal *o = g_ptr_array_index (recorded, i);
+
+      if (strncmp (o->path, syspath, dir_len) == 0 && o->path[dir_len] == '/' &&
+          g_hash_table_contains (written, o->path + dir_len + 1))
+        g_ptr_array_add (originals, pp_original_new (o->path, o->value));
+    }
+  g_info ("%s: %s, writing back its %u original values and forgetting it",
+          syspath, why, originals->len);
+  if (originals->len > 0 && !self->dry_run)
+    pp_executor_restore_originals (originals, why);
+  for (guint i = 0; i < originals->len; i++)
+    pp_restore_forget (self->restore, ((PpOriginal *) g_ptr_array_index (originals, i))->path);
+  compact_journal (self);
+}
+
+void
+pp_executor_forget_touched (PpExecutor *self, const char *syspath)
+{
+  g_hash_table_remove (self->touched, syspath);
 }
 
 /* The plan that puts @originals (PpOriginal*) back; @read_current: with
  * the current values (of a list of choices, /sys/power/mem_sleep, the
  * chosen one), for ListChanges. */
 GPtrArray *
-pp_manager_plan_restore (PpManager *self, GPtrArray *originals, gboolean read_current)
+pp_executor_plan_restore (GPtrArray *originals, gboolean read_current)
 {
   GPtrArray *plan = pp_plan_new ();
 
@@ -602,7 +753,7 @@ pp_manager_plan_restore (PpManager *self, GPtrArray *originals, gboolean read_cu
       PpOriginal *o = g_ptr_array_index (originals, i);
       PpManagerWriteFlags flags = pp_sysfs_path_is_under (o->path, PP_SYSFS_POWER)
                                   ? PP_MANAGER_WRITE_CHOICE : PP_MANAGER_WRITE_SETTING;
-      g_autofree char *current = read_current ? pp_manager_read_current (o->path, flags, NULL)
+      g_autofree char *current = read_current ? pp_executor_read_current (o->path, flags, NULL)
                                               : NULL;
 
       pp_plan_restore (plan, o->path, o->value, current);
@@ -614,14 +765,14 @@ pp_manager_plan_restore (PpManager *self, GPtrArray *originals, gboolean read_cu
  * back through the checked writer, no journal (it is the journal), no
  * foreign check; a device that is gone is no failure. */
 void
-pp_manager_restore_originals (PpManager *self, GPtrArray *originals, const char *why)
+pp_executor_restore_originals (GPtrArray *originals, const char *why)
 {
-  g_autoptr(GPtrArray) plan = pp_manager_plan_restore (self, originals, FALSE);
+  g_autoptr(GPtrArray) plan = pp_executor_plan_restore (originals, FALSE);
   guint ok = 0, failed = 0;
 
   for (guint i = 0; i < plan->len; i++)
     {
-      PlannedWrite *w = g_ptr_array_index (plan, i);
+      PpPlanWrite *w = g_ptr_array_index (plan, i);
       g_autoptr(GError) error = NULL;
 
       if (roots_for_path (w->path) == NULL)
@@ -646,112 +797,15 @@ pp_manager_restore_originals (PpManager *self, GPtrArray *originals, const char 
   g_info ("Restored %u original values (%s)%s", ok, why, failed ? ", some failed" : "");
 }
 
-static char *
-request_read (const char *path, PpPlanFlags flags, gpointer user_data)
-{
-  return pp_manager_read_current (path, flags, NULL);
-}
-
-static gpointer
-request_device (const char *syspath, gpointer user_data)
-{
-  PpManager *self = user_data;
-  PpDevice *dev = g_hash_table_lookup (self->devices, syspath);
-
-  return dev != NULL ? dev : g_hash_table_lookup (self->unmanaged, syspath);
-}
-
-void
-pp_manager_plan_layer_requests (PpManager *self, GPtrArray *plan)
-{
-  PpPlanRequestValues values = { request_read, request_device, self };
-
-  pp_plan_requests (plan, self->layer_requests, &values);
-}
-
-/* @path to @value, planned and executed now; with @standing the
- * request stays in force (every pass plans it again) unless the write
- * fails, else @path's standing request ends. */
-static gboolean
-execute_layer_request (PpManager           *self,
-                       PpPlanLayer          layer,
-                       PpDevice            *dev,
-                       const char          *path,
-                       const char          *value,
-                       PpManagerWriteFlags  flags,
-                       gboolean             standing,
-                       GError             **error)
-{
-  g_autoptr(GPtrArray) plan = pp_plan_new ();
-  g_autoptr(GError) read_error = NULL;
-  g_autofree char *current = NULL;
-
-  pp_manager_retry_unjournalled (self);
-  if (roots_for_path (path) == NULL)
-    {
-      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
-                   "refusing to write %s: not an attribute powerpolicyd manages", path);
-      return FALSE;
-    }
-  pp_plan_requests_withdraw (self->layer_requests, path);
-  current = pp_manager_read_current (path, flags, &read_error);
-  if (current == NULL)
-    {
-      g_propagate_prefixed_error (error, g_steal_pointer (&read_error), "cannot read ");
-      return FALSE;
-    }
-  if (pp_plan_request (plan, layer, dev, dev != NULL ? dev->info->syspath : NULL,
-                       path, value, current, flags))
-    {
-      g_debug ("%s layer: %s = %s", pp_plan_layer_to_string (layer), path, value);
-      if (!pp_manager_execute_plan (self, plan, error))
-        return FALSE;
-    }
-  if (standing && !(flags & PP_PLAN_ACTION))
-    pp_plan_requests_set (self->layer_requests,
-                          pp_plan_request_new (layer, dev != NULL ? dev->info->syspath : NULL,
-                                               path, value, flags));
-  return TRUE;
-}
-
-gboolean
-pp_manager_request_layer (PpManager           *self,
-                          PpPlanLayer          layer,
-                          PpDevice            *dev,
-                          const char          *path,
-                          const char          *value,
-                          PpManagerWriteFlags  flags,
-                          GError             **error)
-{
-  return execute_layer_request (self, layer, dev, path, value, flags, TRUE, error);
-}
-
-gboolean
-pp_manager_end_layer (PpManager           *self,
-                      PpPlanLayer          layer,
-                      PpDevice            *dev,
-                      const char          *path,
-                      const char          *value,
-                      PpManagerWriteFlags  flags,
-                      GError             **error)
-{
-  return execute_layer_request (self, layer, dev, path, value, flags, FALSE, error);
-}
-
-const char *
-pp_manager_lookup_original (PpManager *self, const char *path)
-{
-  return pp_restore_lookup (self->restore, path);
-}
-
 /* ---- an action written off the main loop ------------------------------ */
 
 /* What the worker thread writes: its own copy (it reads nothing of the
- * manager), and the planned write the main thread reports on. */
+ * executor), and the planned write the main thread reports on. */
 typedef struct {
-  GPtrArray *plan;       /* of one PlannedWrite */
-  char      *path;
-  char      *value;
+  PpExecutor *self;
+  GPtrArray  *plan;      /* of one PpPlanWrite */
+  char       *path;
+  char       *value;
 } ActionWrite;
 
 static void
@@ -776,100 +830,51 @@ action_write_thread (GTask *task, gpointer source, gpointer task_data, GCancella
     g_task_return_boolean (task, TRUE);
 }
 
-/* Back on the main thread: the write counted and reported as the
- * executor reports every write. */
-static void
-on_action_written (GObject *source, GAsyncResult *res, gpointer user_data)
-{
-  g_autoptr(GTask) outer = user_data;
-  PpManager *self = PP_MANAGER (source);
-  ActionWrite *a = g_task_get_task_data (G_TASK (res));
-  PlannedWrite *w = g_ptr_array_index (a->plan, 0);
-  g_autoptr(GHashTable) done = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
-                                                      (GDestroyNotify) g_ptr_array_unref);
-  GError *error = NULL;
-
-  if (!g_task_propagate_boolean (G_TASK (res), &error))
-    {
-      report_write_failure (self, w, error);
-      self->pass_failed++;
-      flush_write_failures (self);
-      g_task_return_error (outer, error);
-      return;
-    }
-  note_written (self, w, done);
-  announce_done (self, done);
-  g_task_return_boolean (outer, TRUE);
-}
-
-/* The checks and the plan of execute_layer_request() on the calling
- * thread; FALSE with @error when there is nothing to write. */
-static gboolean
-plan_action (PpManager *self, PpPlanLayer layer, const char *path, const char *value,
-             GPtrArray *plan, GError **error)
-{
-  g_autoptr(GError) read_error = NULL;
-  g_autofree char *current = NULL;
-
-  pp_manager_retry_unjournalled (self);
-  if (roots_for_path (path) == NULL)
-    {
-      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
-                   "refusing to write %s: not an attribute powerpolicyd manages", path);
-      return FALSE;
-    }
-  current = pp_manager_read_current (path, PP_MANAGER_WRITE_ACTION, &read_error);
-  if (current == NULL)
-    {
-      g_propagate_prefixed_error (error, g_steal_pointer (&read_error), "cannot read ");
-      return FALSE;
-    }
-  pp_plan_request (plan, layer, NULL, NULL, path, value, current, PP_MANAGER_WRITE_ACTION);
-  g_debug ("%s layer: %s = %s", pp_plan_layer_to_string (layer), path, value);
-  return TRUE;
-}
-
 void
-pp_manager_request_action_async (PpManager           *self,
-                                 PpPlanLayer          layer,
-                                 const char          *path,
-                                 const char          *value,
-                                 GAsyncReadyCallback  callback,
-                                 gpointer             user_data)
+pp_executor_write_action_async (PpExecutor          *self,
+                                GPtrArray           *plan,
+                                gpointer             source_object,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data)
 {
-  GTask *outer = g_task_new (self, NULL, callback, user_data);
-  g_autoptr(GTask) inner = NULL;
-  g_autoptr(GPtrArray) plan = pp_plan_new ();
-  GError *error = NULL;
+  g_autoptr(GTask) task = g_task_new (source_object, NULL, callback, user_data);
+  PpPlanWrite *w;
   ActionWrite *a;
 
-  if (!plan_action (self, layer, path, value, plan, &error))
-    {
-      g_task_return_error (outer, error);
-      g_object_unref (outer);
-      return;
-    }
-  if (pp_manager_dry_run (self))
+  g_return_if_fail (plan->len == 1);
+  w = g_ptr_array_index (plan, 0);
+  a = g_new0 (ActionWrite, 1);
+  a->self = self;
+  a->plan = g_ptr_array_ref (plan);
+  a->path = g_strdup (w->path);
+  a->value = g_strdup (w->value);
+  g_task_set_task_data (task, a, (GDestroyNotify) action_write_free);
+  if (self->dry_run)
     {
       log_dry_run (plan);
-      g_task_return_boolean (outer, TRUE);
-      g_object_unref (outer);
+      g_task_return_boolean (task, TRUE);
       return;
     }
-  a = g_new0 (ActionWrite, 1);
-  a->plan = g_ptr_array_ref (plan);
-  a->path = g_strdup (path);
-  a->value = g_strdup (value);
-  g_info ("Writing %s to %s", value, path);
-  inner = g_task_new (self, NULL, on_action_written, outer);
-  g_task_set_task_data (inner, a, (GDestroyNotify) action_write_free);
-  g_task_run_in_thread (inner, action_write_thread);
+  g_info ("Writing %s to %s", a->value, a->path);
+  g_task_run_in_thread (task, action_write_thread);
 }
 
 gboolean
-pp_manager_request_action_finish (PpManager     *self,
-                                  GAsyncResult  *result,
-                                  GError       **error)
+pp_executor_write_action_finish (PpExecutor    *self,
+                                 GAsyncResult  *result,
+                                 GError       **error)
 {
-  return g_task_propagate_boolean (G_TASK (result), error);
+  ActionWrite *a = g_task_get_task_data (G_TASK (result));
+  PpPlanWrite *w = g_ptr_array_index (a->plan, 0);
+  GError *local_error = NULL;
+
+  if (!g_task_propagate_boolean (G_TASK (result), &local_error))
+    {
+      report_write_failure (self, w, local_error);
+      g_propagate_error (error, local_error);
+      return FALSE;
+    }
+  if (!self->dry_run)
+    note_written (self, w);
+  return TRUE;
 }

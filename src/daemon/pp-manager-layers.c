@@ -39,7 +39,7 @@ lookup_original (gpointer user_data, const char *relpath)
   OriginalLookup *lookup = user_data;
   g_autofree char *path = g_build_filename (lookup->syspath, relpath, NULL);
 
-  return pp_restore_lookup (lookup->self->restore, path);
+  return pp_restore_lookup (pp_executor_get_restore (lookup->self->executor), path);
 }
 
 /* A setting key with a '*' (PP_ATTR_NVME_APST) stands for the NVMe
@@ -119,7 +119,7 @@ plan_device_full (PpManager *self, GPtrArray *plan, PpDevice *dev, gboolean powe
   /* a device whose driver the class excludes gets nothing written, and
    * what an earlier pass wrote (before that driver was bound) goes back
    * to its original: decision->settings is empty */
-  pp_manager_plan_settings (self, plan, dev, dev->info->syspath, decision->settings);
+  pp_executor_plan_settings (self->executor, plan, dev, dev->info->syspath, decision->settings);
   return g_steal_pointer (&decision->settings);
 }
 
@@ -169,8 +169,17 @@ pp_manager_plan_modules (PpManager *self, GPtrArray *plan)
           g_ptr_array_remove_index (settings, i--);
         }
     }
-  pp_manager_plan_settings (self, plan, NULL, PP_SYSFS_MODULE, settings);
+  pp_executor_plan_settings (self->executor, plan, NULL, PP_SYSFS_MODULE, settings);
   pp_manager_plan_platform (self, plan);
+}
+
+gboolean
+pp_manager_apply_device (PpManager *self, PpDevice *dev, GError **error)
+{
+  g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
+
+  pp_manager_plan_device (self, plan, dev);
+  return pp_manager_execute_plan (self, plan, error);
 }
 
 gboolean
@@ -181,7 +190,6 @@ pp_manager_set_held (PpManager   *self,
 {
   g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
 
-  pp_manager_retry_unjournalled (self);
   for (guint i = 0; i < syspaths->len; i++)
     {
       const char *path = g_ptr_array_index (syspaths, i);
@@ -212,7 +220,6 @@ pp_manager_set_reverted (PpManager   *self,
 {
   g_autoptr(GPtrArray) plan = pp_plan_new ();
 
-  pp_manager_retry_unjournalled (self);
   for (guint i = 0; i < syspaths->len; i++)
     {
       const char *path = g_ptr_array_index (syspaths, i);
@@ -281,7 +288,7 @@ plan_sleep_layer_device (PpManager *self, GPtrArray *plan, PpDevice *dev)
       if (is_control_key (s->key))
         g_hash_table_add (keys, s->key);
     }
-  touched = g_hash_table_lookup (self->touched, dev->info->syspath);
+  touched = pp_executor_get_touched (self->executor, dev->info->syspath);
   if (touched != NULL)
     {
       g_hash_table_iter_init (&iter, touched);
@@ -291,7 +298,7 @@ plan_sleep_layer_device (PpManager *self, GPtrArray *plan, PpDevice *dev)
     }
   g_hash_table_iter_init (&iter, keys);
   while (g_hash_table_iter_next (&iter, &key, NULL))
-    pp_manager_plan_attribute (self, plan, dev, decision->settings, key);
+    pp_executor_plan_attribute (self->executor, plan, dev, decision->settings, key);
 }
 
 gboolean
@@ -300,13 +307,12 @@ pp_manager_set_before_sleep (PpManager *self, gboolean before_sleep, GError **er
   const PpSleepConfig *sc = &self->config->sleep;
   g_autoptr(GPtrArray) plan = pp_plan_new ();
   GPtrArray *devices;
-
+  guint written = 0, failed = 0;
   gboolean ok;
 
   if (self->situation.before_sleep == before_sleep)
     return TRUE;
   self->situation.before_sleep = before_sleep;
-  self->pass_written = self->pass_failed = 0;
   if (sc->restore_defaults)
     {
       g_info ("%s", before_sleep ? "Before sleep: AHCI runtime PM on, PCIe ASPM policy default"
@@ -323,11 +329,11 @@ pp_manager_set_before_sleep (PpManager *self, gboolean before_sleep, GError **er
         }
       pp_manager_plan_modules (self, plan);
     }
-  ok = pp_manager_execute_plan (self, plan, error);
+  ok = pp_manager_execute_counted (self, plan, PP_EXECUTOR_PART, &written, &failed, error);
   /* the journal's account of the sleep's policy, as of every pass: what
    * the sleep layer wrote before the sleep and what undid it after */
-  if (!pp_manager_dry_run (self))
-    pp_log_policy_applied (self->pass_written, self->pass_failed, before_sleep ? "sleep" : "resume");
+  if (!pp_executor_get_dry_run (self->executor))
+    pp_log_policy_applied (written, failed, before_sleep ? "sleep" : "resume");
   return ok;
 }
 
@@ -337,7 +343,6 @@ pp_manager_set_powered_down (PpManager  *self,
                              gboolean    down,
                              GError    **error)
 {
-  pp_manager_retry_unjournalled (self);
   if (down)
     g_hash_table_add (self->powered_down, g_strdup (dev->info->syspath));
   else
@@ -355,7 +360,6 @@ pp_manager_power_up_device (PpManager   *self,
   g_autoptr(GPtrArray) settings = NULL;
   GPtrArray *decided = g_ptr_array_new_with_free_func (g_free);
 
-  pp_manager_retry_unjournalled (self);
   g_hash_table_remove (self->powered_down, dev->info->syspath);
   settings = plan_device_full (self, plan, dev, TRUE);
   /* what the pass decides: the layers' settings, and the originals
@@ -418,7 +422,7 @@ explain_aspm_policy (PpManager *self, PpDevice *dev)
     return NULL;
   row = g_new0 (PpExplainRow, 1);
   row->attribute = g_steal_pointer (&path);
-  current = pp_manager_read_current (row->attribute, PP_MANAGER_WRITE_SETTING, NULL);
+  current = pp_executor_read_current (row->attribute, PP_MANAGER_WRITE_SETTING, NULL);
   row->current = g_utf8_make_valid (current != NULL ? current : "", -1);
   modules = pp_policy_module_settings (self->config, &self->situation);
   for (guint i = 0; i < modules->len; i++)
@@ -472,7 +476,7 @@ pp_manager_explain (PpManager *self, PpDevice *dev)
   g_autofree char *link_dir = g_build_filename (dev->info->syspath, PP_ASPM_LINK_DIR, NULL);
   PpExplainRow *aspm_policy;
 
-  pp_manager_plan_settings (self, plan, dev, dev->info->syspath, decision->settings);
+  pp_executor_plan_settings (self->executor, plan, dev, dev->info->syspath, decision->settings);
 
   for (guint i = 0; i < rows->len; i++)
     {
@@ -631,7 +635,7 @@ pp_manager_list_changes (PpManager *self)
 {
   GPtrArray *changes = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_manager_change_free);
   /* what restoring would write: the same plan as on exit */
-  g_autoptr(GPtrArray) plan = pp_manager_plan_restore (self, pp_restore_get_recorded (self->restore),
+  g_autoptr(GPtrArray) plan = pp_executor_plan_restore (pp_restore_get_recorded (pp_executor_get_restore (self->executor)),
                                                        TRUE);
 
   for (guint i = 0; i < plan->len; i++)
@@ -664,7 +668,7 @@ GPtrArray *
 pp_manager_list_conflicts (PpManager *self)
 {
   GPtrArray *rows = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_conflict_free);
-  g_autoptr(GPtrArray) foreign = pp_foreign_tracker_list_conflicts (self->foreign);
+  g_autoptr(GPtrArray) foreign = pp_foreign_tracker_list_conflicts (pp_executor_get_foreign (self->executor));
 
   for (guint i = 0; self->installed_conflicts != NULL && i < self->installed_conflicts->len; i++)
     {
@@ -726,7 +730,6 @@ pp_manager_set_override (PpManager   *self,
       return FALSE;
     }
 
-  pp_manager_retry_unjournalled (self);
   current = pp_overrides_lookup (self->overrides, dev->info->syspath);
   if (current != NULL)
     previous = pp_override_copy (current);
@@ -756,7 +759,6 @@ pp_manager_clear_overrides (PpManager  *self,
 {
   g_autoptr(GError) apply_error = NULL;
 
-  pp_manager_retry_unjournalled (self);
   if (!pp_overrides_clear (self->overrides, dev->info->syspath, error))
     return FALSE;
   if (!pp_manager_apply_device (self, dev, &apply_error))

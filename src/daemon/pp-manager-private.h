@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The manager's state, shared by its parts: pp-manager.c (lifecycle,
- * uevents, power source, GObject), pp-device-table.c, pp-executor.c and
- * pp-manager-layers.c (the decision, queries). Not for other callers. */
+ * uevents, power source, layer requests, GObject), pp-device-table.c,
+ * pp-manager-layers.c (the decision, queries), pp-manager-profile.c and
+ * pp-manager-execute.c (announcing what the executor wrote). The
+ * executor (pp-executor.h) is an object of its own that the manager
+ * owns, its state in its own struct. Not for other callers. */
 #pragma once
 
-#include "pp-foreign.h"
+#include "pp-executor.h"
 #include "pp-manager.h"
 #include "pp-overrides.h"
 #include "pp-platform.h"
@@ -24,16 +27,11 @@ struct _PpManager {
   char             *backend;        /* set by the sleep component; NULL: none yet */
   PpConfig         *config;
   PpUdev           *udev;
-  PpRestore        *restore;
   PpOverrides      *overrides;
 
-  /* what this run changed: device syspath (or /sys/module) -> set of
-   * relpaths, so a setting that leaves the policy gets its original back */
-  GHashTable       *touched;
-  /* full paths whose originals a previous run kept (RestoreOnExit=false)
-   * and that no pass has planned yet: they join @touched of their
-   * directory when it is first planned */
-  GHashTable       *adopted;
+  /* the one write path: the journal, what this run changed, foreign
+   * writes, write failures, the dry-run switch */
+  PpExecutor       *executor;
 
   GHashTable       *devices;        /* syspath -> PpDevice*: the tagged devices */
   GHashTable       *unmanaged;      /* syspath -> PpDevice*: untagged devices a tree
@@ -61,25 +59,13 @@ struct _PpManager {
   PpManagerHoldHook revert_hook;    /* who reverts a device, for Explain */
   gpointer          revert_hook_data;
 
-  GHashTable       *failed_writes;  /* path -> errno, to log each failure once */
-  guint64           n_write_failures;
   guint64           notified_write_failures;  /* the value "write-failures" last announced */
 
-  /* --dry-run or DryRun=true: computed in one place (load_config) */
-  gboolean          dry_run;
-  /* a pass could not journal its originals and changed nothing: the
-   * next pass or event tries everything again */
-  gboolean          journal_failed;
-
   /* other programs: tools installed (PpConflict*, found at start and on
-   * Reload) and foreign changes of what the daemon wrote */
+   * Reload); the executor tracks foreign changes of what the daemon wrote */
   GPtrArray        *installed_conflicts;
-  PpForeignTracker *foreign;
   gboolean          foreign_changed;   /* since the last conflicts-changed */
 
-  /* writes and failures of the current pass, for policy-applied */
-  guint             pass_written;
-  guint             pass_failed;
   double            last_pass_sec;    /* duration of the last full pass; 0 before the first */
 
   /* runtime-PM counter bases (GetStatistics): taken at start and for the
@@ -120,35 +106,19 @@ void           pp_manager_emit_device_changed (PpManager          *self,
 void           pp_manager_emit_conflicts_changed (PpManager *self);
 
 
-/* the device table (pp-device-table.c) */
-void
-pp_manager_retry_unjournalled (PpManager *self);
 gboolean
 pp_manager_apply_device (PpManager *self, PpDevice *dev, GError **error);
-gboolean
-pp_manager_dry_run (PpManager *self);
-char *
-pp_manager_read_current (const char *path, PpManagerWriteFlags flags, GError **error);
-/* The standing requests of the layers into @plan (pp-executor.c). */
-void           pp_manager_plan_layer_requests (PpManager *self, GPtrArray *plan);
-void
-pp_manager_plan_settings (PpManager *self, GPtrArray *plan, PpDevice *dev, const char *dir, GPtrArray *settings);
-/* Only @relpath of @dev, as pp_manager_plan_settings() plans it: its
- * value in @settings, or (changed by the daemon, no layer sets it now)
- * its original; the device's other attributes are not read. */
-void
-pp_manager_plan_attribute (PpManager *self, GPtrArray *plan, PpDevice *dev, GPtrArray *settings,
-                           const char *relpath);
-gboolean
-pp_manager_is_setting (PlannedWrite *w);
-void
-pp_manager_compact_journal (PpManager *self);
-void
-pp_manager_flush_conflicts_changed (PpManager *self);
+/* @plan executed (pp_executor_execute()), and what it wrote announced:
+ * DeviceChanged, write-failures, conflicts-changed. */
 gboolean
 pp_manager_execute_plan (PpManager *self, GPtrArray *plan, GError **first_error);
+/* The same, with the number of writes done and failed. */
+gboolean
+pp_manager_execute_counted (PpManager *self, GPtrArray *plan, PpExecutorScope scope,
+                            guint *n_written, guint *n_failed, GError **first_error);
 void
-pp_manager_restore_originals (PpManager *self, GPtrArray *originals, const char *why);
+pp_manager_flush_conflicts_changed (PpManager *self);
+/* the device table (pp-device-table.c) */
 gboolean
 pp_manager_is_usb_device (PpDeviceInfo *info);
 gboolean
@@ -181,8 +151,5 @@ void
 pp_manager_read_platform (PpManager *self);
 void
 pp_manager_plan_platform (PpManager *self, GPtrArray *plan);
-
-GPtrArray *
-pp_manager_plan_restore (PpManager *self, GPtrArray *originals, gboolean read_current);
 
 G_END_DECLS

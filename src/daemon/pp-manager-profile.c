@@ -92,7 +92,7 @@ plan_knob (PpManager *self, GPtrArray *plan, const PpPlatformKnob *knob, const P
       copy->origin = g_strdup (s->origin);
       g_ptr_array_add (one, copy);
     }
-  pp_manager_plan_settings (self, plan, NULL, knob->dir, one);
+  pp_executor_plan_settings (self->executor, plan, NULL, knob->dir, one);
 }
 
 void
@@ -118,7 +118,7 @@ explain_knob (PpManager *self, const PpPlatformKnob *knob, const PpSetting *s, c
   const char *value = s != NULL ? knob_value (knob, s, &why) : NULL;
 
   row->attribute = g_build_filename (knob->dir, knob->attr, NULL);
-  current = pp_manager_read_current (row->attribute, PP_MANAGER_WRITE_SETTING, NULL);
+  current = pp_executor_read_current (row->attribute, PP_MANAGER_WRITE_SETTING, NULL);
   row->current = g_utf8_make_valid (current != NULL ? current : "", -1);
   if (s == NULL)
     {
@@ -199,7 +199,7 @@ pp_manager_save_profile (PpManager *self, PpProfile profile, GError **error)
   g_autofree char *path = g_build_filename (self->options.state_dir, PROFILE_FILE, NULL);
   g_autofree char *text = g_strdup_printf ("%s\n", pp_profile_to_string (profile));
 
-  if (pp_manager_dry_run (self))
+  if (pp_executor_get_dry_run (self->executor))
     {
       g_message ("dry-run: would save the power profile %s to %s",
                  pp_profile_to_string (profile), path);

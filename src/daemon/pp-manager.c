@@ -13,6 +13,7 @@
 #include "pp-config-files.h"
 #include "pp-conflicts.h"
 #include "pp-error.h"
+#include "pp-executor.h"
 #include "pp-devarg.h"
 #include "pp-foreign.h"
 #include "pp-log.h"
@@ -48,42 +49,150 @@ G_DEFINE_TYPE (PpManager, pp_manager, G_TYPE_OBJECT)
 
 
 
-static void apply_all_pass (PpManager *self, const char *reason);
+/* ---- the layers' requests ------------------------------------------- */
+
+static char *
+request_read (const char *path, PpPlanFlags flags, gpointer user_data)
+{
+  return pp_executor_read_current (path, flags, NULL);
+}
+
+static gpointer
+request_device (const char *syspath, gpointer user_data)
+{
+  PpManager *self = user_data;
+  PpDevice *dev = g_hash_table_lookup (self->devices, syspath);
+
+  return dev != NULL ? dev : g_hash_table_lookup (self->unmanaged, syspath);
+}
+
+/* The standing requests of the layers into @plan. */
+static void
+plan_layer_requests (PpManager *self, GPtrArray *plan)
+{
+  PpPlanRequestValues values = { request_read, request_device, self };
+
+  pp_plan_requests (plan, self->layer_requests, &values);
+}
+
+/* @path to @value, planned and executed now; with @standing the
+ * request stays in force (every pass plans it again) unless the write
+ * fails, else @path's standing request ends. */
+static gboolean
+execute_layer_request (PpManager           *self,
+                       PpPlanLayer          layer,
+                       PpDevice            *dev,
+                       const char          *path,
+                       const char          *value,
+                       PpManagerWriteFlags  flags,
+                       gboolean             standing,
+                       GError             **error)
+{
+  g_autoptr(GPtrArray) plan = pp_plan_new ();
+  g_autoptr(GError) read_error = NULL;
+  g_autofree char *current = NULL;
+
+  if (!pp_executor_may_write (path))
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
+                   "refusing to write %s: not an attribute powerpolicyd manages", path);
+      return FALSE;
+    }
+  pp_plan_requests_withdraw (self->layer_requests, path);
+  current = pp_executor_read_current (path, flags, &read_error);
+  if (current == NULL)
+    {
+      g_propagate_prefixed_error (error, g_steal_pointer (&read_error), "cannot read ");
+      return FALSE;
+    }
+  if (pp_plan_request (plan, layer, dev, dev != NULL ? dev->info->syspath : NULL,
+                       path, value, current, flags))
+    {
+      g_debug ("%s layer: %s = %s", pp_plan_layer_to_string (layer), path, value);
+      if (!pp_manager_execute_plan (self, plan, error))
+        return FALSE;
+    }
+  if (standing && !(flags & PP_PLAN_ACTION))
+    pp_plan_requests_set (self->layer_requests,
+                          pp_plan_request_new (layer, dev != NULL ? dev->info->syspath : NULL,
+                                               path, value, flags));
+  return TRUE;
+}
+
+gboolean
+pp_manager_request_layer (PpManager           *self,
+                          PpPlanLayer          layer,
+                          PpDevice            *dev,
+                          const char          *path,
+                          const char          *value,
+                          PpManagerWriteFlags  flags,
+                          GError             **error)
+{
+  return execute_layer_request (self, layer, dev, path, value, flags, TRUE, error);
+}
+
+gboolean
+pp_manager_end_layer (PpManager           *self,
+                      PpPlanLayer          layer,
+                      PpDevice            *dev,
+                      const char          *path,
+                      const char          *value,
+                      PpManagerWriteFlags  flags,
+                      GError             **error)
+{
+  return execute_layer_request (self, layer, dev, path, value, flags, FALSE, error);
+}
+
+const char *
+pp_manager_lookup_original (PpManager *self, const char *path)
+{
+  return pp_restore_lookup (pp_executor_get_restore (self->executor), path);
+}
+
+/* A full pass into @plan: every device, the modules, the standing
+ * requests of the layers. */
+static void
+plan_all (PpManager *self, GPtrArray *plan)
+{
+  GPtrArray *devices = pp_manager_list_devices (self);
+
+  for (guint i = 0; i < devices->len; i++)
+    pp_manager_plan_device (self, plan, g_ptr_array_index (devices, i));
+  pp_manager_plan_modules (self, plan);
+  plan_layer_requests (self, plan);
+}
+
+/* The executor's hooks (pp-executor.h) */
+static gboolean
+executor_plan_all (GPtrArray *plan, gpointer user_data)
+{
+  PpManager *self = user_data;
+
+  if (!self->started)
+    return FALSE;
+  plan_all (self, plan);
+  return TRUE;
+}
+
+static gboolean
+executor_managed (const char *syspath, gpointer user_data)
+{
+  PpManager *self = user_data;
+
+  return g_hash_table_contains (self->devices, syspath);
+}
 
 /* @reason: why ("start", "battery", "reload", ...), for policy-applied */
 static void
 apply_all (PpManager *self, const char *reason)
 {
-  /* a full pass: whatever could not be journalled before is in it */
-  self->journal_failed = FALSE;
-  apply_all_pass (self, reason);
-}
-
-/* A pass that could not journal (the runtime directory full) changed
- * nothing: the next pass or event applies everything again. */
-void
-pp_manager_retry_unjournalled (PpManager *self)
-{
-  if (!self->journal_failed || !self->started)
-    return;
-  g_info ("Trying again to apply what could not be journalled");
-  apply_all (self, "retry");
-}
-
-static void
-apply_all_pass (PpManager *self, const char *reason)
-{
   gint64 start = g_get_monotonic_time ();
   g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
-  GPtrArray *devices = pp_manager_list_devices (self);
+  guint written = 0, failed = 0;
   double seconds;
 
-  self->pass_written = self->pass_failed = 0;
-  for (guint i = 0; i < devices->len; i++)
-    pp_manager_plan_device (self, plan, g_ptr_array_index (devices, i));
-  pp_manager_plan_modules (self, plan);
-  pp_manager_plan_layer_requests (self, plan);
-  pp_manager_execute_plan (self, plan, NULL);
+  plan_all (self, plan);
+  pp_manager_execute_counted (self, plan, PP_EXECUTOR_FULL_PASS, &written, &failed, NULL);
   seconds = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
   if (seconds != self->last_pass_sec)
     {
@@ -91,17 +200,8 @@ apply_all_pass (PpManager *self, const char *reason)
       g_object_notify_by_pspec (G_OBJECT (self), pp_manager_props[PROP_LAST_POLICY_PASS_SEC]);
     }
   /* under dry-run the would-be writes are the log */
-  if (!pp_manager_dry_run (self))
-    pp_log_policy_applied (self->pass_written, self->pass_failed, reason);
-}
-
-gboolean
-pp_manager_apply_device (PpManager *self, PpDevice *dev, GError **error)
-{
-  g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
-
-  pp_manager_plan_device (self, plan, dev);
-  return pp_manager_execute_plan (self, plan, error);
+  if (!pp_manager_get_dry_run (self))
+    pp_log_policy_applied (written, failed, reason);
 }
 
 static void
@@ -187,16 +287,7 @@ update_power_source (PpManager *self, gboolean apply)
 static void
 forget_originals (PpManager *self, const char *dir)
 {
-  GHashTableIter iter;
-  gpointer key;
-  gsize n = strlen (dir);
-
-  g_hash_table_iter_init (&iter, self->adopted);
-  while (g_hash_table_iter_next (&iter, &key, NULL))
-    if (strncmp (key, dir, n) == 0 && ((const char *) key)[n] == '/')
-      g_hash_table_iter_remove (&iter);
-  pp_restore_forget_under (self->restore, dir);
-  pp_manager_compact_journal (self);
+  pp_executor_forget_under (self->executor, dir);
 }
 
 static gboolean conflict_rows_equal (GPtrArray *a, GPtrArray *b);
@@ -206,13 +297,13 @@ static gboolean conflict_rows_equal (GPtrArray *a, GPtrArray *b);
 static void
 forget_foreign_device (PpManager *self, const char *syspath)
 {
-  g_autoptr(GPtrArray) before = pp_foreign_tracker_list_conflicts (self->foreign);
+  g_autoptr(GPtrArray) before = pp_foreign_tracker_list_conflicts (pp_executor_get_foreign (self->executor));
   g_autoptr(GPtrArray) after = NULL;
 
-  pp_foreign_tracker_forget_device (self->foreign, syspath);
+  pp_foreign_tracker_forget_device (pp_executor_get_foreign (self->executor), syspath);
   if (before->len == 0)
     return;
-  after = pp_foreign_tracker_list_conflicts (self->foreign);
+  after = pp_foreign_tracker_list_conflicts (pp_executor_get_foreign (self->executor));
   if (!conflict_rows_equal (before, after))
     self->foreign_changed = TRUE;
 }
@@ -226,7 +317,7 @@ forget_device (PpManager *self, PpDeviceInfo *info)
     return;
   pp_manager_device_table_remove (self, info->syspath);
   pp_residency_book_forget (self->residency, info->syspath);
-  g_hash_table_remove (self->touched, info->syspath);
+  pp_executor_forget_touched (self->executor, info->syspath);
   /* it starts afresh when it comes back */
   forget_foreign_device (self, info->syspath);
   pp_manager_flush_conflicts_changed (self);
@@ -247,29 +338,10 @@ forget_device (PpManager *self, PpDeviceInfo *info)
 static void
 release_unbound_device (PpManager *self, PpDeviceInfo *info)
 {
-  GHashTable *written = g_hash_table_lookup (self->touched, info->syspath);
-  GPtrArray *recorded = pp_restore_get_recorded (self->restore);
-  g_autoptr(GPtrArray) originals = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_original_free);
-  gsize dir_len = strlen (info->syspath);
-
   if (!g_hash_table_contains (self->devices, info->syspath))
     return;
-  for (guint i = 0; written != NULL && i < recorded->len; i++)
-    {
-      PpOriginal *o = g_ptr_array_index (recorded, i);
-
-      if (strncmp (o->path, info->syspath, dir_len) == 0 && o->path[dir_len] == '/' &&
-          g_hash_table_contains (written, o->path + dir_len + 1))
-        g_ptr_array_add (originals, pp_original_new (o->path, o->value));
-    }
-  g_info ("%s: driver unbound, writing back its %u original values and forgetting it",
-          info->syspath, originals->len);
-  if (originals->len > 0 && !pp_manager_dry_run (self))
-    pp_manager_restore_originals (self, originals, "driver unbound");
+  pp_executor_release_device (self->executor, info->syspath, "driver unbound");
   forget_device (self, info);
-  for (guint i = 0; i < originals->len; i++)
-    pp_restore_forget (self->restore, ((PpOriginal *) g_ptr_array_index (originals, i))->path);
-  pp_manager_compact_journal (self);
 }
 
 /* Re-classify the USB device an interface belongs to, and re-apply its
@@ -316,7 +388,6 @@ on_module_uevent (PpManager *self, const char *action, PpDeviceInfo *info)
 static void
 on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self)
 {
-  pp_manager_retry_unjournalled (self);
   if (on_module_uevent (self, action, info))
     return;
   if (!pp_manager_is_managed_path (info->syspath))
@@ -393,31 +464,31 @@ on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self
 static void
 restore_leftover (PpManager *self)
 {
+  PpRestore *restore = pp_executor_get_restore (self->executor);
   g_autoptr(GPtrArray) originals = NULL;
 
-  if (!pp_restore_has_leftover (self->restore))
+  if (!pp_restore_has_leftover (restore))
     return;
   /* RestoreOnExit=false: the values stay, and so does the knowledge of
    * each attribute's own value (an empty assignment writes it back) */
-  if (pp_restore_was_kept (self->restore))
+  if (pp_restore_was_kept (restore))
     {
-      g_autoptr(GPtrArray) adopted = pp_restore_adopt (self->restore);
+      g_autoptr(GPtrArray) adopted = pp_restore_adopt (restore);
 
       g_info ("Taking over the original values the previous run kept (%u changed by the policy)",
               adopted->len);
-      for (guint i = 0; i < adopted->len; i++)
-        g_hash_table_add (self->adopted, g_strdup (g_ptr_array_index (adopted, i)));
+      pp_executor_adopt (self->executor, adopted);
       return;
     }
   g_message ("Found original values left by a previous run that did not exit cleanly, restoring them");
-  originals = pp_restore_load (self->restore);
-  if (pp_manager_dry_run (self))
+  originals = pp_restore_load (restore);
+  if (pp_manager_get_dry_run (self))
     {
       g_message ("dry-run: would restore %u original values", originals->len);
       return;
     }
-  pp_manager_restore_originals (self, originals, "after an unclean exit");
-  pp_restore_clear (self->restore);
+  pp_executor_restore_originals (originals, "after an unclean exit");
+  pp_restore_clear (restore);
 }
 
 static void
@@ -437,7 +508,7 @@ load_config (PpManager *self, GPtrArray *problems, GError **error)
 {
   g_autoptr(GError) local_error = NULL;
   PpConfig *config = pp_config_files_load (self->options.config_path, problems, &local_error);
-  gboolean was_dry_run;
+  gboolean was_dry_run, dry_run;
 
   if (config == NULL && self->config == NULL)
     {
@@ -455,17 +526,18 @@ load_config (PpManager *self, GPtrArray *problems, GError **error)
       return TRUE;
     }
 
-  was_dry_run = self->dry_run;
+  was_dry_run = pp_manager_get_dry_run (self);
   g_clear_pointer (&self->config, pp_config_free);
   self->config = config;
   log_problems (problems);
 
   /* the one dry-run switch: every writer asks pp_manager_get_dry_run() */
-  self->dry_run = self->options.dry_run || config->dry_run;
-  pp_overrides_set_persist (self->overrides, !self->dry_run);
-  if (self->dry_run != was_dry_run)
+  dry_run = self->options.dry_run || config->dry_run;
+  pp_executor_set_dry_run (self->executor, dry_run);
+  pp_overrides_set_persist (self->overrides, !dry_run);
+  if (dry_run != was_dry_run)
     {
-      if (self->dry_run)
+      if (dry_run)
         g_message ("Dry run: nothing will be written, no helper run; each write is logged");
       g_object_notify_by_pspec (G_OBJECT (self), pp_manager_props[PROP_DRY_RUN]);
     }
@@ -584,14 +656,14 @@ static void
 redetect_conflicts (PpManager *self)
 {
   g_autoptr(GPtrArray) found = pp_conflicts_detect (NULL);
-  g_autoptr(GPtrArray) foreign = pp_foreign_tracker_list_conflicts (self->foreign);
+  g_autoptr(GPtrArray) foreign = pp_foreign_tracker_list_conflicts (pp_executor_get_foreign (self->executor));
 
   pp_conflicts_log_new (self->installed_conflicts, found);
   if (!conflict_rows_equal (self->installed_conflicts, found) || foreign->len > 0)
     self->foreign_changed = TRUE;
   g_clear_pointer (&self->installed_conflicts, g_ptr_array_unref);
   self->installed_conflicts = g_steal_pointer (&found);
-  pp_foreign_tracker_reset (self->foreign);
+  pp_foreign_tracker_reset (pp_executor_get_foreign (self->executor));
 }
 
 void
@@ -614,47 +686,27 @@ pp_manager_reload (PpManager *self, GPtrArray **problems_out)
     *problems_out = g_steal_pointer (&strings);
 }
 
-/* The full paths of the policy's writes this run (@touched), and those a
- * previous run kept that no pass planned since (@adopted). */
-static GPtrArray *
-touched_paths (PpManager *self)
-{
-  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
-  GHashTableIter iter, inner;
-  gpointer dir, set, relpath;
-
-  g_hash_table_iter_init (&iter, self->touched);
-  while (g_hash_table_iter_next (&iter, &dir, &set))
-    {
-      g_hash_table_iter_init (&inner, set);
-      while (g_hash_table_iter_next (&inner, &relpath, NULL))
-        g_ptr_array_add (paths, g_build_filename (dir, relpath, NULL));
-    }
-  g_hash_table_iter_init (&iter, self->adopted);
-  while (g_hash_table_iter_next (&iter, &dir, NULL))
-    g_ptr_array_add (paths, g_strdup (dir));
-  return paths;
-}
-
 void
 pp_manager_shutdown (PpManager *self)
 {
-  if (self->restore == NULL || pp_manager_dry_run (self))
+  PpRestore *restore = pp_executor_get_restore (self->executor);
+
+  if (pp_manager_get_dry_run (self))
     return;
   if (!self->config->restore_on_exit)
     {
       g_autoptr(GError) error = NULL;
 
-      g_autoptr(GPtrArray) policy_paths = touched_paths (self);
+      g_autoptr(GPtrArray) policy_paths = pp_executor_policy_paths (self->executor);
 
       /* the values stay: the next run takes the originals over */
-      if (pp_restore_keep (self->restore, policy_paths, &error))
+      if (pp_restore_keep (restore, policy_paths, &error))
         return;
       g_warning ("Cannot keep the original values for the next run: %s", error->message);
     }
   else
-    pp_manager_restore_originals (self, pp_restore_get_recorded (self->restore), "on exit");
-  pp_restore_clear (self->restore);
+    pp_executor_restore_originals (pp_restore_get_recorded (restore), "on exit");
+  pp_restore_clear (restore);
 }
 
 void
@@ -662,14 +714,14 @@ pp_manager_reapply (PpManager *self)
 {
   /* firmware may have reset attributes across sleep: not another
    * program's change */
-  pp_foreign_tracker_forget_written (self->foreign);
+  pp_foreign_tracker_forget_written (pp_executor_get_foreign (self->executor));
   apply_all (self, "resume");
 }
 
 gboolean
 pp_manager_get_dry_run (PpManager *self)
 {
-  return self->dry_run;
+  return pp_executor_get_dry_run (self->executor);
 }
 
 void
@@ -753,7 +805,7 @@ pp_manager_set_profiles_conflict (PpManager *self, const char *subject, const ch
 guint64
 pp_manager_get_n_write_failures (PpManager *self)
 {
-  return self->n_write_failures;
+  return pp_executor_get_n_write_failures (self->executor);
 }
 
 double
@@ -832,10 +884,10 @@ pp_manager_get_property (GObject *object, guint prop_id, GValue *value, GParamSp
       g_value_set_string (value, pp_power_source_to_string (self->power_source));
       break;
     case PROP_DRY_RUN:
-      g_value_set_boolean (value, self->dry_run);
+      g_value_set_boolean (value, pp_manager_get_dry_run (self));
       break;
     case PROP_WRITE_FAILURES:
-      g_value_set_uint64 (value, self->n_write_failures);
+      g_value_set_uint64 (value, pp_executor_get_n_write_failures (self->executor));
       break;
     case PROP_LAST_POLICY_PASS_SEC:
       g_value_set_double (value, self->last_pass_sec);
@@ -860,18 +912,14 @@ pp_manager_finalize (GObject *object)
   g_hash_table_unref (self->by_sysname);
   g_hash_table_unref (self->unmanaged);
   g_hash_table_unref (self->devices);
-  g_hash_table_unref (self->failed_writes);
   g_hash_table_unref (self->held);
   g_hash_table_unref (self->reverted);
   g_ptr_array_unref (self->layer_requests);
   g_hash_table_unref (self->powered_down);
-  g_clear_pointer (&self->restore, pp_restore_free);
+  g_clear_pointer (&self->executor, pp_executor_free);
   g_clear_pointer (&self->overrides, pp_overrides_free);
   g_clear_pointer (&self->residency, pp_residency_book_free);
-  g_hash_table_unref (self->touched);
-  g_hash_table_unref (self->adopted);
   g_clear_pointer (&self->installed_conflicts, g_ptr_array_unref);
-  g_clear_pointer (&self->foreign, pp_foreign_tracker_free);
   g_clear_pointer (&self->config, pp_config_free);
   g_clear_pointer (&self->platform, pp_platform_knobs_free);
   g_free (self->profiles_conflict_subject);
@@ -959,15 +1007,10 @@ pp_manager_init (PpManager *self)
                                            (GDestroyNotify) pp_device_free);
   self->by_sysname = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                             (GDestroyNotify) g_ptr_array_unref);
-  self->failed_writes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->held = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->reverted = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->layer_requests = pp_plan_requests_new ();
   self->powered_down = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  self->adopted = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  self->touched = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                         (GDestroyNotify) g_hash_table_unref);
-  self->foreign = pp_foreign_tracker_new ();
   self->residency = pp_residency_book_new (0);
 }
 
@@ -975,6 +1018,7 @@ PpManager *
 pp_manager_new (const PpManagerOptions *options)
 {
   PpManager *self = g_object_new (PP_TYPE_MANAGER, NULL);
+  PpExecutorHooks hooks = { executor_managed, executor_plan_all, self };
 
   self->options.config_path = g_strdup (options->config_path);
   self->options.state_dir = g_strdup (options->state_dir ? options->state_dir : PP_STATEDIR);
@@ -982,7 +1026,7 @@ pp_manager_new (const PpManagerOptions *options)
   self->options.dry_run = options->dry_run;
   self->options.oneshot = options->oneshot;
   self->options.no_logind = options->no_logind;
-  self->restore = pp_restore_new (self->options.runtime_dir);
+  self->executor = pp_executor_new (self->options.runtime_dir, self->options.oneshot, &hooks);
   self->overrides = pp_overrides_new (self->options.state_dir);
   return self;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The daemon's objects without a bus (issue 10): PpPowerOps, PpActivity,
- * PpSleep and PpToken through their plain C APIs, on a PpManager started
+ * PpSleep, PpToken and PpExecutor through their plain C APIs, on a PpManager started
  * on a umockdev testbed (tagged devices through pp-testbed.h). Run under
  * umockdev-wrapper, as root; every path is inside the testbed or a
  * temporary directory. */
@@ -17,6 +17,7 @@
 #include "pp-testbed.h"
 #include "pp-activity.h"
 #include "pp-error.h"
+#include "pp-executor.h"
 #include "pp-manager.h"
 #include "pp-power-ops.h"
 #include "pp-revert.h"
@@ -729,6 +730,117 @@ test_action_async_dry_run (void **state)
   assert_attr (st, PCI, "power/control", "on");
 }
 
+/* ---- the executor ----------------------------------------------------- */
+
+#define DELAY STORAGE "/power/autosuspend_delay_ms"
+
+/* The executor's owner: no device is managed; a full pass plans the
+ * storage device's delay to 5000, and is counted. */
+typedef struct {
+  guint full_passes;
+} Owner;
+
+static gboolean
+owner_managed (const char *syspath, gpointer user_data)
+{
+  return FALSE;
+}
+
+static gboolean
+owner_plan_all (GPtrArray *plan, gpointer user_data)
+{
+  Owner *owner = user_data;
+  g_autofree char *current = pp_executor_read_current (DELAY, PP_PLAN_SETTING, NULL);
+
+  owner->full_passes++;
+  assert_non_null (current);
+  pp_plan_request (plan, PP_PLAN_LAYER_POLICY, NULL, NULL, DELAY, "5000", current, PP_PLAN_SETTING);
+  return TRUE;
+}
+
+static PpExecutor *
+executor_new (State *st, Owner *owner, const char *runtime_dir)
+{
+  PpExecutorHooks hooks = { owner_managed, owner_plan_all, owner };
+
+  return pp_executor_new (runtime_dir, FALSE, &hooks);
+}
+
+/* A plan that cannot be journalled changes nothing; the next execute
+ * call does the full pass first and hands its writes back. */
+static void
+test_executor_retries_unjournalled (void **state)
+{
+  State *st = *state;
+  Owner owner = { 0 };
+  g_autofree char *runtime = g_build_filename (st->work, "executor-run", NULL);
+  g_autofree char *blocker = g_build_filename (runtime, "originals", NULL);
+  g_autoptr(PpExecutor) exec = NULL;
+  g_autoptr(GPtrArray) plan = pp_plan_new ();
+  g_autoptr(GPtrArray) written = NULL;
+  g_autoptr(GPtrArray) empty = pp_plan_new ();
+  g_autoptr(GError) error = NULL;
+  guint failed = 0;
+
+  assert_int_equal (g_mkdir_with_parents (runtime, 0755), 0);
+  assert_true (g_file_set_contents (blocker, "in the way\n", -1, NULL));
+  exec = executor_new (st, &owner, runtime);
+  assert_true (pp_plan_request (plan, PP_PLAN_LAYER_POLICY, NULL, NULL, DELAY, "5000", "2000",
+                                PP_PLAN_SETTING));
+  assert_false (pp_executor_execute (exec, plan, PP_EXECUTOR_PART, &written, &failed, &error));
+  assert_non_null (error);
+  assert_int_equal (written->len, 0);
+  assert_int_equal (failed, 1);
+  assert_int_equal (pp_executor_get_n_write_failures (exec), 1);
+  assert_int_equal (owner.full_passes, 0);
+  assert_attr (st, STORAGE, "power/autosuspend_delay_ms", "2000");
+  g_clear_pointer (&written, g_ptr_array_unref);
+
+  /* the journal can be written again: the next call, with nothing of
+   * its own to write, does the full pass */
+  assert_int_equal (g_unlink (blocker), 0);
+  assert_true (pp_executor_execute (exec, empty, PP_EXECUTOR_PART, &written, &failed, NULL));
+  assert_int_equal (owner.full_passes, 1);
+  assert_int_equal (failed, 0);
+  assert_int_equal (written->len, 1);
+  assert_string_equal (((PpPlanWrite *) g_ptr_array_index (written, 0))->path, DELAY);
+  assert_attr (st, STORAGE, "power/autosuspend_delay_ms", "5000");
+  assert_string_equal (pp_restore_lookup (pp_executor_get_restore (exec), DELAY), "2000");
+  g_clear_pointer (&written, g_ptr_array_unref);
+
+  /* once done, no retry is pending */
+  assert_true (pp_executor_execute (exec, empty, PP_EXECUTOR_PART, &written, &failed, NULL));
+  assert_int_equal (owner.full_passes, 1);
+  assert_int_equal (written->len, 0);
+
+  pp_executor_restore_originals (pp_restore_get_recorded (pp_executor_get_restore (exec)), "test");
+  assert_attr (st, STORAGE, "power/autosuspend_delay_ms", "2000");
+  pp_restore_clear (pp_executor_get_restore (exec));
+}
+
+/* Under the dry-run switch nothing is written, journalled or handed back. */
+static void
+test_executor_dry_run (void **state)
+{
+  State *st = *state;
+  Owner owner = { 0 };
+  g_autofree char *runtime = g_build_filename (st->work, "executor-run", NULL);
+  g_autoptr(PpExecutor) exec = executor_new (st, &owner, runtime);
+  g_autoptr(GPtrArray) plan = pp_plan_new ();
+  g_autoptr(GPtrArray) written = NULL;
+  guint failed = 0;
+
+  pp_executor_set_dry_run (exec, TRUE);
+  assert_true (pp_executor_get_dry_run (exec));
+  assert_true (pp_plan_request (plan, PP_PLAN_LAYER_POLICY, NULL, NULL, DELAY, "5000", "2000",
+                                PP_PLAN_SETTING));
+  assert_true (pp_executor_execute (exec, plan, PP_EXECUTOR_PART, &written, &failed, NULL));
+  assert_int_equal (written->len, 0);
+  assert_int_equal (failed, 0);
+  assert_null (pp_restore_lookup (pp_executor_get_restore (exec), DELAY));
+  assert_attr (st, STORAGE, "power/autosuspend_delay_ms", "2000");
+}
+
 int
 main (void)
 {
@@ -747,6 +859,8 @@ main (void)
     cmocka_unit_test_setup_teardown (test_action_async_written, setup, teardown),
     cmocka_unit_test_setup_teardown (test_action_async_refused_and_unreadable, setup, teardown),
     cmocka_unit_test_setup_teardown (test_action_async_dry_run, setup_dry_run, teardown),
+    cmocka_unit_test_setup_teardown (test_executor_retries_unjournalled, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_executor_dry_run, setup, teardown),
   };
   int skip;
 
