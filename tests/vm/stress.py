@@ -136,10 +136,6 @@ def host_device(vm, vid, pid, timeout=60):
     return sc.usb_by_ids(vm, vid, pid, timeout)
 
 
-def interfaces(vm, dev):
-    return [p for p in vm.glob(dev + '/*:*') if re.search(r':\d+\.\d+$', p)]
-
-
 def scenario_hostile(vm, hw):
     """Gadgets whose strings carry escape sequences, newlines, C1
     controls, invalid UTF-8 and the longest strings configfs takes; a
