@@ -16,6 +16,9 @@
 #                 with the installed daemon under systemd (its own build,
 #                 INSTALLED_BUILDDIR) as the last boot
 #   make test-vm-installed  only that boot (issue 21)
+#   make test-vm-stress  the VM tier's long scenarios (issue 30): a
+#                 hotplug storm, kill -9 in it, a PCI unbind; a boot of
+#                 their own
 #   make          build;  make install;  make clean;  make deps
 #
 # Variables: BUILDDIR (default: build), MESON_ARGS (passed to `meson setup`
@@ -58,7 +61,7 @@ DEB_PACKAGES := \
 VM_DEB_PACKAGES := qemu-system-x86 linux-image-amd64 busybox-static acpica-tools
 DEB_PACKAGES += $(VM_DEB_PACKAGES)
 
-.PHONY: all build setup demo test test-sanitize test-vm test-vm-installed installed-build fuzz bench bench-effect install clean deps
+.PHONY: all build setup demo test test-sanitize test-vm test-vm-stress test-vm-installed installed-build fuzz bench bench-effect install clean deps
 
 all: build
 
@@ -159,6 +162,12 @@ fuzz: deps
 # Fails, with the reason, where qemu or the kernel is missing after deps.
 test-vm: build installed-build
 	$(PYTHON) tests/vm/run --builddir "$(BUILDDIR)" --installed-builddir "$(INSTALLED_BUILDDIR)"
+
+# The VM tier's long scenarios (issue 30, tests/vm/README.md): a PCI
+# unbind, a hotplug storm of PP_VM_STORM_CYCLES (default 1000) gadget
+# cycles and kill -9 in a storm, in a boot of their own (deadline 3600 s).
+test-vm-stress: build
+	$(PYTHON) tests/vm/run --builddir "$(BUILDDIR)" --stress
 
 # Only the installed daemon under systemd in the VM (issue 21).
 test-vm-installed: installed-build

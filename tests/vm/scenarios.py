@@ -1272,7 +1272,7 @@ def scenario_battery(vm, hw):
         supply(vm, ac=True, percent=80)
 
 ALL = ['coldplug', 'hotplug', 'powerdown', 'hold', 'restore', 'idle', 'dryrun', 'sleep',
-       'oneshot', 'stats', 'surprise', 'disks', 'usbclasses', 'gadgets', 'battery']
+       'oneshot', 'stats', 'surprise', 'disks', 'usbclasses', 'gadgets', 'hostile', 'battery']
 
 # the boots of the default run: scenarios that leave nothing behind share
 # a boot (each with a daemon of its own), so that the tier fits its budget
@@ -1281,5 +1281,11 @@ GROUPS = [
     # sleep last: the host root over 9p does not survive it
     ['restore', 'dryrun', 'oneshot', 'idle', 'disks', 'sleep'],
     # issue 26: qemu's USB models on a second xHCI, gadgets, a battery
-    ['usbclasses', 'gadgets', 'battery'],
+    ['usbclasses', 'gadgets', 'hostile', 'battery'],
 ]
+
+# issue 30: hostile gadgets (in the default run) and the long storms
+# (tests/vm/run --stress, make test-vm-stress: a boot of their own)
+from stress import scenario_hostile, scenario_pciunbind, scenario_storm, scenario_crashes  # noqa: E402,F401
+STRESS = ['pciunbind', 'storm', 'crashes']
+STRESS_GROUPS = [STRESS]
