@@ -110,7 +110,7 @@ class BisectTestCase(PmctlTestCase):
     def assert_policy_back(self):
         """No revert is left: ListChanges is what it was before the bisect
         and no device explains a value by a revert."""
-        wait_until(lambda: self.changes() == self.baseline, 5, 'ListChanges back to the policy')
+        wait_until(lambda: self.changes() == self.baseline, 20, 'ListChanges back to the policy')
         for dev in self.devices:
             layers = {row[3] for row in self.call('Explain', (dev,), '(s)')[0]}
             self.assertNotIn('revert', layers, dev)
