@@ -60,19 +60,6 @@ knob_value (const PpPlatformKnob *knob, const PpSetting *s, const char **why)
   return NULL;
 }
 
-static const PpSetting *
-find_setting (GPtrArray *settings, const char *key)
-{
-  for (guint i = 0; i < settings->len; i++)
-    {
-      const PpSetting *s = g_ptr_array_index (settings, i);
-
-      if (g_str_equal (s->key, key))
-        return s;
-    }
-  return NULL;
-}
-
 /* Plan one knob: its value, or (no layer sets it now) its original back
  * when the daemon changed it. */
 static void
@@ -100,8 +87,8 @@ pp_manager_plan_platform (PpManager *self, GPtrArray *plan)
 {
   const PpPlatformKnobs *knobs = pp_manager_get_platform (self);
   g_autoptr(GPtrArray) settings = pp_policy_platform_settings (self->config, &self->situation);
-  const PpSetting *profile = find_setting (settings, PP_PLATFORM_PROFILE_KEY);
-  const PpSetting *epp = find_setting (settings, PP_PLATFORM_EPP_KEY);
+  const PpSetting *profile = pp_settings_find (settings, PP_PLATFORM_PROFILE_KEY);
+  const PpSetting *epp = pp_settings_find (settings, PP_PLATFORM_EPP_KEY);
 
   for (guint i = 0; i < knobs->profiles->len; i++)
     plan_knob (self, plan, g_ptr_array_index (knobs->profiles, i), profile);
@@ -163,11 +150,11 @@ pp_manager_explain_platform (PpManager *self)
 
   for (guint i = 0; i < knobs->profiles->len; i++)
     g_ptr_array_add (rows, explain_knob (self, g_ptr_array_index (knobs->profiles, i),
-                                         find_setting (settings, PP_PLATFORM_PROFILE_KEY),
+                                         pp_settings_find (settings, PP_PLATFORM_PROFILE_KEY),
                                          PP_PLATFORM_PROFILE_KEY));
   for (guint i = 0; i < knobs->epp->len; i++)
     g_ptr_array_add (rows, explain_knob (self, g_ptr_array_index (knobs->epp, i),
-                                         find_setting (settings, PP_PLATFORM_EPP_KEY),
+                                         pp_settings_find (settings, PP_PLATFORM_EPP_KEY),
                                          PP_PLATFORM_EPP_KEY));
   return rows;
 }

@@ -766,8 +766,8 @@ explain_row_new (const char *attribute, const char *decided, const char *layer, 
   return row;
 }
 
-static const PpSetting *
-find_setting (GPtrArray *settings, const char *key)
+const PpSetting *
+pp_settings_find (GPtrArray *settings, const char *key)
 {
   for (guint i = 0; i < settings->len; i++)
     {
@@ -811,8 +811,8 @@ pp_policy_explain (const PpConfig      *config,
 
   for (guint i = 0; always[i]; i++)
     {
-      const PpSetting *s = find_setting (decided, always[i]);
-      const PpSetting *c = decision->cleared ? find_setting (decision->cleared, always[i]) : NULL;
+      const PpSetting *s = pp_settings_find (decided, always[i]);
+      const PpSetting *c = decision->cleared ? pp_settings_find (decision->cleared, always[i]) : NULL;
 
       if (skipped)
         g_ptr_array_add (rows, explain_row_new (always[i], "",

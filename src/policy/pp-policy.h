@@ -160,6 +160,10 @@ GPtrArray  *pp_policy_device_settings (const PpConfig      *config,
                                        const PpOverride    *override,
                                        gboolean             held);
 
+/* The setting of @key in @settings (PpSetting*), or NULL. */
+const PpSetting *pp_settings_find      (GPtrArray           *settings,
+                                        const char          *key);
+
 /* "class", "battery", "power-saver", "performance", "low-battery", "idle",
  * "hwdb", "udev", "override", "power-down", "hold", "excluded", "ignored",
  * "revert", "quirk", "sleep", "own"; "" for PP_SOURCE_NONE. */
