@@ -29,24 +29,7 @@ run_explain (Pmctl *ctl, char **args, char **command_argv)
     {
       g_autoptr(JsonBuilder) b = json_builder_new ();
 
-      json_builder_begin_array (b);
-      while (g_variant_iter_next (&iter, "(&s&s&s&s&s)", &attribute, &current, &decided, &layer,
-                                  &origin))
-        {
-          json_builder_begin_object (b);
-          json_builder_set_member_name (b, "attribute");
-          json_builder_add_string_value (b, attribute);
-          json_builder_set_member_name (b, "current");
-          json_builder_add_string_value (b, current);
-          json_builder_set_member_name (b, "decided");
-          json_builder_add_string_value (b, decided);
-          json_builder_set_member_name (b, "layer");
-          json_builder_add_string_value (b, layer);
-          json_builder_set_member_name (b, "origin");
-          json_builder_add_string_value (b, origin);
-          json_builder_end_object (b);
-        }
-      json_builder_end_array (b);
+      pmctl_json_add_explain_rows (b, rows);
       pmctl_json_print_builder (ctl, b);
     }
   else

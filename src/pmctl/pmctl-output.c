@@ -667,6 +667,32 @@ pmctl_json_print (Pmctl *ctl, JsonNode *node)
 }
 
 void
+pmctl_json_add_explain_rows (JsonBuilder *b, GVariant *rows)
+{
+  const char *attribute, *current, *decided, *layer, *origin;
+  GVariantIter iter;
+
+  json_builder_begin_array (b);
+  g_variant_iter_init (&iter, rows);
+  while (g_variant_iter_next (&iter, "(&s&s&s&s&s)", &attribute, &current, &decided, &layer, &origin))
+    {
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "attribute");
+      json_builder_add_string_value (b, attribute);
+      json_builder_set_member_name (b, "current");
+      json_builder_add_string_value (b, current);
+      json_builder_set_member_name (b, "decided");
+      json_builder_add_string_value (b, decided);
+      json_builder_set_member_name (b, "layer");
+      json_builder_add_string_value (b, layer);
+      json_builder_set_member_name (b, "origin");
+      json_builder_add_string_value (b, origin);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
+void
 pmctl_json_print_builder (Pmctl *ctl, JsonBuilder *b)
 {
   g_autoptr(JsonNode) root = json_builder_get_root (b);

@@ -120,6 +120,10 @@ void        pmctl_json_write_node (PmctlJson  *j,
 /* @node as JSON on stdout: pretty on a terminal, one line when piped. */
 void        pmctl_json_print     (Pmctl      *ctl,
                                   JsonNode   *node);
+/* Explain's rows (a(sssss), org.powerpolicy1.Manager.xml) as a JSON array
+ * of {attribute, current, decided, layer, origin}, added to @b. */
+void        pmctl_json_add_explain_rows (JsonBuilder *b,
+                                         GVariant    *rows);
 /* pmctl_json_print() of @b's root. */
 void        pmctl_json_print_builder (Pmctl       *ctl,
                                       JsonBuilder *b);

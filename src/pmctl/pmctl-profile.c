@@ -72,7 +72,6 @@ print_json (Pmctl *ctl, const char *profile, GVariant *all, GVariant *rows)
   g_autoptr(GVariant) holds = all ? g_variant_lookup_value (all, "ActiveProfileHolds", G_VARIANT_TYPE ("aa{sv}")) : NULL;
   GVariantIter iter;
   GVariant *dict;
-  const char *attribute, *current, *decided, *layer, *origin;
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "profile");
@@ -120,24 +119,7 @@ print_json (Pmctl *ctl, const char *profile, GVariant *all, GVariant *rows)
     }
   json_builder_end_array (b);
   json_builder_set_member_name (b, "platform");
-  json_builder_begin_array (b);
-  g_variant_iter_init (&iter, rows);
-  while (g_variant_iter_next (&iter, "(&s&s&s&s&s)", &attribute, &current, &decided, &layer, &origin))
-    {
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "attribute");
-      json_builder_add_string_value (b, attribute);
-      json_builder_set_member_name (b, "current");
-      json_builder_add_string_value (b, current);
-      json_builder_set_member_name (b, "decided");
-      json_builder_add_string_value (b, decided);
-      json_builder_set_member_name (b, "layer");
-      json_builder_add_string_value (b, layer);
-      json_builder_set_member_name (b, "origin");
-      json_builder_add_string_value (b, origin);
-      json_builder_end_object (b);
-    }
-  json_builder_end_array (b);
+  pmctl_json_add_explain_rows (b, rows);
   json_builder_end_object (b);
   pmctl_json_print_builder (ctl, b);
 }
