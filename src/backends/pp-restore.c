@@ -235,6 +235,24 @@ pp_restore_format (GPtrArray *originals)
   return g_string_free (text, FALSE);
 }
 
+/* @originals (PpOriginal*) in memory too, in order; a path recorded
+ * before keeps its first original. */
+static void
+remember_originals (PpRestore *restore, GPtrArray *originals)
+{
+  for (guint i = 0; i < originals->len; i++)
+    {
+      PpOriginal *o = g_ptr_array_index (originals, i);
+      PpOriginal *copy;
+
+      if (g_hash_table_contains (restore->recorded, o->path))
+        continue;
+      copy = pp_original_new (o->path, o->value);
+      g_ptr_array_add (restore->order, copy);
+      g_hash_table_insert (restore->recorded, copy->path, copy->value);
+    }
+}
+
 gboolean
 pp_restore_record (PpRestore *restore, GPtrArray *originals, GError **error)
 {
@@ -257,17 +275,7 @@ pp_restore_record (PpRestore *restore, GPtrArray *originals, GError **error)
   if (!write_record_file (restore, text, NULL, error))
     return FALSE;
 
-  for (guint i = 0; i < originals->len; i++)
-    {
-      PpOriginal *o = g_ptr_array_index (originals, i);
-      PpOriginal *copy;
-
-      if (g_hash_table_contains (restore->recorded, o->path))
-        continue;
-      copy = pp_original_new (o->path, o->value);
-      g_ptr_array_add (restore->order, copy);
-      g_hash_table_insert (restore->recorded, copy->path, copy->value);
-    }
+  remember_originals (restore, originals);
   return TRUE;
 }
 
@@ -329,17 +337,7 @@ pp_restore_adopt (PpRestore *restore)
   g_autoptr(GError) error = NULL;
   GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
 
-  for (guint i = 0; i < originals->len; i++)
-    {
-      PpOriginal *o = g_ptr_array_index (originals, i);
-      PpOriginal *copy;
-
-      if (g_hash_table_contains (restore->recorded, o->path))
-        continue;
-      copy = pp_original_new (o->path, o->value);
-      g_ptr_array_add (restore->order, copy);
-      g_hash_table_insert (restore->recorded, copy->path, copy->value);
-    }
+  remember_originals (restore, originals);
   if (g_file_get_contents (mark, &contents, NULL, &error))
     {
       g_auto(GStrv) lines = g_strsplit (contents, "\n", -1);
