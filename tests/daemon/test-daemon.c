@@ -69,25 +69,11 @@ read_attr (State *st, const char *syspath, const char *attr)
     assert_string_equal (_value ? _value : "(missing)", (expected)); \
   } G_STMT_END
 
-static gboolean
-on_tick (gpointer data)
-{
-  return G_SOURCE_CONTINUE;
-}
-
 /* Run the main loop until @done says so, at most WAIT_TIMEOUT_MS. */
 static gboolean
 wait_for (gboolean (*done) (gpointer), gpointer data)
 {
-  gint64 deadline = g_get_monotonic_time () + WAIT_TIMEOUT_MS * G_TIME_SPAN_MILLISECOND;
-  /* wakes the loop up now and then, so that the deadline is seen */
-  guint tick = g_timeout_add (20, on_tick, NULL);
-  gboolean ok;
-
-  while (!(ok = done (data)) && g_get_monotonic_time () < deadline)
-    g_main_context_iteration (NULL, TRUE);
-  g_source_remove (tick);
-  return ok;
+  return pp_test_wait_for (done, data, WAIT_TIMEOUT_MS);
 }
 
 static void

@@ -197,24 +197,11 @@ layer_is (gpointer data)
   return g_str_equal (layer, w->layer);
 }
 
-static gboolean
-on_tick (gpointer data)
-{
-  return G_SOURCE_CONTINUE;
-}
-
 /* Run the main loop until @done says so, at most WAIT_TIMEOUT_MS. */
 static gboolean
 wait_for (gboolean (*done) (gpointer), gpointer data)
 {
-  gint64 deadline = g_get_monotonic_time () + WAIT_TIMEOUT_MS * G_TIME_SPAN_MILLISECOND;
-  guint tick = g_timeout_add (10, on_tick, NULL);
-  gboolean ok;
-
-  while (!(ok = done (data)) && g_get_monotonic_time () < deadline)
-    g_main_context_iteration (NULL, TRUE);
-  g_source_remove (tick);
-  return ok;
+  return pp_test_wait_for (done, data, WAIT_TIMEOUT_MS);
 }
 
 /* Explain answers from the ids and the model read at coldplug: another

@@ -84,4 +84,25 @@ pp_test_remove_tree (const char *path)
   g_rmdir (path);
 }
 
+static inline gboolean
+pp_test_on_tick (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+/* Run the main loop until @done says so, at most @timeout_ms; a tick
+ * wakes the loop now and then, so that the deadline is seen. */
+static inline gboolean
+pp_test_wait_for (gboolean (*done) (gpointer), gpointer data, guint timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * G_TIME_SPAN_MILLISECOND;
+  guint tick = g_timeout_add (20, pp_test_on_tick, NULL);
+  gboolean ok;
+
+  while (!(ok = done (data)) && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_source_remove (tick);
+  return ok;
+}
+
 G_END_DECLS
