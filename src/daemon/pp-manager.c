@@ -304,27 +304,26 @@ pp_manager_request_action_finish (PpManager     *self,
 
 /* ---- the layers' requests ------------------------------------------- */
 
-static char *
-request_read (const char *path, PpPlanFlags flags, gpointer user_data)
-{
-  return pp_executor_read_current (path, flags, NULL);
-}
-
-static gpointer
-request_device (const char *syspath, gpointer user_data)
-{
-  PpManager *self = user_data;
-  /* no udev: a device not in the table is not read here */
-  return pp_device_table_get_tree_device (self->table, NULL, syspath);
-}
-
-/* The standing requests of the layers into @plan. */
+/* The standing requests of the layers into @plan: their paths read
+ * first, the planner looks them up. */
 static void
 plan_layer_requests (PpManager *self, GPtrArray *plan)
 {
-  PpPlanRequestValues values = { request_read, request_device, self };
+  g_autoptr(PpPlanCurrent) current = pp_plan_current_new (NULL, NULL);
 
-  pp_plan_requests (plan, self->layer_requests, &values);
+  for (guint i = 0; i < self->layer_requests->len; i++)
+    {
+      const PpPlanRequest *r = g_ptr_array_index (self->layer_requests, i);
+      g_autofree char *value = pp_executor_read_current (r->path, r->flags, NULL);
+
+      pp_plan_current_set (current, r->path, value, FALSE);
+      /* no udev: a device not in the table is not read here */
+      if (r->dev_syspath != NULL)
+        pp_plan_current_set_device (current, r->dev_syspath,
+                                    pp_device_table_get_tree_device (self->table, NULL,
+                                                                     r->dev_syspath));
+    }
+  pp_plan_requests (plan, self->layer_requests, pp_plan_current_request_values (current));
 }
 
 /* @path to @value, planned and executed now; with @standing the
