@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The manager's device table: the tagged devices by syspath and sysname,
- * the untagged ones a tree operation looked at, device arguments, the
- * power supplies read from it, and the per-device status and statistics. */
+/* The manager's device table (pp-device-table.h): the tagged devices by
+ * syspath and sysname, the untagged ones a tree operation looked at,
+ * device arguments, the power supplies read from it, and the per-device
+ * status and statistics. */
 #define G_LOG_DOMAIN "pp-manager"
 
 #include "config.h"
@@ -12,12 +13,20 @@
 
 #include "pp-devarg.h"
 #include "pp-error.h"
-#include "pp-manager-private.h"
+#include "pp-device-table.h"
 #include "pp-names.h"
 #include "pp-power-state.h"
 #include "pp-residency.h"
 #include "pp-sysfs.h"
 #include "pp-util.h"
+
+struct _PpDeviceTable {
+  GHashTable *devices;        /* syspath -> PpDevice*: the tagged devices */
+  GHashTable *unmanaged;      /* syspath -> PpDevice*: untagged devices a tree
+                               * operation looked at (pp_manager_get_tree_device) */
+  GHashTable *by_sysname;     /* sysname -> GPtrArray of PpDevice* (unowned) */
+  GPtrArray  *sorted_cache;   /* PpDevice*, or NULL when stale */
+};
 
 static const char *
 lookup_info_property (gpointer user_data, const char *key)
@@ -26,7 +35,7 @@ lookup_info_property (gpointer user_data, const char *key)
 }
 
 gboolean
-pp_manager_is_usb_device (PpDeviceInfo *info)
+pp_device_is_usb (PpDeviceInfo *info)
 {
   return g_str_equal (info->subsystem, "usb") && g_strcmp0 (info->devtype, "usb_device") == 0;
 }
@@ -41,7 +50,7 @@ usb_effective_class (PpDevice *dev)
   const char *udev_class;
   const PpUsbInterface *ifaces;
 
-  if (!pp_manager_is_usb_device (dev->info))
+  if (!pp_device_is_usb (dev->info))
     return dev->props.klass;
   /* the rules' class wins: then the interfaces are not read at all, and
    * the vendor only when a driver makes it matter */
@@ -57,7 +66,7 @@ usb_effective_class (PpDevice *dev)
 
 /* TRUE when the class changed. */
 gboolean
-pp_manager_classify_usb (PpDevice *dev)
+pp_device_classify_usb (PpDevice *dev)
 {
   const char *klass = usb_effective_class (dev);
 
@@ -79,13 +88,13 @@ pp_device_new (PpDeviceInfo *info)
   pp_device_props_init (&dev->props, info->subsystem, lookup_info_property, info, warnings);
   for (guint i = 0; i < warnings->len; i++)
     g_warning ("%s: %s", info->syspath, (char *) g_ptr_array_index (warnings, i));
-  pp_manager_classify_usb (dev);
+  pp_device_classify_usb (dev);
   /* read once here: deciding and explaining read none of it again */
   pp_device_facts_read (&dev->facts, info);
   return dev;
 }
 
-void
+static void
 pp_device_free (PpDevice *dev)
 {
   pp_device_props_clear (&dev->props);
@@ -95,7 +104,7 @@ pp_device_free (PpDevice *dev)
 }
 
 static void
-index_remove (PpManager *self, PpDevice *dev)
+index_remove (PpDeviceTable *self, PpDevice *dev)
 {
   GPtrArray *list = g_hash_table_lookup (self->by_sysname, dev->info->sysname);
 
@@ -107,7 +116,7 @@ index_remove (PpManager *self, PpDevice *dev)
 }
 
 static void
-index_add (PpManager *self, PpDevice *dev)
+index_add (PpDeviceTable *self, PpDevice *dev)
 {
   GPtrArray *list = g_hash_table_lookup (self->by_sysname, dev->info->sysname);
 
@@ -120,7 +129,7 @@ index_add (PpManager *self, PpDevice *dev)
 }
 
 gboolean
-pp_manager_is_managed_path (const char *syspath)
+pp_device_path_is_managed (const char *syspath)
 {
   return pp_sysfs_path_is_under (syspath, PP_SYSFS_DEVICES);
 }
@@ -130,14 +139,40 @@ pp_manager_is_managed_path (const char *syspath)
  * kept in the table so that their uevents reach the tree, but never
  * listed, resolved as a device argument, or written. */
 gboolean
-pp_manager_is_device_link (PpDevice *dev)
+pp_device_is_link (PpDevice *dev)
 {
   return g_strcmp0 (dev->info->subsystem, "devlink") == 0;
 }
 
 /* Insert or replace; returns the device now in the table. */
+PpDeviceTable *
+pp_device_table_new (void)
+{
+  PpDeviceTable *self = g_new0 (PpDeviceTable, 1);
+
+  self->devices = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                         (GDestroyNotify) pp_device_free);
+  self->unmanaged = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                           (GDestroyNotify) pp_device_free);
+  self->by_sysname = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                            (GDestroyNotify) g_ptr_array_unref);
+  return self;
+}
+
+void
+pp_device_table_free (PpDeviceTable *self)
+{
+  if (self == NULL)
+    return;
+  g_clear_pointer (&self->sorted_cache, g_ptr_array_unref);
+  g_hash_table_unref (self->by_sysname);
+  g_hash_table_unref (self->unmanaged);
+  g_hash_table_unref (self->devices);
+  g_free (self);
+}
+
 PpDevice *
-pp_manager_device_table_set (PpManager *self, PpDeviceInfo *info)
+pp_device_table_set (PpDeviceTable *self, PpDeviceInfo *info)
 {
   PpDevice *old = g_hash_table_lookup (self->devices, info->syspath);
   PpDevice *dev = pp_device_new (info);
@@ -151,7 +186,7 @@ pp_manager_device_table_set (PpManager *self, PpDeviceInfo *info)
 }
 
 void
-pp_manager_device_table_remove (PpManager *self, const char *syspath)
+pp_device_table_remove (PpDeviceTable *self, const char *syspath)
 {
   PpDevice *dev = g_hash_table_lookup (self->devices, syspath);
 
@@ -165,7 +200,7 @@ pp_manager_device_table_remove (PpManager *self, const char *syspath)
 /* A device below a managed one came or went (an NVMe controller the
  * nvme driver made, say): the parent's facts are read again. */
 void
-pp_manager_device_table_child_changed (PpManager *self, PpDeviceInfo *child)
+pp_device_table_child_changed (PpDeviceTable *self, PpDeviceInfo *child)
 {
   const char *parent = pp_device_info_get_parent (child);
   PpDevice *dev = parent ? g_hash_table_lookup (self->devices, parent) : NULL;
@@ -186,7 +221,7 @@ compare_devices (gconstpointer a, gconstpointer b)
 }
 
 GPtrArray *
-pp_manager_list_devices (PpManager *self)
+pp_device_table_list (PpDeviceTable *self)
 {
   if (self->sorted_cache == NULL)
     {
@@ -196,7 +231,7 @@ pp_manager_list_devices (PpManager *self)
       self->sorted_cache = g_ptr_array_sized_new (g_hash_table_size (self->devices));
       g_hash_table_iter_init (&iter, self->devices);
       while (g_hash_table_iter_next (&iter, NULL, &value))
-        if (!pp_manager_is_device_link (value))
+        if (!pp_device_is_link (value))
           g_ptr_array_add (self->sorted_cache, value);
       g_ptr_array_sort (self->sorted_cache, compare_devices);
     }
@@ -204,13 +239,26 @@ pp_manager_list_devices (PpManager *self)
 }
 
 PpDevice *
-pp_manager_get_device (PpManager *self, const char *syspath)
+pp_device_table_lookup (PpDeviceTable *self, const char *syspath)
 {
   return g_hash_table_lookup (self->devices, syspath);
 }
 
+guint
+pp_device_table_size (PpDeviceTable *self)
+{
+  return g_hash_table_size (self->devices);
+}
+
+gboolean
+pp_device_table_knows (PpDeviceTable *self, const char *syspath)
+{
+  return g_hash_table_contains (self->devices, syspath) ||
+         g_hash_table_contains (self->unmanaged, syspath);
+}
+
 PpDevice *
-pp_manager_get_tree_device (PpManager *self, const char *syspath)
+pp_device_table_get_tree_device (PpDeviceTable *self, PpUdev *udev, const char *syspath)
 {
   PpDevice *dev = g_hash_table_lookup (self->devices, syspath);
   g_autoptr(PpDeviceInfo) info = NULL;
@@ -220,9 +268,9 @@ pp_manager_get_tree_device (PpManager *self, const char *syspath)
   dev = g_hash_table_lookup (self->unmanaged, syspath);
   if (dev != NULL)
     return dev;
-  if (self->udev == NULL || !pp_manager_is_managed_path (syspath))
+  if (udev == NULL || !pp_device_path_is_managed (syspath))
     return NULL;
-  info = pp_udev_lookup (self->udev, syspath, NULL);
+  info = pp_udev_lookup (udev, syspath, NULL);
   if (info == NULL)
     return NULL;
   dev = pp_device_new (info);
@@ -231,17 +279,23 @@ pp_manager_get_tree_device (PpManager *self, const char *syspath)
 }
 
 void
-pp_manager_forget_tree_devices (PpManager *self)
+pp_device_table_forget_tree_devices (PpDeviceTable *self)
 {
   g_hash_table_remove_all (self->unmanaged);
 }
 
+void
+pp_device_table_forget_tree_device (PpDeviceTable *self, const char *syspath)
+{
+  g_hash_table_remove (self->unmanaged, syspath);
+}
+
 gboolean
-pp_manager_compute_on_battery (PpManager *self)
+pp_device_table_on_battery (PpDeviceTable *self)
 {
   g_autoptr(GArray) facts = g_array_new (FALSE, TRUE, sizeof (PpPowerSupplyFacts));
   g_autoptr(GPtrArray) strings = g_ptr_array_new_with_free_func (g_free);
-  GPtrArray *devices = pp_manager_list_devices (self);
+  GPtrArray *devices = pp_device_table_list (self);
 
   for (guint i = 0; i < devices->len; i++)
     {
@@ -265,11 +319,11 @@ pp_manager_compute_on_battery (PpManager *self)
 
 /* The charge of the system batteries together, in percent, or -1. */
 gint
-pp_manager_compute_battery_percent (PpManager *self)
+pp_device_table_battery_percent (PpDeviceTable *self)
 {
   g_autoptr(GArray) facts = g_array_new (FALSE, TRUE, sizeof (PpBatteryFacts));
   g_autoptr(GPtrArray) strings = g_ptr_array_new_with_free_func (g_free);
-  GPtrArray *devices = pp_manager_list_devices (self);
+  GPtrArray *devices = pp_device_table_list (self);
 
   for (guint i = 0; i < devices->len; i++)
     {
@@ -298,7 +352,7 @@ pp_manager_compute_battery_percent (PpManager *self)
 }
 
 static PpDevice *
-resolve_device (PpManager *self, const char *device, GError **error)
+resolve_device (PpDeviceTable *self, const char *device, GError **error)
 {
   PpDeviceArgKind kind;
   PpDevice *dev;
@@ -315,7 +369,7 @@ resolve_device (PpManager *self, const char *device, GError **error)
       dev = g_hash_table_lookup (self->devices, device);
       if (dev != NULL)
         return dev;
-      if (realpath (device, resolved) == NULL || !pp_manager_is_managed_path (resolved))
+      if (realpath (device, resolved) == NULL || !pp_device_path_is_managed (resolved))
         {
           g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE,
                        "'%s' is not a device under /sys/devices", shown);
@@ -356,11 +410,11 @@ resolve_device (PpManager *self, const char *device, GError **error)
 }
 
 PpDevice *
-pp_manager_resolve_device (PpManager *self, const char *device, GError **error)
+pp_device_table_resolve (PpDeviceTable *self, const char *device, GError **error)
 {
   PpDevice *dev = resolve_device (self, device, error);
 
-  if (dev != NULL && pp_manager_is_device_link (dev))
+  if (dev != NULL && pp_device_is_link (dev))
     {
       g_autofree char *shown = pp_escape_text (device, PP_ESCAPE_SHOWN_MAX);
 
@@ -372,15 +426,15 @@ pp_manager_resolve_device (PpManager *self, const char *device, GError **error)
 }
 
 void
-pp_manager_read_device_status (PpManager *self, PpDevice *dev, PpDeviceStatus *out)
+pp_device_read_status (PpDevice *dev, gboolean held, PpDeviceStatus *out)
 {
   const char *syspath = dev->info->syspath;
   const char *parent = pp_device_info_get_parent (dev->info);
 
   /* one path walk for the four attributes */
   pp_power_state_read (syspath, PP_POWER_STATE_ALL, &out->power);
-  out->parent = parent != NULL && pp_manager_is_managed_path (parent) ? parent : "";
-  out->held = g_hash_table_contains (self->held, syspath);
+  out->parent = parent != NULL && pp_device_path_is_managed (parent) ? parent : "";
+  out->held = held;
 }
 
 static void
@@ -400,10 +454,11 @@ append_stats_row (GArray *rows, PpDevice *dev, const PpResidency *r, const PpRes
 }
 
 GArray *
-pp_manager_get_statistics (PpManager  *self,
-                           PpDevice   *device,
-                           gboolean    with_state,
-                           GError    **error)
+pp_device_table_get_statistics (PpDeviceTable    *self,
+                                PpResidencyBook  *residency,
+                                PpDevice         *device,
+                                gboolean          with_state,
+                                GError          **error)
 {
   g_autoptr(GArray) rows = NULL;
   GPtrArray *devices;
@@ -414,7 +469,7 @@ pp_manager_get_statistics (PpManager  *self,
   if (device != NULL)
     {
       rows = g_array_sized_new (FALSE, TRUE, sizeof (PpManagerStatsRow), 1);
-      if (!pp_residency_book_query_fields (self->residency, device->info->syspath, fields,
+      if (!pp_residency_book_query_fields (residency, device->info->syspath, fields,
                                            &r, &now, error))
         return NULL;
       append_stats_row (rows, device, &r, &now, with_state);
@@ -423,13 +478,13 @@ pp_manager_get_statistics (PpManager  *self,
 
   /* every managed device that has counters; one gone meanwhile, or
    * without counters, is left out */
-  devices = pp_manager_list_devices (self);
+  devices = pp_device_table_list (self);
   rows = g_array_sized_new (FALSE, TRUE, sizeof (PpManagerStatsRow), devices->len);
   for (guint i = 0; i < devices->len; i++)
     {
       PpDevice *dev = g_ptr_array_index (devices, i);
 
-      if (pp_residency_book_query_fields (self->residency, dev->info->syspath, fields,
+      if (pp_residency_book_query_fields (residency, dev->info->syspath, fields,
                                           &r, &now, NULL))
         append_stats_row (rows, dev, &r, &now, with_state);
     }
@@ -443,9 +498,9 @@ class_stats_clear (gpointer data)
 }
 
 GArray *
-pp_manager_get_class_statistics (PpManager *self)
+pp_device_table_get_class_statistics (PpDeviceTable *self, PpResidencyBook *residency)
 {
-  GPtrArray *devices = pp_manager_list_devices (self);
+  GPtrArray *devices = pp_device_table_list (self);
   g_autofree PpStatsRow *rows = g_new (PpStatsRow, devices->len + 1);
   g_autoptr(GArray) totals = NULL;
   GArray *out;
@@ -456,7 +511,7 @@ pp_manager_get_class_statistics (PpManager *self)
     {
       PpDevice *dev = g_ptr_array_index (devices, i);
 
-      if (!pp_residency_book_query_fields (self->residency, dev->info->syspath,
+      if (!pp_residency_book_query_fields (residency, dev->info->syspath,
                                            PP_RESIDENCY_NEVER_SUSPENDS, &rows[n].residency,
                                            NULL, NULL))
         continue;
@@ -497,9 +552,9 @@ compare_device_counts (gconstpointer a, gconstpointer b)
 }
 
 GArray *
-pp_manager_count_devices (PpManager *self)
+pp_device_table_count_devices (PpDeviceTable *self)
 {
-  GPtrArray *devices = pp_manager_list_devices (self);
+  GPtrArray *devices = pp_device_table_list (self);
   GArray *counts = g_array_new (FALSE, TRUE, sizeof (PpManagerDeviceCount));
 
   g_array_set_clear_func (counts, device_count_clear);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The decision for a device (policy layers, overrides, holds, PowerDown,
- * PowerUp) and what is told about it: Explain, the decided value, the
- * exclusion, what changed, overrides and conflicts. */
+/* The layers of the manager (pp-manager-layers.h): the decision for a
+ * device (policy layers, overrides, holds, PowerDown, PowerUp), what it
+ * plans, and what is told about it: Explain, the decided value, the
+ * exclusion, what changed. */
 #define G_LOG_DOMAIN "pp-manager"
 
 #include "config.h"
@@ -14,17 +15,76 @@
 #include "pp-error.h"
 #include "pp-foreign.h"
 #include "pp-log.h"
-#include "pp-manager-private.h"
+#include "pp-manager-layers.h"
 #include "pp-names.h"
 #include "pp-overrides.h"
 #include "pp-restore.h"
 #include "pp-sysfs.h"
 #include "pp-util.h"
 
-static char *revert_origin (PpManager *self, const char *syspath);
+struct _PpLayers {
+  /* the manager's, which owns this and outlives it */
+  PpManager         *manager;        /* passed to the hooks */
+  PpDeviceTable     *table;
+  PpExecutor        *executor;
+  PpOverrides       *overrides;
+  PpProfileState    *profile;
+  const PpSituation *situation;
+  const PpConfig    *config;         /* pp_layers_set_config() */
+
+  GHashTable        *held;           /* syspath -> number of holds keeping it on */
+  GHashTable        *reverted;       /* syspath -> number of Reverts putting it back */
+  GHashTable        *powered_down;   /* syspaths PowerDown(auto) allowed to suspend */
+  PpManagerHoldHook  hold_hook;      /* who holds a device, for Explain */
+  gpointer           hold_hook_data;
+  PpManagerHoldHook  revert_hook;    /* who reverts a device, for Explain */
+  gpointer           revert_hook_data;
+};
+
+static char *revert_origin (PpLayers *self, const char *syspath);
+static char *hold_origin (PpLayers *self, const char *syspath);
+
+PpLayers *
+pp_layers_new (PpManager         *manager,
+               PpDeviceTable     *table,
+               PpExecutor        *executor,
+               PpOverrides       *overrides,
+               PpProfileState    *profile,
+               const PpSituation *situation)
+{
+  PpLayers *self = g_new0 (PpLayers, 1);
+
+  self->manager = manager;
+  self->table = table;
+  self->executor = executor;
+  self->overrides = overrides;
+  self->profile = profile;
+  self->situation = situation;
+  self->held = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->reverted = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->powered_down = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  return self;
+}
+
+void
+pp_layers_free (PpLayers *self)
+{
+  if (self == NULL)
+    return;
+  g_hash_table_unref (self->held);
+  g_hash_table_unref (self->reverted);
+  g_hash_table_unref (self->powered_down);
+  g_free (self);
+}
+
+void
+pp_layers_set_config (PpLayers *self, const PpConfig *config)
+{
+  self->config = config;
+}
 
 typedef struct {
-  PpManager  *self;
+  PpLayers   *self;
   const char *syspath;
 } OriginalLookup;
 
@@ -80,11 +140,11 @@ expand_settings (PpDevice *dev, GPtrArray *settings)
  * this pass only: the next one is the policy's again). @with_power_down:
  * PowerDown(auto), when in force, is a layer of the answer. */
 static PpDecision *
-decide_device (PpManager *self, PpDevice *dev, gboolean power_up, gboolean with_power_down)
+decide_device (PpLayers *self, PpDevice *dev, gboolean power_up, gboolean with_power_down)
 {
   const char *syspath = dev->info->syspath;
   gboolean held = g_hash_table_contains (self->held, syspath);
-  g_autofree char *held_by = held ? pp_manager_hold_origin (self, syspath) : NULL;
+  g_autofree char *held_by = held ? hold_origin (self, syspath) : NULL;
   gboolean reverted = g_hash_table_contains (self->reverted, syspath);
   g_autofree char *reverted_by = reverted ? revert_origin (self, syspath) : NULL;
   OriginalLookup lookup = { self, syspath };
@@ -100,7 +160,7 @@ decide_device (PpManager *self, PpDevice *dev, gboolean power_up, gboolean with_
     .original_data = &lookup,
     .apst_quirk = dev->facts.apst_quirk,
   };
-  PpDecision *decision = pp_policy_decide (self->config, &dev->props, &self->situation, &state);
+  PpDecision *decision = pp_policy_decide (self->config, &dev->props, self->situation, &state);
 
   expand_settings (dev, decision->settings);
   expand_settings (dev, decision->left_alone);
@@ -109,11 +169,11 @@ decide_device (PpManager *self, PpDevice *dev, gboolean power_up, gboolean with_
 
 /* Returns the settings planned (NULL for an ignored device or a link). */
 static GPtrArray *
-plan_device_full (PpManager *self, GPtrArray *plan, PpDevice *dev, gboolean power_up)
+plan_device_full (PpLayers *self, GPtrArray *plan, PpDevice *dev, gboolean power_up)
 {
   g_autoptr(PpDecision) decision = NULL;
 
-  if (dev->props.ignore || pp_manager_is_device_link (dev))
+  if (dev->props.ignore || pp_device_is_link (dev))
     return NULL;
   decision = decide_device (self, dev, power_up, TRUE);
   /* a device whose driver the class excludes gets nothing written, and
@@ -124,7 +184,7 @@ plan_device_full (PpManager *self, GPtrArray *plan, PpDevice *dev, gboolean powe
 }
 
 void
-pp_manager_plan_device (PpManager *self, GPtrArray *plan, PpDevice *dev)
+pp_layers_plan_device (PpLayers *self, GPtrArray *plan, PpDevice *dev)
 {
   g_autoptr(GPtrArray) settings = plan_device_full (self, plan, dev, FALSE);
 }
@@ -136,9 +196,9 @@ pp_manager_plan_device (PpManager *self, GPtrArray *plan, PpDevice *dev)
  * and none anywhere when the firmware kept ASPM (or pcie_aspm=off): then
  * the policy cannot be written (EPERM) and would change nothing. */
 static gboolean
-aspm_os_controlled (PpManager *self)
+aspm_os_controlled (PpLayers *self)
 {
-  GPtrArray *devices = pp_manager_list_devices (self);
+  GPtrArray *devices = pp_device_table_list (self->table);
 
   for (guint i = 0; i < devices->len; i++)
     {
@@ -155,9 +215,9 @@ aspm_os_controlled (PpManager *self)
 }
 
 void
-pp_manager_plan_modules (PpManager *self, GPtrArray *plan)
+pp_layers_plan_modules (PpLayers *self, GPtrArray *plan)
 {
-  g_autoptr(GPtrArray) settings = pp_policy_module_settings (self->config, &self->situation);
+  g_autoptr(GPtrArray) settings = pp_policy_module_settings (self->config, self->situation);
 
   for (guint i = 0; i < settings->len; i++)
     {
@@ -170,80 +230,41 @@ pp_manager_plan_modules (PpManager *self, GPtrArray *plan)
         }
     }
   pp_executor_plan_settings (self->executor, plan, NULL, PP_SYSFS_MODULE, settings);
-  pp_manager_plan_platform (self, plan);
+  pp_profile_state_plan (self->profile, plan);
 }
 
-gboolean
-pp_manager_apply_device (PpManager *self, PpDevice *dev, GError **error)
+/* One more (@up) or one fewer count of each of @syspaths in @counts. */
+static void
+count_paths (GHashTable *counts, GPtrArray *syspaths, gboolean up)
 {
-  g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
-
-  pp_manager_plan_device (self, plan, dev);
-  return pp_manager_execute_plan (self, plan, error);
-}
-
-gboolean
-pp_manager_set_held (PpManager   *self,
-                     GPtrArray   *syspaths,
-                     gboolean     held,
-                     GError     **error)
-{
-  g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
-
   for (guint i = 0; i < syspaths->len; i++)
     {
       const char *path = g_ptr_array_index (syspaths, i);
-      guint count = GPOINTER_TO_UINT (g_hash_table_lookup (self->held, path));
+      guint count = GPOINTER_TO_UINT (g_hash_table_lookup (counts, path));
 
-      if (held)
-        g_hash_table_replace (self->held, g_strdup (path), GUINT_TO_POINTER (count + 1));
+      if (up)
+        g_hash_table_replace (counts, g_strdup (path), GUINT_TO_POINTER (count + 1));
       else if (count <= 1)
-        g_hash_table_remove (self->held, path);
+        g_hash_table_remove (counts, path);
       else
-        g_hash_table_replace (self->held, g_strdup (path), GUINT_TO_POINTER (count - 1));
+        g_hash_table_replace (counts, g_strdup (path), GUINT_TO_POINTER (count - 1));
     }
-  /* what a held device depends on may be a device the rules do not tag */
-  for (guint i = 0; i < syspaths->len; i++)
-    {
-      PpDevice *dev = pp_manager_get_tree_device (self, g_ptr_array_index (syspaths, i));
-      if (dev != NULL)
-        pp_manager_plan_device (self, plan, dev);
-    }
-  return pp_manager_execute_plan (self, plan, error);
 }
 
-gboolean
-pp_manager_set_reverted (PpManager   *self,
-                         GPtrArray   *syspaths,
-                         gboolean     reverted,
-                         GError     **error)
+void
+pp_layers_count_held (PpLayers *self, GPtrArray *syspaths, gboolean held)
 {
-  g_autoptr(GPtrArray) plan = pp_plan_new ();
+  count_paths (self->held, syspaths, held);
+}
 
-  for (guint i = 0; i < syspaths->len; i++)
-    {
-      const char *path = g_ptr_array_index (syspaths, i);
-      guint count = GPOINTER_TO_UINT (g_hash_table_lookup (self->reverted, path));
-
-      if (reverted)
-        g_hash_table_replace (self->reverted, g_strdup (path), GUINT_TO_POINTER (count + 1));
-      else if (count <= 1)
-        g_hash_table_remove (self->reverted, path);
-      else
-        g_hash_table_replace (self->reverted, g_strdup (path), GUINT_TO_POINTER (count - 1));
-    }
-  /* a device that left meanwhile has nothing to write */
-  for (guint i = 0; i < syspaths->len; i++)
-    {
-      PpDevice *dev = g_hash_table_lookup (self->devices, g_ptr_array_index (syspaths, i));
-      if (dev != NULL)
-        pp_manager_plan_device (self, plan, dev);
-    }
-  return pp_manager_execute_plan (self, plan, error);
+void
+pp_layers_count_reverted (PpLayers *self, GPtrArray *syspaths, gboolean reverted)
+{
+  count_paths (self->reverted, syspaths, reverted);
 }
 
 gboolean
-pp_manager_is_reverted (PpManager *self, const char *syspath)
+pp_layers_is_reverted (PpLayers *self, const char *syspath)
 {
   return g_hash_table_contains (self->reverted, syspath);
 }
@@ -269,7 +290,7 @@ is_control_key (const char *key)
  * inhibitor's release, and after resume. A switch the daemon changed
  * that no layer sets now is planned too (back to its original). */
 static void
-plan_sleep_layer_device (PpManager *self, GPtrArray *plan, PpDevice *dev)
+plan_sleep_layer_device (PpLayers *self, GPtrArray *plan, PpDevice *dev)
 {
   g_autoptr(PpDecision) decision = NULL;
   g_autoptr(GHashTable) keys = g_hash_table_new (g_str_hash, g_str_equal);
@@ -277,7 +298,7 @@ plan_sleep_layer_device (PpManager *self, GPtrArray *plan, PpDevice *dev)
   GHashTableIter iter;
   gpointer key;
 
-  if (dev->props.ignore || pp_manager_is_device_link (dev))
+  if (dev->props.ignore || pp_device_is_link (dev))
     return;
   decision = decide_device (self, dev, FALSE, TRUE);
   g_hash_table_add (keys, (gpointer) PP_ATTR_CONTROL);
@@ -301,62 +322,41 @@ plan_sleep_layer_device (PpManager *self, GPtrArray *plan, PpDevice *dev)
     pp_executor_plan_attribute (self->executor, plan, dev, decision->settings, key);
 }
 
-gboolean
-pp_manager_set_before_sleep (PpManager *self, gboolean before_sleep, GError **error)
+void
+pp_layers_plan_sleep (PpLayers *self, GPtrArray *plan, gboolean before_sleep)
 {
   const PpSleepConfig *sc = &self->config->sleep;
-  g_autoptr(GPtrArray) plan = pp_plan_new ();
   GPtrArray *devices;
-  guint written = 0, failed = 0;
-  gboolean ok;
 
-  if (self->situation.before_sleep == before_sleep)
-    return TRUE;
-  self->situation.before_sleep = before_sleep;
-  if (sc->restore_defaults)
+  if (!sc->restore_defaults)
+    return;
+  g_info ("%s", before_sleep ? "Before sleep: AHCI runtime PM on, PCIe ASPM policy default"
+                             : "After resume: the sleep layer ends");
+  /* only what the layer names: the rest of the policy stays as it is */
+  devices = pp_device_table_list (self->table);
+  for (guint i = 0; i < devices->len; i++)
     {
-      g_info ("%s", before_sleep ? "Before sleep: AHCI runtime PM on, PCIe ASPM policy default"
-                                 : "After resume: the sleep layer ends");
-      /* only what the layer names: the rest of the policy stays as it is */
-      devices = pp_manager_list_devices (self);
-      for (guint i = 0; i < devices->len; i++)
-        {
-          PpDevice *dev = g_ptr_array_index (devices, i);
+      PpDevice *dev = g_ptr_array_index (devices, i);
 
-          if (restore_listed (sc->restore_defaults_classes, dev->props.klass) ||
-              restore_listed (sc->restore_defaults_drivers, dev->info->driver))
-            plan_sleep_layer_device (self, plan, dev);
-        }
-      pp_manager_plan_modules (self, plan);
+      if (restore_listed (sc->restore_defaults_classes, dev->props.klass) ||
+          restore_listed (sc->restore_defaults_drivers, dev->info->driver))
+        plan_sleep_layer_device (self, plan, dev);
     }
-  ok = pp_manager_execute_counted (self, plan, PP_EXECUTOR_PART, &written, &failed, error);
-  /* the journal's account of the sleep's policy, as of every pass: what
-   * the sleep layer wrote before the sleep and what undid it after */
-  if (!pp_executor_get_dry_run (self->executor))
-    pp_log_policy_applied (written, failed, before_sleep ? "sleep" : "resume");
-  return ok;
+  pp_layers_plan_modules (self, plan);
 }
 
-gboolean
-pp_manager_set_powered_down (PpManager  *self,
-                             PpDevice   *dev,
-                             gboolean    down,
-                             GError    **error)
+void
+pp_layers_set_powered_down (PpLayers *self, const char *syspath, gboolean down)
 {
   if (down)
-    g_hash_table_add (self->powered_down, g_strdup (dev->info->syspath));
+    g_hash_table_add (self->powered_down, g_strdup (syspath));
   else
-    g_hash_table_remove (self->powered_down, dev->info->syspath);
-  return pp_manager_apply_device (self, dev, error);
+    g_hash_table_remove (self->powered_down, syspath);
 }
 
-gboolean
-pp_manager_power_up_device (PpManager   *self,
-                            PpDevice    *dev,
-                            GPtrArray  **out_decided,
-                            GError     **error)
+GPtrArray *
+pp_layers_plan_power_up (PpLayers *self, GPtrArray *plan, PpDevice *dev)
 {
-  g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
   g_autoptr(GPtrArray) settings = NULL;
   GPtrArray *decided = g_ptr_array_new_with_free_func (g_free);
 
@@ -374,7 +374,7 @@ pp_manager_power_up_device (PpManager   *self,
     }
   for (guint i = 0; i < plan->len; i++)
     {
-      PlannedWrite *w = g_ptr_array_index (plan, i);
+      PpPlanWrite *w = g_ptr_array_index (plan, i);
       g_autofree char *entry = g_strdup_printf ("%s=", w->relpath);
       gboolean listed = FALSE;
 
@@ -383,15 +383,11 @@ pp_manager_power_up_device (PpManager   *self,
       if (!listed)
         g_ptr_array_add (decided, g_strdup_printf ("%s=%s", w->relpath, w->value));
     }
-  if (out_decided)
-    *out_decided = decided;
-  else
-    g_ptr_array_unref (decided);
-  return pp_manager_execute_plan (self, plan, error);
+  return decided;
 }
 
 char *
-pp_manager_get_decided_value (PpManager *self, PpDevice *dev, const char *relpath)
+pp_layers_get_decided_value (PpLayers *self, PpDevice *dev, const char *relpath)
 {
   /* PowerDown's layer is not part of the answer */
   g_autoptr(PpDecision) decision = decide_device (self, dev, FALSE, FALSE);
@@ -408,7 +404,7 @@ pp_manager_get_decided_value (PpManager *self, PpDevice *dev, const char *relpat
  * path) in the Explain of a PCI device, when the configuration has a
  * [Module pcie_aspm] section: the policy applies to every link. */
 static PpExplainRow *
-explain_aspm_policy (PpManager *self, PpDevice *dev)
+explain_aspm_policy (PpLayers *self, PpDevice *dev)
 {
   g_autoptr(GPtrArray) modules = NULL;
   g_autofree char *path = g_build_filename (PP_SYSFS_MODULE, PP_ASPM_MODULE, "parameters",
@@ -424,7 +420,7 @@ explain_aspm_policy (PpManager *self, PpDevice *dev)
   row->attribute = g_steal_pointer (&path);
   current = pp_executor_read_current (row->attribute, PP_MANAGER_WRITE_SETTING, NULL);
   row->current = g_utf8_make_valid (current != NULL ? current : "", -1);
-  modules = pp_policy_module_settings (self->config, &self->situation);
+  modules = pp_policy_module_settings (self->config, self->situation);
   for (guint i = 0; i < modules->len; i++)
     {
       PpSetting *s = g_ptr_array_index (modules, i);
@@ -466,7 +462,7 @@ explain_aspm_policy (PpManager *self, PpDevice *dev)
 }
 
 GPtrArray *
-pp_manager_explain (PpManager *self, PpDevice *dev)
+pp_layers_explain (PpLayers *self, PpDevice *dev)
 {
   g_autoptr(PpDecision) decision = decide_device (self, dev, FALSE, TRUE);
   g_autoptr(GPtrArray) rows = pp_policy_explain (self->config, &dev->props, decision);
@@ -483,7 +479,7 @@ pp_manager_explain (PpManager *self, PpDevice *dev)
       PpExplainRow *row = g_ptr_array_index (rows, i);
       g_autofree char *path = g_build_filename (dev->info->syspath, row->attribute, NULL);
       g_autofree char *current = NULL;
-      PlannedWrite *w;
+      PpPlanWrite *w;
       const char *absent;
 
       /* an attribute the device does not have and nothing decides: no row */
@@ -522,9 +518,9 @@ pp_manager_explain (PpManager *self, PpDevice *dev)
 }
 
 char *
-pp_manager_get_exclusion (PpManager *self, PpDevice *dev)
+pp_layers_get_exclusion (PpLayers *self, PpDevice *dev)
 {
-  if (pp_manager_is_device_link (dev))
+  if (pp_device_is_link (dev))
     return NULL;
   /* what decide_device() would say, without deciding the layers (this
    * is asked for every row of ListDevices) */
@@ -532,18 +528,18 @@ pp_manager_get_exclusion (PpManager *self, PpDevice *dev)
 }
 
 void
-pp_manager_set_hold_hook (PpManager         *self,
-                          PpManagerHoldHook  hook,
-                          gpointer           user_data)
+pp_layers_set_hold_hook (PpLayers          *self,
+                         PpManagerHoldHook  hook,
+                         gpointer           user_data)
 {
   self->hold_hook = hook;
   self->hold_hook_data = user_data;
 }
 
 void
-pp_manager_set_revert_hook (PpManager         *self,
-                            PpManagerHoldHook  hook,
-                            gpointer           user_data)
+pp_layers_set_revert_hook (PpLayers          *self,
+                           PpManagerHoldHook  hook,
+                           gpointer           user_data)
 {
   self->revert_hook = hook;
   self->revert_hook_data = user_data;
@@ -551,28 +547,28 @@ pp_manager_set_revert_hook (PpManager         *self,
 
 /* "reverted by WHO (WHY), pid N" of each Revert of @syspath. */
 static char *
-revert_origin (PpManager *self, const char *syspath)
+revert_origin (PpLayers *self, const char *syspath)
 {
   char *origin = NULL;
 
   if (self->revert_hook != NULL)
-    origin = self->revert_hook (self, syspath, self->revert_hook_data);
+    origin = self->revert_hook (self->manager, syspath, self->revert_hook_data);
   return origin != NULL ? origin : g_strdup ("reverted");
 }
 
 /* "held by WHO (WHY), pid N" of each hold on @syspath, from the hook. */
-char *
-pp_manager_hold_origin (PpManager *self, const char *syspath)
+static char *
+hold_origin (PpLayers *self, const char *syspath)
 {
   char *origin = NULL;
 
   if (self->hold_hook != NULL)
-    origin = self->hold_hook (self, syspath, self->hold_hook_data);
+    origin = self->hold_hook (self->manager, syspath, self->hold_hook_data);
   return origin != NULL ? origin : g_strdup ("held");
 }
 
 gboolean
-pp_manager_is_held (PpManager *self, const char *syspath)
+pp_layers_is_held (PpLayers *self, const char *syspath)
 {
   return g_hash_table_contains (self->held, syspath);
 }
@@ -594,7 +590,7 @@ pp_manager_change_free (PpManagerChange *change)
  * is its own path, with its file name as the attribute (as the D-Bus
  * interface documents ListChanges). */
 static void
-split_attribute_path (PpManager *self, const char *path, char **dir, char **attribute)
+split_attribute_path (PpLayers *self, const char *path, char **dir, char **attribute)
 {
   if (pp_sysfs_path_is_under (path, PP_SYSFS_DEVICES))
     {
@@ -604,8 +600,7 @@ split_attribute_path (PpManager *self, const char *path, char **dir, char **attr
         {
           char *parent;
 
-          if (g_hash_table_contains (self->devices, up) ||
-              g_hash_table_contains (self->unmanaged, up))
+          if (pp_device_table_knows (self->table, up))
             {
               *attribute = g_strdup (path + strlen (up) + 1);
               *dir = g_steal_pointer (&up);
@@ -631,7 +626,7 @@ compare_changes (gconstpointer a, gconstpointer b)
 }
 
 GPtrArray *
-pp_manager_list_changes (PpManager *self)
+pp_layers_list_changes (PpLayers *self)
 {
   GPtrArray *changes = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_manager_change_free);
   /* what restoring would write: the same plan as on exit */
@@ -640,7 +635,7 @@ pp_manager_list_changes (PpManager *self)
 
   for (guint i = 0; i < plan->len; i++)
     {
-      PlannedWrite *w = g_ptr_array_index (plan, i);
+      PpPlanWrite *w = g_ptr_array_index (plan, i);
       PpManagerChange *change;
 
       /* gone, or back to its original (a layer left, PowerUp): nothing
@@ -658,115 +653,3 @@ pp_manager_list_changes (PpManager *self)
   return changes;
 }
 
-GPtrArray *
-pp_manager_list_overrides (PpManager *self)
-{
-  return pp_overrides_list (self->overrides);
-}
-
-GPtrArray *
-pp_manager_list_conflicts (PpManager *self)
-{
-  GPtrArray *rows = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_conflict_free);
-  g_autoptr(GPtrArray) foreign = pp_foreign_tracker_list_conflicts (pp_executor_get_foreign (self->executor));
-
-  for (guint i = 0; self->installed_conflicts != NULL && i < self->installed_conflicts->len; i++)
-    {
-      PpConflict *c = g_ptr_array_index (self->installed_conflicts, i);
-      g_ptr_array_add (rows, pp_conflict_new (c->subject, c->what, c->evidence));
-    }
-  for (guint i = 0; i < foreign->len; i++)
-    {
-      PpConflict *c = g_ptr_array_index (foreign, i);
-      g_ptr_array_add (rows, pp_conflict_new (c->subject, c->what, c->evidence));
-    }
-  if (self->profiles_conflict_subject != NULL)
-    g_ptr_array_add (rows, pp_conflict_new (self->profiles_conflict_subject,
-                                            self->profiles_conflict_what, NULL));
-  return rows;
-}
-
-gboolean
-pp_manager_set_override (PpManager   *self,
-                         PpDevice    *dev,
-                         const char  *key,
-                         const char  *value,
-                         GError     **error)
-{
-  const char *attr = pp_overrides_key_to_attr (key);
-  const PpOverride *current;
-  g_autoptr(PpOverride) previous = NULL;
-  g_autofree char *attr_path = NULL;
-  g_autofree char *excluded = NULL;
-  g_autoptr(GError) apply_error = NULL;
-
-  if (attr == NULL)
-    {
-      g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
-                   "unknown key '%s' (expected Control, AutosuspendDelayMs or Wakeup)",
-                   key ? key : "");
-      return FALSE;
-    }
-  if (dev->props.ignore)
-    {
-      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
-                   "%s is ignored (POWERPOLICY_IGNORE=1): the daemon never writes to it",
-                   dev->info->syspath);
-      return FALSE;
-    }
-  excluded = pp_manager_get_exclusion (self, dev);
-  if (excluded != NULL)
-    {
-      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
-                   "%s is left to its driver (%s): the daemon never writes to it",
-                   dev->info->syspath, excluded);
-      return FALSE;
-    }
-  attr_path = g_build_filename (dev->info->syspath, attr, NULL);
-  if (!g_file_test (attr_path, G_FILE_TEST_EXISTS))
-    {
-      g_set_error (error, PP_ERROR, PP_ERROR_NOT_SUPPORTED,
-                   "%s has no %s attribute", dev->info->syspath, attr);
-      return FALSE;
-    }
-
-  current = pp_overrides_lookup (self->overrides, dev->info->syspath);
-  if (current != NULL)
-    previous = pp_override_copy (current);
-  if (!pp_overrides_set (self->overrides, dev->info->syspath, key, value, error))
-    return FALSE;
-
-  if (!pp_manager_apply_device (self, dev, &apply_error))
-    {
-      g_autoptr(GError) undo_error = NULL;
-
-      /* nothing half-applied: the override goes again */
-      if (!pp_overrides_replace (self->overrides, dev->info->syspath, previous, &undo_error))
-        g_warning ("Cannot take back the override of %s: %s",
-                   dev->info->syspath, undo_error->message);
-      pp_manager_apply_device (self, dev, NULL);
-      g_set_error (error, PP_ERROR, PP_ERROR_FAILED, "%s", apply_error->message);
-      return FALSE;
-    }
-  pp_log_override (TRUE, dev->info->syspath, key, value);
-  return TRUE;
-}
-
-gboolean
-pp_manager_clear_overrides (PpManager  *self,
-                            PpDevice   *dev,
-                            GError    **error)
-{
-  g_autoptr(GError) apply_error = NULL;
-
-  if (!pp_overrides_clear (self->overrides, dev->info->syspath, error))
-    return FALSE;
-  if (!pp_manager_apply_device (self, dev, &apply_error))
-    {
-      g_set_error (error, PP_ERROR, PP_ERROR_FAILED, "overrides cleared, but: %s",
-                   apply_error->message);
-      return FALSE;
-    }
-  pp_log_override (FALSE, dev->info->syspath, NULL, NULL);
-  return TRUE;
-}

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The power profile's part of the manager: the [Platform] knobs
+/* The power profile's state of the manager (pp-manager-profile.h): the [Platform] knobs
  * (platform_profile, energy_performance_preference) planned through the
  * one write path, their Explain rows, the chosen profile kept in the
  * state directory, and the Conflicts row of another program serving the
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "pp-error.h"
-#include "pp-manager-private.h"
+#include "pp-manager-profile.h"
 #include "pp-policy.h"
 #include "pp-profile.h"
 #include "pp-sysfs.h"
@@ -21,18 +21,55 @@
 /* the file holds one word; anything longer is not ours */
 #define PROFILE_FILE_MAX 64
 
+struct _PpProfileState {
+  /* the manager's, which outlives this */
+  PpExecutor        *executor;
+  const PpSituation *situation;
+  const PpConfig    *config;     /* pp_profile_state_set_config() */
+  char              *state_dir;
+  /* [Platform]'s knobs, found at start and on Reload; NULL before */
+  PpPlatformKnobs   *platform;
+};
+
+PpProfileState *
+pp_profile_state_new (PpExecutor *executor, const PpSituation *situation, const char *state_dir)
+{
+  PpProfileState *self = g_new0 (PpProfileState, 1);
+
+  self->executor = executor;
+  self->situation = situation;
+  self->state_dir = g_strdup (state_dir);
+  return self;
+}
+
 void
-pp_manager_read_platform (PpManager *self)
+pp_profile_state_free (PpProfileState *self)
+{
+  if (self == NULL)
+    return;
+  g_clear_pointer (&self->platform, pp_platform_knobs_free);
+  g_free (self->state_dir);
+  g_free (self);
+}
+
+void
+pp_profile_state_set_config (PpProfileState *self, const PpConfig *config)
+{
+  self->config = config;
+}
+
+void
+pp_profile_state_read_platform (PpProfileState *self)
 {
   g_clear_pointer (&self->platform, pp_platform_knobs_free);
   self->platform = pp_platform_knobs_read ();
 }
 
 const PpPlatformKnobs *
-pp_manager_get_platform (PpManager *self)
+pp_profile_state_get_platform (PpProfileState *self)
 {
   if (self->platform == NULL)
-    pp_manager_read_platform (self);
+    pp_profile_state_read_platform (self);
   return self->platform;
 }
 
@@ -63,7 +100,7 @@ knob_value (const PpPlatformKnob *knob, const PpSetting *s, const char **why)
 /* Plan one knob: its value, or (no layer sets it now) its original back
  * when the daemon changed it. */
 static void
-plan_knob (PpManager *self, GPtrArray *plan, const PpPlatformKnob *knob, const PpSetting *s)
+plan_knob (PpProfileState *self, GPtrArray *plan, const PpPlatformKnob *knob, const PpSetting *s)
 {
   g_autoptr(GPtrArray) one = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_setting_free);
   const char *why = NULL;
@@ -83,10 +120,10 @@ plan_knob (PpManager *self, GPtrArray *plan, const PpPlatformKnob *knob, const P
 }
 
 void
-pp_manager_plan_platform (PpManager *self, GPtrArray *plan)
+pp_profile_state_plan (PpProfileState *self, GPtrArray *plan)
 {
-  const PpPlatformKnobs *knobs = pp_manager_get_platform (self);
-  g_autoptr(GPtrArray) settings = pp_policy_platform_settings (self->config, &self->situation);
+  const PpPlatformKnobs *knobs = pp_profile_state_get_platform (self);
+  g_autoptr(GPtrArray) settings = pp_policy_platform_settings (self->config, self->situation);
   const PpSetting *profile = pp_settings_find (settings, PP_PLATFORM_PROFILE_KEY);
   const PpSetting *epp = pp_settings_find (settings, PP_PLATFORM_EPP_KEY);
 
@@ -97,7 +134,7 @@ pp_manager_plan_platform (PpManager *self, GPtrArray *plan)
 }
 
 static PpExplainRow *
-explain_knob (PpManager *self, const PpPlatformKnob *knob, const PpSetting *s, const char *key)
+explain_knob (PpProfileState *self, const PpPlatformKnob *knob, const PpSetting *s, const char *key)
 {
   PpExplainRow *row = g_new0 (PpExplainRow, 1);
   g_autofree char *current = NULL;
@@ -142,10 +179,10 @@ explain_knob (PpManager *self, const PpPlatformKnob *knob, const PpSetting *s, c
 }
 
 GPtrArray *
-pp_manager_explain_platform (PpManager *self)
+pp_profile_state_explain (PpProfileState *self)
 {
-  const PpPlatformKnobs *knobs = pp_manager_get_platform (self);
-  g_autoptr(GPtrArray) settings = pp_policy_platform_settings (self->config, &self->situation);
+  const PpPlatformKnobs *knobs = pp_profile_state_get_platform (self);
+  g_autoptr(GPtrArray) settings = pp_policy_platform_settings (self->config, self->situation);
   GPtrArray *rows = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_explain_row_free);
 
   for (guint i = 0; i < knobs->profiles->len; i++)
@@ -162,9 +199,9 @@ pp_manager_explain_platform (PpManager *self)
 /* ---- the chosen profile, kept across restarts ------------------------- */
 
 PpProfile
-pp_manager_load_saved_profile (PpManager *self)
+pp_profile_state_load_saved (PpProfileState *self)
 {
-  g_autofree char *path = g_build_filename (self->options.state_dir, PROFILE_FILE, NULL);
+  g_autofree char *path = g_build_filename (self->state_dir, PROFILE_FILE, NULL);
   g_autofree char *text = pp_read_regular_file_bounded (path, PROFILE_FILE_MAX);
   PpProfile profile = PP_PROFILE_BALANCED;
 
@@ -181,9 +218,9 @@ pp_manager_load_saved_profile (PpManager *self)
 }
 
 gboolean
-pp_manager_save_profile (PpManager *self, PpProfile profile, GError **error)
+pp_profile_state_save (PpProfileState *self, PpProfile profile, GError **error)
 {
-  g_autofree char *path = g_build_filename (self->options.state_dir, PROFILE_FILE, NULL);
+  g_autofree char *path = g_build_filename (self->state_dir, PROFILE_FILE, NULL);
   g_autofree char *text = g_strdup_printf ("%s\n", pp_profile_to_string (profile));
 
   if (pp_executor_get_dry_run (self->executor))
@@ -192,8 +229,8 @@ pp_manager_save_profile (PpManager *self, PpProfile profile, GError **error)
                  pp_profile_to_string (profile), path);
       return TRUE;
     }
-  if (g_mkdir_with_parents (self->options.state_dir, 0755) < 0)
-    return pp_error_set_from_errno (error, errno, "cannot create %s", self->options.state_dir);
+  if (g_mkdir_with_parents (self->state_dir, 0755) < 0)
+    return pp_error_set_from_errno (error, errno, "cannot create %s", self->state_dir);
   if (!g_file_set_contents_full (path, text, -1,
                                  G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
                                  0644, NULL))

@@ -17,7 +17,9 @@
 #include "pp-devarg.h"
 #include "pp-foreign.h"
 #include "pp-log.h"
-#include "pp-manager-private.h"
+#include "pp-device-table.h"
+#include "pp-manager-layers.h"
+#include "pp-manager-profile.h"
 #include "pp-names.h"
 #include "pp-overrides.h"
 #include "pp-plan.h"
@@ -26,6 +28,70 @@
 #include "pp-sysfs.h"
 #include "pp-util.h"
 
+/* The manager's state is its own: the other objects of the class are
+ * owned here and hold their own state (pp-device-table.h,
+ * pp-manager-layers.h, pp-manager-profile.h, pp-executor.h). */
+struct _PpManager {
+  GObject           parent_instance;
+
+  PpManagerOptions  options;
+  char             *backend;        /* set by the sleep component; NULL: none yet */
+  PpConfig         *config;
+  PpUdev           *udev;
+  PpOverrides      *overrides;
+
+  /* the one write path: the journal, what this run changed, foreign
+   * writes, write failures, the dry-run switch */
+  PpExecutor       *executor;
+
+  /* the tagged devices, and the untagged ones a tree operation looked at */
+  PpDeviceTable    *table;
+  /* the decision: holds, Reverts, PowerDown(auto), Explain's hooks */
+  PpLayers         *layers;
+
+  PpSituation       situation;
+  /* "PowerSource=ac FILE:LINE" while the configuration fixes the power
+   * source (situation.power_source_origin points here), else NULL */
+  char             *power_source_origin;
+  PpPowerSource     power_source;     /* the PowerSource= in force */
+  gboolean          started;
+
+  /* the standing requests of the layers outside the policy's decision
+   * (sleep, lid, power-off): PpPlanRequest*, planned by every pass */
+  GPtrArray        *layer_requests;
+
+  guint64           notified_write_failures;  /* the value "write-failures" last announced */
+
+  /* other programs: tools installed (PpConflict*, found at start and on
+   * Reload); the executor tracks foreign changes of what the daemon wrote */
+  GPtrArray        *installed_conflicts;
+  gboolean          foreign_changed;   /* since the last conflicts-changed */
+
+  double            last_pass_sec;    /* duration of the last full pass; 0 before the first */
+
+  /* runtime-PM counter bases (GetStatistics): taken at start and for the
+   * devices a policy pass changed; read when asked, never on a timer */
+  PpResidencyBook  *residency;
+
+  /* [Platform]'s knobs and the saved profile */
+  PpProfileState   *profile;
+  /* a program other than us serving the power profiles' names, for
+   * Conflicts (subject, what); NULL: none */
+  char             *profiles_conflict_subject;
+  char             *profiles_conflict_what;
+};
+
+enum {
+  PROP_0,
+  PROP_ON_BATTERY,
+  PROP_DRY_RUN,
+  PROP_WRITE_FAILURES,
+  PROP_LAST_POLICY_PASS_SEC,
+  PROP_LOW_BATTERY,
+  PROP_POWER_SOURCE,
+  PROP_POWER_PROFILE,
+  N_PROPS,
+};
 
 enum {
   SIGNAL_DEVICE_CHANGED,
@@ -41,6 +107,193 @@ static guint pp_manager_signals[N_SIGNALS];
 
 G_DEFINE_TYPE (PpManager, pp_manager, G_TYPE_OBJECT)
 
+static gboolean pp_manager_apply_device (PpManager *self, PpDevice *dev, GError **error);
+
+/* ---- executing a plan ------------------------------------------------- */
+
+/* The executor (pp-executor.h) writes and hands back what it wrote; the
+ * manager announces it (DeviceChanged, the residency bases,
+ * write-failures, conflicts-changed). Only the manager emits its
+ * signals. */
+
+/* Tell what a device's applied writes changed: its attributes (relative
+ * paths) and their new values, in the order written. */
+static void
+emit_device_changed (PpManager *self, PpDevice *dev, GPtrArray *writes)
+{
+  g_autoptr(GStrvBuilder) attrs = NULL;
+  g_autoptr(GStrvBuilder) values = NULL;
+  g_auto(GStrv) attrv = NULL;
+  g_auto(GStrv) valuev = NULL;
+
+  if (!g_signal_has_handler_pending (self, pp_manager_signals[SIGNAL_DEVICE_CHANGED], 0, FALSE))
+    return;
+  attrs = g_strv_builder_new ();
+  values = g_strv_builder_new ();
+  for (guint i = 0; i < writes->len; i++)
+    {
+      PpPlanWrite *w = g_ptr_array_index (writes, i);
+
+      g_strv_builder_add (attrs, w->relpath);
+      g_strv_builder_add (values, w->value);
+    }
+  attrv = g_strv_builder_end (attrs);
+  valuev = g_strv_builder_end (values);
+  g_signal_emit (self, pp_manager_signals[SIGNAL_DEVICE_CHANGED], 0, dev->info->syspath, attrv,
+                 valuev);
+}
+
+/* DeviceChanged for each device the executor wrote to (@written, in
+ * order), and its residency base. */
+static void
+announce_written (PpManager *self, GPtrArray *written)
+{
+  g_autoptr(GHashTable) done = NULL;
+  g_autoptr(GPtrArray) order = NULL;
+
+  if (self->options.oneshot)
+    return;
+  done = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
+                                (GDestroyNotify) g_ptr_array_unref);
+  order = g_ptr_array_new ();
+  for (guint i = 0; i < written->len; i++)
+    {
+      PpPlanWrite *w = g_ptr_array_index (written, i);
+      GPtrArray *list;
+
+      if (w->dev == NULL)
+        continue;
+      list = g_hash_table_lookup (done, w->dev);
+      if (list == NULL)
+        {
+          list = g_ptr_array_new ();
+          g_hash_table_insert (done, w->dev, list);
+          g_ptr_array_add (order, w->dev);
+        }
+      g_ptr_array_add (list, w);
+    }
+  for (guint i = 0; i < order->len; i++)
+    {
+      PpDevice *dev = g_ptr_array_index (order, i);
+
+      /* residency "since the last policy change" for what changed
+       * (the start-up pass is followed by every device's base) */
+      if (self->started)
+        pp_residency_book_set_base (self->residency, dev->info->syspath);
+      emit_device_changed (self, dev, g_hash_table_lookup (done, dev));
+    }
+}
+
+/* Tell listeners when the Conflicts rows changed (a foreign change
+ * seen while planning, tools found on Reload). */
+static void
+pp_manager_flush_conflicts_changed (PpManager *self)
+{
+  gboolean seen = pp_executor_take_foreign_changed (self->executor);
+
+  if (!self->foreign_changed && !seen)
+    return;
+  self->foreign_changed = FALSE;
+  g_signal_emit (self, pp_manager_signals[SIGNAL_CONFLICTS_CHANGED], 0);
+}
+
+/* Announce "write-failures" once per executed plan (a full pass is one
+ * plan), and only when failures were counted since the last time. */
+static void
+flush_write_failures (PpManager *self)
+{
+  guint64 n = pp_executor_get_n_write_failures (self->executor);
+
+  if (n == self->notified_write_failures)
+    return;
+  self->notified_write_failures = n;
+  g_object_notify_by_pspec (G_OBJECT (self), pp_manager_props[PROP_WRITE_FAILURES]);
+}
+
+static gboolean
+pp_manager_execute_counted (PpManager       *self,
+                            GPtrArray       *plan,
+                            PpExecutorScope  scope,
+                            guint           *n_written,
+                            guint           *n_failed,
+                            GError         **error)
+{
+  g_autoptr(GPtrArray) written = NULL;
+  gboolean ok = pp_executor_execute (self->executor, plan, scope, &written, n_failed, error);
+
+  if (n_written != NULL)
+    *n_written = written->len;
+  announce_written (self, written);
+  pp_manager_flush_conflicts_changed (self);
+  flush_write_failures (self);
+  return ok;
+}
+
+static gboolean
+pp_manager_execute_plan (PpManager *self, GPtrArray *plan, GError **error)
+{
+  return pp_manager_execute_counted (self, plan, PP_EXECUTOR_PART, NULL, NULL, error);
+}
+
+/* ---- an action written off the main loop ------------------------------ */
+
+static void
+on_action_written (GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(GTask) outer = user_data;
+  PpManager *self = PP_MANAGER (source);
+  GError *error = NULL;
+
+  if (!pp_executor_write_action_finish (self->executor, res, &error))
+    {
+      flush_write_failures (self);
+      g_task_return_error (outer, error);
+      return;
+    }
+  g_task_return_boolean (outer, TRUE);
+}
+
+void
+pp_manager_request_action_async (PpManager           *self,
+                                 PpPlanLayer          layer,
+                                 const char          *path,
+                                 const char          *value,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
+{
+  GTask *outer = g_task_new (self, NULL, callback, user_data);
+  g_autoptr(GPtrArray) plan = pp_plan_new ();
+  g_autoptr(GError) read_error = NULL;
+  g_autofree char *current = NULL;
+
+  if (!pp_executor_may_write (path))
+    {
+      g_task_return_new_error (outer, PP_ERROR, PP_ERROR_REFUSED,
+                               "refusing to write %s: not an attribute powerpolicyd manages", path);
+      g_object_unref (outer);
+      return;
+    }
+  current = pp_executor_read_current (path, PP_MANAGER_WRITE_ACTION, &read_error);
+  if (current == NULL)
+    {
+      g_prefix_error (&read_error, "cannot read ");
+      g_task_return_error (outer, g_steal_pointer (&read_error));
+      g_object_unref (outer);
+      return;
+    }
+  pp_plan_request (plan, layer, NULL, NULL, path, value, current, PP_MANAGER_WRITE_ACTION);
+  g_debug ("%s layer: %s = %s", pp_plan_layer_to_string (layer), path, value);
+  pp_executor_write_action_async (self->executor, plan, self, on_action_written, outer);
+}
+
+gboolean
+pp_manager_request_action_finish (PpManager     *self,
+                                  GAsyncResult  *result,
+                                  GError       **error)
+{
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
 /* ---- devices ---------------------------------------------------------- */
 
 
@@ -51,28 +304,26 @@ G_DEFINE_TYPE (PpManager, pp_manager, G_TYPE_OBJECT)
 
 /* ---- the layers' requests ------------------------------------------- */
 
-static char *
-request_read (const char *path, PpPlanFlags flags, gpointer user_data)
-{
-  return pp_executor_read_current (path, flags, NULL);
-}
-
-static gpointer
-request_device (const char *syspath, gpointer user_data)
-{
-  PpManager *self = user_data;
-  PpDevice *dev = g_hash_table_lookup (self->devices, syspath);
-
-  return dev != NULL ? dev : g_hash_table_lookup (self->unmanaged, syspath);
-}
-
-/* The standing requests of the layers into @plan. */
+/* The standing requests of the layers into @plan: their paths read
+ * first, the planner looks them up. */
 static void
 plan_layer_requests (PpManager *self, GPtrArray *plan)
 {
-  PpPlanRequestValues values = { request_read, request_device, self };
+  g_autoptr(PpPlanCurrent) current = pp_plan_current_new (NULL, NULL);
 
-  pp_plan_requests (plan, self->layer_requests, &values);
+  for (guint i = 0; i < self->layer_requests->len; i++)
+    {
+      const PpPlanRequest *r = g_ptr_array_index (self->layer_requests, i);
+      g_autofree char *value = pp_executor_read_current (r->path, r->flags, NULL);
+
+      pp_plan_current_set (current, r->path, value, FALSE);
+      /* no udev: a device not in the table is not read here */
+      if (r->dev_syspath != NULL)
+        pp_plan_current_set_device (current, r->dev_syspath,
+                                    pp_device_table_get_tree_device (self->table, NULL,
+                                                                     r->dev_syspath));
+    }
+  pp_plan_requests (plan, self->layer_requests, pp_plan_current_request_values (current));
 }
 
 /* @path to @value, planned and executed now; with @standing the
@@ -157,8 +408,8 @@ plan_all (PpManager *self, GPtrArray *plan)
   GPtrArray *devices = pp_manager_list_devices (self);
 
   for (guint i = 0; i < devices->len; i++)
-    pp_manager_plan_device (self, plan, g_ptr_array_index (devices, i));
-  pp_manager_plan_modules (self, plan);
+    pp_layers_plan_device (self->layers, plan, g_ptr_array_index (devices, i));
+  pp_layers_plan_modules (self->layers, plan);
   plan_layer_requests (self, plan);
 }
 
@@ -179,7 +430,7 @@ executor_managed (const char *syspath, gpointer user_data)
 {
   PpManager *self = user_data;
 
-  return g_hash_table_contains (self->devices, syspath);
+  return pp_device_table_lookup (self->table, syspath) != NULL;
 }
 
 /* @reason: why ("start", "battery", "reload", ...), for policy-applied */
@@ -187,7 +438,7 @@ static void
 apply_all (PpManager *self, const char *reason)
 {
   gint64 start = g_get_monotonic_time ();
-  g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
+  g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_plan_write_free);
   guint written = 0, failed = 0;
   double seconds;
 
@@ -207,9 +458,9 @@ apply_all (PpManager *self, const char *reason)
 static void
 apply_modules (PpManager *self)
 {
-  g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) planned_write_free);
+  g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_plan_write_free);
 
-  pp_manager_plan_modules (self, plan);
+  pp_layers_plan_modules (self->layers, plan);
   pp_manager_execute_plan (self, plan, NULL);
 }
 
@@ -234,7 +485,7 @@ decide_on_battery (PpManager *self)
       g_object_notify_by_pspec (G_OBJECT (self), pp_manager_props[PROP_POWER_SOURCE]);
     }
   if (c->power_source == PP_POWER_SOURCE_AUTO)
-    return pp_manager_compute_on_battery (self);
+    return pp_device_table_on_battery (self->table);
   if (c->power_source_file != NULL)
     self->power_source_origin = g_strdup_printf ("PowerSource=%s %s:%u",
                                                  pp_power_source_to_string (c->power_source),
@@ -252,7 +503,7 @@ update_power_source (PpManager *self, gboolean apply)
   gboolean on_battery = decide_on_battery (self);
   /* a fixed battery source is low only when a battery says so: no
    * battery reported, no charge, never low */
-  gint percent = on_battery ? pp_manager_compute_battery_percent (self) : -1;
+  gint percent = on_battery ? pp_device_table_battery_percent (self->table) : -1;
   gboolean low_battery = pp_policy_low_battery (on_battery, percent,
                                                 self->config->low_battery_percent);
   gboolean source_changed = on_battery != self->situation.on_battery;
@@ -313,15 +564,15 @@ forget_device (PpManager *self, PpDeviceInfo *info)
 {
   gboolean was_supply = g_str_equal (info->subsystem, "power_supply");
 
-  if (!g_hash_table_contains (self->devices, info->syspath))
+  if (pp_device_table_lookup (self->table, info->syspath) == NULL)
     return;
-  pp_manager_device_table_remove (self, info->syspath);
+  pp_device_table_remove (self->table, info->syspath);
   pp_residency_book_forget (self->residency, info->syspath);
   pp_executor_forget_touched (self->executor, info->syspath);
   /* it starts afresh when it comes back */
   forget_foreign_device (self, info->syspath);
   pp_manager_flush_conflicts_changed (self);
-  g_hash_table_remove (self->powered_down, info->syspath);
+  pp_layers_set_powered_down (self->layers, info->syspath, FALSE);
   g_signal_emit (self, pp_manager_signals[SIGNAL_DEVICE_REMOVED], 0, info->syspath);
   if (was_supply)
     update_power_source (self, TRUE);
@@ -338,7 +589,7 @@ forget_device (PpManager *self, PpDeviceInfo *info)
 static void
 release_unbound_device (PpManager *self, PpDeviceInfo *info)
 {
-  if (!g_hash_table_contains (self->devices, info->syspath))
+  if (pp_device_table_lookup (self->table, info->syspath) == NULL)
     return;
   pp_executor_release_device (self->executor, info->syspath, "driver unbound");
   forget_device (self, info);
@@ -350,13 +601,13 @@ static void
 reclassify_usb_parent (PpManager *self, PpDeviceInfo *interface)
 {
   const char *parent = pp_device_info_get_parent (interface);
-  PpDevice *dev = parent ? g_hash_table_lookup (self->devices, parent) : NULL;
+  PpDevice *dev = parent ? pp_device_table_lookup (self->table, parent) : NULL;
   g_autofree char *was = NULL;
 
-  if (dev == NULL || !pp_manager_is_usb_device (dev->info))
+  if (dev == NULL || !pp_device_is_usb (dev->info))
     return;
   was = g_strdup (dev->props.klass);
-  if (!pp_manager_classify_usb (dev))
+  if (!pp_device_classify_usb (dev))
     return;
   g_info ("%s: class %s (was %s): drivers of its interfaces changed",
           dev->info->syspath, dev->props.klass, was);
@@ -390,7 +641,7 @@ on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self
 {
   if (on_module_uevent (self, action, info))
     return;
-  if (!pp_manager_is_managed_path (info->syspath))
+  if (!pp_device_path_is_managed (info->syspath))
     return;
 
   /* a driver bound to or unbound from an interface of a USB device (the
@@ -407,8 +658,8 @@ on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self
   if (g_str_equal (action, "add") || g_str_equal (action, "remove") ||
       g_str_equal (action, "move"))
     {
-      g_hash_table_remove_all (self->unmanaged);
-      pp_manager_device_table_child_changed (self, info);
+      pp_device_table_forget_tree_devices (self->table);
+      pp_device_table_child_changed (self->table, info);
       g_signal_emit (self, pp_manager_signals[SIGNAL_TOPOLOGY_CHANGED], 0, action, info->syspath);
     }
 
@@ -434,18 +685,18 @@ on_uevent (PpUdev *udev, const char *action, PpDeviceInfo *info, PpManager *self
        * values the daemon wrote stay, as after a remove */
       if (!info->tagged)
         {
-          g_hash_table_remove (self->unmanaged, info->syspath);
+          pp_device_table_forget_tree_device (self->table, info->syspath);
           forget_device (self, info);
           return;
         }
-      g_hash_table_remove (self->unmanaged, info->syspath);
-      is_new = !g_hash_table_contains (self->devices, info->syspath);
+      pp_device_table_forget_tree_device (self->table, info->syspath);
+      is_new = pp_device_table_lookup (self->table, info->syspath) == NULL;
       /* a new device, one added again (re-plugged, its remove missed) or
        * a driver (re)bound: the kernel may have reset what the daemon
        * wrote, which is no other program's change */
       if (is_new || g_str_equal (action, "add") || g_str_equal (action, "bind"))
         forget_foreign_device (self, info->syspath);
-      dev = pp_manager_device_table_set (self, info);
+      dev = pp_device_table_set (self->table, info);
       /* the kernel's ACPI ac and battery drivers send no "add" for their
        * supplies (nor when a battery is inserted again), only "change":
        * whatever the action, an unknown supply is now in the table and
@@ -529,6 +780,8 @@ load_config (PpManager *self, GPtrArray *problems, GError **error)
   was_dry_run = pp_manager_get_dry_run (self);
   g_clear_pointer (&self->config, pp_config_free);
   self->config = config;
+  pp_layers_set_config (self->layers, config);
+  pp_profile_state_set_config (self->profile, config);
   log_problems (problems);
 
   /* the one dry-run switch: every writer asks pp_manager_get_dry_run() */
@@ -597,15 +850,15 @@ pp_manager_start (PpManager *self, GError **error)
   for (guint i = 0; i < infos->len; i++)
     {
       PpDeviceInfo *info = g_ptr_array_index (infos, i);
-      if (pp_manager_is_managed_path (info->syspath))
-        pp_manager_device_table_set (self, info);
+      if (pp_device_path_is_managed (info->syspath))
+        pp_device_table_set (self->table, info);
     }
-  g_info ("Managing %u devices", g_hash_table_size (self->devices));
+  g_info ("Managing %u devices", pp_device_table_size (self->table));
 
   self->situation.on_battery = decide_on_battery (self);
   self->situation.low_battery =
     pp_policy_low_battery (self->situation.on_battery,
-                           self->situation.on_battery ? pp_manager_compute_battery_percent (self) : -1,
+                           self->situation.on_battery ? pp_device_table_battery_percent (self->table) : -1,
                            self->config->low_battery_percent);
   g_info ("Power source: %s%s%s%s", self->situation.on_battery ? "battery" : "AC",
           self->situation.low_battery ? ", battery low" : "",
@@ -619,7 +872,7 @@ pp_manager_start (PpManager *self, GError **error)
   /* the platform knobs, and the profile chosen before a restart (holds
    * are not kept), --oneshot too (a boot script applies what the user
    * chose); PowerProfiles=false: no profile but balanced */
-  pp_manager_read_platform (self);
+  pp_profile_state_read_platform (self->profile);
   if (self->config->power_profiles != PP_POWER_PROFILES_FALSE)
     self->situation.profile = pp_manager_load_saved_profile (self);
   if (self->situation.profile != PP_PROFILE_BALANCED)
@@ -675,7 +928,7 @@ pp_manager_reload (PpManager *self, GPtrArray **problems_out)
   g_info ("Reloading the configuration");
   load_config (self, problems, NULL);
   redetect_conflicts (self);
-  pp_manager_read_platform (self);
+  pp_profile_state_read_platform (self->profile);
   /* LowBatteryPercent= may have changed */
   update_power_source (self, FALSE);
   apply_all (self, "reload");
@@ -759,29 +1012,7 @@ pp_manager_get_user_idle (PpManager *self)
   return self->situation.user_idle;
 }
 
-void
-pp_manager_notify_property (PpManager *self, guint prop)
-{
-  g_return_if_fail (prop > PROP_0 && prop < N_PROPS);
-  g_object_notify_by_pspec (G_OBJECT (self), pp_manager_props[prop]);
-}
-
-gboolean
-pp_manager_wants_device_changed (PpManager *self)
-{
-  return g_signal_has_handler_pending (self, pp_manager_signals[SIGNAL_DEVICE_CHANGED], 0, FALSE);
-}
-
-void
-pp_manager_emit_device_changed (PpManager          *self,
-                                const char         *syspath,
-                                const char * const *attributes,
-                                const char * const *values)
-{
-  g_signal_emit (self, pp_manager_signals[SIGNAL_DEVICE_CHANGED], 0, syspath, attributes, values);
-}
-
-void
+static void
 pp_manager_emit_conflicts_changed (PpManager *self)
 {
   g_signal_emit (self, pp_manager_signals[SIGNAL_CONFLICTS_CHANGED], 0);
@@ -908,20 +1139,15 @@ pp_manager_finalize (GObject *object)
   if (self->udev)
     g_signal_handlers_disconnect_by_data (self->udev, self);
   g_clear_object (&self->udev);
-  g_clear_pointer (&self->sorted_cache, g_ptr_array_unref);
-  g_hash_table_unref (self->by_sysname);
-  g_hash_table_unref (self->unmanaged);
-  g_hash_table_unref (self->devices);
-  g_hash_table_unref (self->held);
-  g_hash_table_unref (self->reverted);
+  g_clear_pointer (&self->layers, pp_layers_free);
+  g_clear_pointer (&self->profile, pp_profile_state_free);
+  g_clear_pointer (&self->table, pp_device_table_free);
   g_ptr_array_unref (self->layer_requests);
-  g_hash_table_unref (self->powered_down);
   g_clear_pointer (&self->executor, pp_executor_free);
   g_clear_pointer (&self->overrides, pp_overrides_free);
   g_clear_pointer (&self->residency, pp_residency_book_free);
   g_clear_pointer (&self->installed_conflicts, g_ptr_array_unref);
   g_clear_pointer (&self->config, pp_config_free);
-  g_clear_pointer (&self->platform, pp_platform_knobs_free);
   g_free (self->profiles_conflict_subject);
   g_free (self->profiles_conflict_what);
   g_free (self->options.config_path);
@@ -1001,16 +1227,8 @@ pp_manager_class_init (PpManagerClass *klass)
 static void
 pp_manager_init (PpManager *self)
 {
-  self->devices = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
-                                         (GDestroyNotify) pp_device_free);
-  self->unmanaged = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
-                                           (GDestroyNotify) pp_device_free);
-  self->by_sysname = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                            (GDestroyNotify) g_ptr_array_unref);
-  self->held = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  self->reverted = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->table = pp_device_table_new ();
   self->layer_requests = pp_plan_requests_new ();
-  self->powered_down = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->residency = pp_residency_book_new (0);
 }
 
@@ -1028,7 +1246,353 @@ pp_manager_new (const PpManagerOptions *options)
   self->options.no_logind = options->no_logind;
   self->executor = pp_executor_new (self->options.runtime_dir, self->options.oneshot, &hooks);
   self->overrides = pp_overrides_new (self->options.state_dir);
+  self->profile = pp_profile_state_new (self->executor, &self->situation, self->options.state_dir);
+  self->layers = pp_layers_new (self, self->table, self->executor, self->overrides, self->profile,
+                                &self->situation);
   return self;
 }
 
-/* ---- statistics ------------------------------------------------------- */
+/* ---- the layers (pp-manager-layers.c) --------------------------------- */
+
+gboolean
+pp_manager_set_held (PpManager   *self,
+                     GPtrArray   *syspaths,
+                     gboolean     held,
+                     GError     **error)
+{
+  g_autoptr(GPtrArray) plan = pp_plan_new ();
+
+  pp_layers_count_held (self->layers, syspaths, held);
+  /* what a held device depends on may be a device the rules do not tag */
+  for (guint i = 0; i < syspaths->len; i++)
+    {
+      PpDevice *dev = pp_manager_get_tree_device (self, g_ptr_array_index (syspaths, i));
+      if (dev != NULL)
+        pp_layers_plan_device (self->layers, plan, dev);
+    }
+  return pp_manager_execute_plan (self, plan, error);
+}
+
+gboolean
+pp_manager_set_reverted (PpManager   *self,
+                         GPtrArray   *syspaths,
+                         gboolean     reverted,
+                         GError     **error)
+{
+  g_autoptr(GPtrArray) plan = pp_plan_new ();
+
+  pp_layers_count_reverted (self->layers, syspaths, reverted);
+  /* a device that left meanwhile has nothing to write */
+  for (guint i = 0; i < syspaths->len; i++)
+    {
+      PpDevice *dev = pp_device_table_lookup (self->table, g_ptr_array_index (syspaths, i));
+      if (dev != NULL)
+        pp_layers_plan_device (self->layers, plan, dev);
+    }
+  return pp_manager_execute_plan (self, plan, error);
+}
+
+gboolean
+pp_manager_is_reverted (PpManager *self, const char *syspath)
+{
+  return pp_layers_is_reverted (self->layers, syspath);
+}
+
+gboolean
+pp_manager_is_held (PpManager *self, const char *syspath)
+{
+  return pp_layers_is_held (self->layers, syspath);
+}
+
+gboolean
+pp_manager_set_before_sleep (PpManager *self, gboolean before_sleep, GError **error)
+{
+  g_autoptr(GPtrArray) plan = pp_plan_new ();
+  guint written = 0, failed = 0;
+  gboolean ok;
+
+  if (self->situation.before_sleep == before_sleep)
+    return TRUE;
+  self->situation.before_sleep = before_sleep;
+  pp_layers_plan_sleep (self->layers, plan, before_sleep);
+  ok = pp_manager_execute_counted (self, plan, PP_EXECUTOR_PART, &written, &failed, error);
+  /* the journal's account of the sleep's policy, as of every pass: what
+   * the sleep layer wrote before the sleep and what undid it after */
+  if (!pp_executor_get_dry_run (self->executor))
+    pp_log_policy_applied (written, failed, before_sleep ? "sleep" : "resume");
+  return ok;
+}
+
+gboolean
+pp_manager_set_powered_down (PpManager  *self,
+                             PpDevice   *dev,
+                             gboolean    down,
+                             GError    **error)
+{
+  pp_layers_set_powered_down (self->layers, dev->info->syspath, down);
+  return pp_manager_apply_device (self, dev, error);
+}
+
+gboolean
+pp_manager_power_up_device (PpManager   *self,
+                            PpDevice    *dev,
+                            GPtrArray  **out_decided,
+                            GError     **error)
+{
+  g_autoptr(GPtrArray) plan = pp_plan_new ();
+  GPtrArray *decided = pp_layers_plan_power_up (self->layers, plan, dev);
+
+  if (out_decided)
+    *out_decided = decided;
+  else
+    g_ptr_array_unref (decided);
+  return pp_manager_execute_plan (self, plan, error);
+}
+
+char *
+pp_manager_get_decided_value (PpManager *self, PpDevice *dev, const char *relpath)
+{
+  return pp_layers_get_decided_value (self->layers, dev, relpath);
+}
+
+GPtrArray *
+pp_manager_explain (PpManager *self, PpDevice *dev)
+{
+  return pp_layers_explain (self->layers, dev);
+}
+
+char *
+pp_manager_get_exclusion (PpManager *self, PpDevice *dev)
+{
+  return pp_layers_get_exclusion (self->layers, dev);
+}
+
+void
+pp_manager_set_hold_hook (PpManager         *self,
+                          PpManagerHoldHook  hook,
+                          gpointer           user_data)
+{
+  pp_layers_set_hold_hook (self->layers, hook, user_data);
+}
+
+void
+pp_manager_set_revert_hook (PpManager         *self,
+                            PpManagerHoldHook  hook,
+                            gpointer           user_data)
+{
+  pp_layers_set_revert_hook (self->layers, hook, user_data);
+}
+
+GPtrArray *
+pp_manager_list_changes (PpManager *self)
+{
+  return pp_layers_list_changes (self->layers);
+}
+
+static gboolean
+pp_manager_apply_device (PpManager *self, PpDevice *dev, GError **error)
+{
+  g_autoptr(GPtrArray) plan = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_plan_write_free);
+
+  pp_layers_plan_device (self->layers, plan, dev);
+  return pp_manager_execute_plan (self, plan, error);
+}
+
+
+GPtrArray *
+pp_manager_list_overrides (PpManager *self)
+{
+  return pp_overrides_list (self->overrides);
+}
+
+GPtrArray *
+pp_manager_list_conflicts (PpManager *self)
+{
+  GPtrArray *rows = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_conflict_free);
+  g_autoptr(GPtrArray) foreign = pp_foreign_tracker_list_conflicts (pp_executor_get_foreign (self->executor));
+
+  for (guint i = 0; self->installed_conflicts != NULL && i < self->installed_conflicts->len; i++)
+    {
+      PpConflict *c = g_ptr_array_index (self->installed_conflicts, i);
+      g_ptr_array_add (rows, pp_conflict_new (c->subject, c->what, c->evidence));
+    }
+  for (guint i = 0; i < foreign->len; i++)
+    {
+      PpConflict *c = g_ptr_array_index (foreign, i);
+      g_ptr_array_add (rows, pp_conflict_new (c->subject, c->what, c->evidence));
+    }
+  if (self->profiles_conflict_subject != NULL)
+    g_ptr_array_add (rows, pp_conflict_new (self->profiles_conflict_subject,
+                                            self->profiles_conflict_what, NULL));
+  return rows;
+}
+
+gboolean
+pp_manager_set_override (PpManager   *self,
+                         PpDevice    *dev,
+                         const char  *key,
+                         const char  *value,
+                         GError     **error)
+{
+  const char *attr = pp_overrides_key_to_attr (key);
+  const PpOverride *current;
+  g_autoptr(PpOverride) previous = NULL;
+  g_autofree char *attr_path = NULL;
+  g_autofree char *excluded = NULL;
+  g_autoptr(GError) apply_error = NULL;
+
+  if (attr == NULL)
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_INVALID_ARGUMENT,
+                   "unknown key '%s' (expected Control, AutosuspendDelayMs or Wakeup)",
+                   key ? key : "");
+      return FALSE;
+    }
+  if (dev->props.ignore)
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
+                   "%s is ignored (POWERPOLICY_IGNORE=1): the daemon never writes to it",
+                   dev->info->syspath);
+      return FALSE;
+    }
+  excluded = pp_manager_get_exclusion (self, dev);
+  if (excluded != NULL)
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_REFUSED,
+                   "%s is left to its driver (%s): the daemon never writes to it",
+                   dev->info->syspath, excluded);
+      return FALSE;
+    }
+  attr_path = g_build_filename (dev->info->syspath, attr, NULL);
+  if (!g_file_test (attr_path, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_NOT_SUPPORTED,
+                   "%s has no %s attribute", dev->info->syspath, attr);
+      return FALSE;
+    }
+
+  current = pp_overrides_lookup (self->overrides, dev->info->syspath);
+  if (current != NULL)
+    previous = pp_override_copy (current);
+  if (!pp_overrides_set (self->overrides, dev->info->syspath, key, value, error))
+    return FALSE;
+
+  if (!pp_manager_apply_device (self, dev, &apply_error))
+    {
+      g_autoptr(GError) undo_error = NULL;
+
+      /* nothing half-applied: the override goes again */
+      if (!pp_overrides_replace (self->overrides, dev->info->syspath, previous, &undo_error))
+        g_warning ("Cannot take back the override of %s: %s",
+                   dev->info->syspath, undo_error->message);
+      pp_manager_apply_device (self, dev, NULL);
+      g_set_error (error, PP_ERROR, PP_ERROR_FAILED, "%s", apply_error->message);
+      return FALSE;
+    }
+  pp_log_override (TRUE, dev->info->syspath, key, value);
+  return TRUE;
+}
+
+gboolean
+pp_manager_clear_overrides (PpManager  *self,
+                            PpDevice   *dev,
+                            GError    **error)
+{
+  g_autoptr(GError) apply_error = NULL;
+
+  if (!pp_overrides_clear (self->overrides, dev->info->syspath, error))
+    return FALSE;
+  if (!pp_manager_apply_device (self, dev, &apply_error))
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_FAILED, "overrides cleared, but: %s",
+                   apply_error->message);
+      return FALSE;
+    }
+  pp_log_override (FALSE, dev->info->syspath, NULL, NULL);
+  return TRUE;
+}
+
+/* ---- the device table (pp-device-table.c) ----------------------------- */
+
+PpDevice *
+pp_manager_get_device (PpManager *self, const char *syspath)
+{
+  return pp_device_table_lookup (self->table, syspath);
+}
+
+GPtrArray *
+pp_manager_list_devices (PpManager *self)
+{
+  return pp_device_table_list (self->table);
+}
+
+PpDevice *
+pp_manager_get_tree_device (PpManager *self, const char *syspath)
+{
+  return pp_device_table_get_tree_device (self->table, self->udev, syspath);
+}
+
+void
+pp_manager_forget_tree_devices (PpManager *self)
+{
+  pp_device_table_forget_tree_devices (self->table);
+}
+
+PpDevice *
+pp_manager_resolve_device (PpManager *self, const char *device, GError **error)
+{
+  return pp_device_table_resolve (self->table, device, error);
+}
+
+void
+pp_manager_read_device_status (PpManager *self, PpDevice *dev, PpDeviceStatus *out)
+{
+  pp_device_read_status (dev, pp_layers_is_held (self->layers, dev->info->syspath), out);
+}
+
+GArray *
+pp_manager_get_statistics (PpManager  *self,
+                           PpDevice   *device,
+                           gboolean    with_state,
+                           GError    **error)
+{
+  return pp_device_table_get_statistics (self->table, self->residency, device, with_state, error);
+}
+
+GArray *
+pp_manager_get_class_statistics (PpManager *self)
+{
+  return pp_device_table_get_class_statistics (self->table, self->residency);
+}
+
+GArray *
+pp_manager_count_devices (PpManager *self)
+{
+  return pp_device_table_count_devices (self->table);
+}
+
+/* ---- the power profile (pp-manager-profile.c) ------------------------- */
+
+const PpPlatformKnobs *
+pp_manager_get_platform (PpManager *self)
+{
+  return pp_profile_state_get_platform (self->profile);
+}
+
+GPtrArray *
+pp_manager_explain_platform (PpManager *self)
+{
+  return pp_profile_state_explain (self->profile);
+}
+
+PpProfile
+pp_manager_load_saved_profile (PpManager *self)
+{
+  return pp_profile_state_load_saved (self->profile);
+}
+
+gboolean
+pp_manager_save_profile (PpManager *self, PpProfile profile, GError **error)
+{
+  return pp_profile_state_save (self->profile, profile, error);
+}

@@ -91,9 +91,8 @@ stay_up_reason (PpPowerOps *self, PpDevice *dev)
 }
 
 static void
-walk_state (const char *path, PpTreeNodeState *state, gpointer user_data)
+read_walk_state (PpPowerOps *self, const char *path, PpTreeNodeState *state)
 {
-  PpPowerOps *self = user_data;
   PpDevice *dev = pp_manager_get_tree_device (self->manager, path);
   g_autofree char *control = NULL;
   g_autofree char *status = NULL;
@@ -107,6 +106,43 @@ walk_state (const char *path, PpTreeNodeState *state, gpointer user_data)
   state->can_suspend = control != NULL;
   state->down = g_strcmp0 (control, "auto") == 0 || g_strcmp0 (status, "suspended") == 0 ||
                 g_hash_table_contains (self->off, path);
+}
+
+/* The state of every device the PowerDown walk from @root asks about,
+ * read before the walk (path -> PpTreeNodeState*, its stay_up a static
+ * string), or NULL when @root is not in @tree. */
+static GHashTable *
+read_walk_states (PpPowerOps *self, PpTree *tree, const char *root)
+{
+  g_autoptr(GPtrArray) paths = pp_tree_get_dependent_closure (tree, root);
+  GHashTable *states;
+
+  if (paths == NULL)
+    return NULL;
+  states = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  for (guint i = 0; i < paths->len; i++)
+    {
+      const char *path = g_ptr_array_index (paths, i);
+      PpTreeNodeState *state = g_new (PpTreeNodeState, 1);
+
+      *state = (PpTreeNodeState) { TRUE, TRUE, FALSE, NULL };
+      read_walk_state (self, path, state);
+      g_hash_table_insert (states, g_strdup (path), state);
+    }
+  return states;
+}
+
+/* The walk's question, answered from what read_walk_states() read: no
+ * I/O inside the walk. */
+static void
+walk_state (const char *path, PpTreeNodeState *state, gpointer user_data)
+{
+  const PpTreeNodeState *known = g_hash_table_lookup (user_data, path);
+
+  if (known != NULL)
+    *state = *known;
+  else
+    state->exists = FALSE;
 }
 
 /* ---- writing ---------------------------------------------------------- */
@@ -263,7 +299,9 @@ pp_power_ops_power_down (PpPowerOps  *self,
 {
   g_autoptr(GPtrArray) cycles = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) steps = NULL;
+  g_autoptr(GHashTable) states = NULL;
   PpDevice *device;
+  PpTree *tree;
   gboolean off;
   Results r;
 
@@ -281,8 +319,11 @@ pp_power_ops_power_down (PpPowerOps  *self,
   if (device == NULL)
     return NULL;
 
-  steps = pp_tree_plan_power_down (get_tree (self), device->info->syspath, subtree,
-                                   walk_state, self, cycles);
+  tree = get_tree (self);
+  states = read_walk_states (self, tree, device->info->syspath);
+  steps = states != NULL ? pp_tree_plan_power_down (tree, device->info->syspath, subtree,
+                                                    walk_state, states, cycles)
+                         : NULL;
   if (steps == NULL)
     {
       g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE,

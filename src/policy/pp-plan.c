@@ -125,7 +125,9 @@ typedef struct {
 
 struct _PpPlanCurrent {
   GHashTable   *values;      /* path -> CurrentValue* */
+  GHashTable   *devices;     /* syspath -> opaque device, or NULL */
   PpPlanValues  lookup;      /* reads from @values */
+  PpPlanRequestValues request_lookup;  /* reads from @values and @devices */
   const char *(*original) (const char *path, gpointer user_data);
   gpointer      original_data;
 };
@@ -154,7 +156,28 @@ current_original (const char *path, gpointer user_data)
 {
   PpPlanCurrent *current = user_data;
 
-  return current->original (path, current->original_data);
+  return current->original != NULL ? current->original (path, current->original_data) : NULL;
+}
+
+/* A standing request's path: its value, NULL when it was absent or
+ * could not be read (the request is skipped this time). */
+static char *
+current_request_read (const char *path, PpPlanFlags flags, gpointer user_data)
+{
+  PpPlanCurrent *current = user_data;
+  CurrentValue *v = g_hash_table_lookup (current->values, path);
+
+  if (v == NULL || v->value == NULL || v->unreadable)
+    return NULL;
+  return g_strdup (v->value);
+}
+
+static gpointer
+current_request_device (const char *syspath, gpointer user_data)
+{
+  PpPlanCurrent *current = user_data;
+
+  return g_hash_table_lookup (current->devices, syspath);
 }
 
 PpPlanCurrent *
@@ -170,6 +193,10 @@ pp_plan_current_new (const char *(*original) (const char *path, gpointer user_da
   current->lookup.read = current_read;
   current->lookup.original = current_original;
   current->lookup.user_data = current;
+  current->devices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  current->request_lookup.read = current_request_read;
+  current->request_lookup.device = current_request_device;
+  current->request_lookup.user_data = current;
   return current;
 }
 
@@ -179,6 +206,7 @@ pp_plan_current_free (PpPlanCurrent *current)
   if (current == NULL)
     return;
   g_hash_table_unref (current->values);
+  g_hash_table_unref (current->devices);
   g_free (current);
 }
 
@@ -246,6 +274,18 @@ const PpPlanValues *
 pp_plan_current_values (PpPlanCurrent *current)
 {
   return &current->lookup;
+}
+
+void
+pp_plan_current_set_device (PpPlanCurrent *current, const char *syspath, gpointer dev)
+{
+  g_hash_table_replace (current->devices, g_strdup (syspath), dev);
+}
+
+const PpPlanRequestValues *
+pp_plan_current_request_values (PpPlanCurrent *current)
+{
+  return &current->request_lookup;
 }
 
 PpPlanWrite *

@@ -71,9 +71,10 @@ typedef struct {
 } PpPlanValues;
 
 /* The current values of the paths a plan looks at, read before planning:
- * with the PpPlanValues of pp_plan_current_values() the planner reads
- * nothing, it looks them up. @original (and @original_data) answer the
- * journalled originals as PpPlanValues' @original does. */
+ * with the PpPlanValues of pp_plan_current_values() (and the
+ * PpPlanRequestValues of pp_plan_current_request_values()) the planner
+ * reads nothing, it looks them up. @original (and @original_data) answer
+ * the journalled originals as PpPlanValues' @original does (NULL: none). */
 typedef struct _PpPlanCurrent PpPlanCurrent;
 
 PpPlanCurrent      *pp_plan_current_new    (const char *(*original) (const char *path,
@@ -174,12 +175,25 @@ const PpPlanRequest *pp_plan_requests_lookup (GPtrArray  *requests,
  * what @path holds now (for PP_PLAN_CHOICE the chosen one), newly
  * allocated, or NULL when it cannot be read (gone: the request is
  * skipped this time); @device returns the opaque device of a syspath for
- * DeviceChanged, or NULL. */
+ * DeviceChanged, or NULL. The daemon reads every request's path before
+ * planning into a PpPlanCurrent and answers with
+ * pp_plan_current_request_values(): lookups, no I/O. */
 typedef struct {
   char     *(*read)   (const char *path, PpPlanFlags flags, gpointer user_data);
   gpointer  (*device) (const char *syspath, gpointer user_data);
   gpointer    user_data;
 } PpPlanRequestValues;
+
+/* The device @dev (opaque, or NULL for none) that DeviceChanged names for
+ * the requests of @syspath, known before planning. */
+void           pp_plan_current_set_device (PpPlanCurrent *current,
+                                           const char    *syspath,
+                                           gpointer       dev);
+/* The values for pp_plan_requests(): each request's path as
+ * pp_plan_current_set() recorded it (for PP_PLAN_CHOICE the chosen one;
+ * NULL, not set or unreadable: cannot be read) and its device as
+ * pp_plan_current_set_device() did; valid as long as @current. */
+const PpPlanRequestValues *pp_plan_current_request_values (PpPlanCurrent *current);
 
 /* Plan every standing request of @requests, in order: an entry (of the
  * request's layer) for each whose path does not hold its value. */

@@ -627,6 +627,35 @@ pp_tree_plan_power_down (PpTree          *tree,
   return steps;
 }
 
+GPtrArray *
+pp_tree_get_dependent_closure (PpTree *tree, const char *root)
+{
+  PpTreeNode *root_node = lookup (tree, root);
+  g_autoptr(GHashTable) seen = NULL;
+  g_autoptr(GPtrArray) todo = NULL;
+  GPtrArray *out;
+
+  if (root_node == NULL)
+    return NULL;
+  out = g_ptr_array_new ();
+  seen = g_hash_table_new (g_direct_hash, g_direct_equal);
+  todo = g_ptr_array_new ();
+  g_hash_table_add (seen, root_node);
+  g_ptr_array_add (todo, root_node);
+  while (todo->len > 0)
+    {
+      PpTreeNode *node = g_ptr_array_steal_index (todo, todo->len - 1);
+      g_autoptr(GPtrArray) deps = dependents_of (node);
+
+      g_ptr_array_add (out, node->path);
+      /* a device reached twice (a diamond, a cycle) is listed once */
+      for (guint i = 0; i < deps->len; i++)
+        if (g_hash_table_add (seen, g_ptr_array_index (deps, i)))
+          g_ptr_array_add (todo, g_ptr_array_index (deps, i));
+    }
+  return out;
+}
+
 /* Emit @node's prerequisites not yet emitted, then @node. */
 static void
 ensure_up (Dfs *dfs, PpTreeNode *node, GPtrArray *out)

@@ -100,6 +100,14 @@ GPtrArray  *pp_tree_plan_power_down  (PpTree          *tree,
                                       gpointer         user_data,
                                       GPtrArray       *cycles);
 
+/* The devices pp_tree_plan_power_down() asks @state_func about for
+ * @root, with or without its subtree: @root and everything that depends
+ * on it, transitively, each once (paths owned by the tree, in no
+ * particular order); NULL when @root is not in the tree. The caller
+ * reads their states before the walk and answers from what it read. */
+GPtrArray  *pp_tree_get_dependent_closure (PpTree     *tree,
+                                           const char *root);
+
 /* The PowerUp order: every ancestor and supplier (transitively) of @root
  * before what depends on it, then @root, then (with @subtree) each
  * descendant and consumer, each after its own parent and suppliers.

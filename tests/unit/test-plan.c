@@ -317,6 +317,45 @@ test_standing_requests (void **state)
   values_free (v);
 }
 
+/* The standing requests planned from values read before planning: a
+ * path recorded absent or unreadable is skipped, a device named only
+ * when one was recorded for its syspath. */
+static void
+test_requests_read_before (void **state)
+{
+  g_autoptr(PpPlanCurrent) current = pp_plan_current_new (NULL, NULL);
+  g_autoptr(GPtrArray) requests = pp_plan_requests_new ();
+  g_autoptr(GPtrArray) plan = pp_plan_new ();
+  const char *port1 = DEV "/1-2:1.0/port1/disable";
+  const char *port2 = DEV "/1-2:1.0/port2/disable";
+  const char *port3 = DEV "/1-2:1.0/port3/disable";
+
+  pp_plan_requests_set (requests, pp_plan_request_new (PP_PLAN_LAYER_SLEEP, NULL,
+                                                       "/sys/power/mem_sleep", "deep",
+                                                       PP_PLAN_CHOICE));
+  pp_plan_requests_set (requests, pp_plan_request_new (PP_PLAN_LAYER_POWER_OFF, DEV, port1, "1",
+                                                       PP_PLAN_SETTING));
+  pp_plan_requests_set (requests, pp_plan_request_new (PP_PLAN_LAYER_POWER_OFF, DEV, port2, "1",
+                                                       PP_PLAN_SETTING));
+  pp_plan_requests_set (requests, pp_plan_request_new (PP_PLAN_LAYER_POWER_OFF, NULL, port3, "1",
+                                                       PP_PLAN_SETTING));
+  pp_plan_current_set (current, "/sys/power/mem_sleep", "s2idle", FALSE);
+  pp_plan_current_set (current, port1, "0", FALSE);
+  pp_plan_current_set (current, port2, NULL, TRUE);
+  /* port3 never read: absent */
+  pp_plan_current_set_device (current, DEV, (gpointer) DEV);
+
+  pp_plan_requests (plan, requests, pp_plan_current_request_values (current));
+  assert_int_equal (plan->len, 2);
+  assert_string_equal (entry (plan, 0)->path, "/sys/power/mem_sleep");
+  assert_string_equal (entry (plan, 0)->current, "s2idle");
+  assert_null (entry (plan, 0)->dev);
+  assert_string_equal (entry (plan, 1)->path, port1);
+  assert_ptr_equal (entry (plan, 1)->dev, DEV);
+  assert_string_equal (entry (plan, 1)->relpath, "1-2:1.0/port1/disable");
+  assert_string_equal (entry (plan, 1)->current, "0");
+}
+
 /* Restoring is a plan: each original back as a whole-path setting. */
 static void
 test_restore (void **state)
@@ -415,6 +454,7 @@ main (void)
     cmocka_unit_test (test_extra_write),
     cmocka_unit_test (test_requests),
     cmocka_unit_test (test_standing_requests),
+    cmocka_unit_test (test_requests_read_before),
     cmocka_unit_test (test_restore),
     cmocka_unit_test (test_values_read_before),
   };

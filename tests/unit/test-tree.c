@@ -7,6 +7,7 @@
 
 #include "pp-test.h"
 #include "pp-tree.h"
+#include "pp-util.h"
 
 /* ---- fixture ---------------------------------------------------------- */
 
@@ -764,6 +765,60 @@ test_devlink_end (void **state)
   assert_null (name);
 }
 
+/* pp_tree_get_dependent_closure() names exactly the devices the
+ * PowerDown walk asks about, each once, so that their states can be read
+ * before it: through a diamond, a link cycle and a consumer outside the
+ * root's subtree; NULL for a device not in the tree. */
+static gint
+compare_paths (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+static void
+record_asked (const char *path, PpTreeNodeState *st, gpointer user_data)
+{
+  GHashTable *asked = user_data;
+
+  g_assert_true (g_hash_table_add (asked, g_strdup (path)));
+  st->exists = TRUE;
+  st->can_suspend = TRUE;
+  st->down = FALSE;
+  st->stay_up = NULL;
+}
+
+static void
+test_closure_is_what_the_walk_asks (void **state)
+{
+  Fixture *f = *state;
+  g_autoptr(GHashTable) asked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  add_nodes (f, "r r/x r/y r/x/z q q/c other");
+  add_link_edge (f, "r/y", "r/x/z");
+  add_link_edge (f, "r/x", "r/y");
+  add_link_edge (f, "r/x/z", "q/c");
+  add_link_edge (f, "q/c", "r/x");
+  for (guint subtree = 0; subtree < 2; subtree++)
+    {
+      g_autoptr(GPtrArray) closure = pp_tree_get_dependent_closure (f->tree, "r/x");
+      g_autoptr(GPtrArray) steps = NULL;
+      g_autofree char *closure_text = NULL;
+      g_autoptr(GPtrArray) asked_paths = NULL;
+      g_autofree char *asked_text = NULL;
+
+      g_hash_table_remove_all (asked);
+      steps = pp_tree_plan_power_down (f->tree, "r/x", subtree, record_asked, asked, NULL);
+      assert_non_null (closure);
+      g_ptr_array_sort (closure, compare_paths);
+      asked_paths = pp_hash_table_sorted_keys (asked);
+      closure_text = join (closure);
+      asked_text = join (asked_paths);
+      assert_string_equal (closure_text, "q/c r/x r/x/z r/y");
+      assert_string_equal (asked_text, closure_text);
+    }
+  assert_null (pp_tree_get_dependent_closure (f->tree, "missing"));
+}
+
 int
 main (void)
 {
@@ -793,6 +848,7 @@ main (void)
     { "link-ids", test_link_ids },
     { "reparent", test_reparent },
     { "many-devices", test_many_devices },
+    { "closure-is-what-the-walk-asks", test_closure_is_what_the_walk_asks },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
