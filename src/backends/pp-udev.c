@@ -153,20 +153,6 @@ sd_device_value (int (*getter) (sd_device *, const char **), sd_device *dev)
   return getter (dev, &value) >= 0 ? value : NULL;
 }
 
-/* The driver bound to @dev. The kernel puts it in the device's uevent
- * (DRIVER=, sd-device has already read that file for the properties);
- * sd_device_get_driver() would read the driver link again, one more
- * system call per device. Without the property, the link decides. */
-static const char *
-sd_device_driver (sd_device *dev)
-{
-  const char *driver = NULL;
-
-  if (sd_device_get_property_value (dev, "DRIVER", &driver) >= 0 && driver != NULL && *driver != '\0')
-    return driver;
-  return sd_device_value (sd_device_get_driver, dev);
-}
-
 static PpDeviceInfo *
 device_info_new_from_sd_device (sd_device *dev, gboolean tagged)
 {
@@ -175,7 +161,7 @@ device_info_new_from_sd_device (sd_device *dev, gboolean tagged)
     .subsystem = sd_device_value (sd_device_get_subsystem, dev),
     .sysname = sd_device_value (sd_device_get_sysname, dev),
     .devtype = sd_device_value (sd_device_get_devtype, dev),
-    .driver = sd_device_driver (dev),
+    .driver = sd_device_value (sd_device_get_driver, dev),
     .devnode = sd_device_value (sd_device_get_devname, dev),
   };
   PpDeviceInfo *info = device_info_new (&ids, tagged);
