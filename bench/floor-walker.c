@@ -11,6 +11,14 @@
  * The table below mirrors bench/bench.conf and POLICY in bench/benchlib.py;
  * bench/run compares the number of attributes each changed.
  *
+ * Built with -DPP_FLOOR_SD_DEVICE (bench/run: floor-walker-sd-device,
+ * linked with libsystemd) it is the floor through the public interface
+ * instead: the same devices from sd-device's enumerator of the tag (what
+ * a program that may not read udev's private files must do, and what
+ * gives it each device's udev properties and current tags), then the same
+ * attribute work below each device's syspath. The default build neither
+ * links nor calls libsystemd.
+ *
  * Output: "devices N changed M failed F" on stdout.
  */
 #define _GNU_SOURCE
@@ -22,6 +30,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#ifdef PP_FLOOR_SD_DEVICE
+#include <systemd/sd-device.h>
+#endif
 
 struct attr {
   const char *relpath;
@@ -84,22 +96,11 @@ apply_attr (const char *path, const char *value)
   close (fd);
 }
 
+/* The policy of @subsystem applied to the device at @path (@plen long;
+ * the buffer is PATH_MAX). */
 static void
-apply_device (char *path, size_t plen)
+apply_policy (char *path, size_t plen, const char *subsystem)
 {
-  char target[PATH_MAX];
-  const char *subsystem;
-  ssize_t n;
-
-  memcpy (path + plen, "/subsystem", sizeof "/subsystem");
-  n = readlink (path, target, sizeof target - 1);
-  path[plen] = '\0';
-  if (n <= 0)
-    return;
-  target[n] = '\0';
-  subsystem = strrchr (target, '/');
-  subsystem = subsystem ? subsystem + 1 : target;
-
   n_devices++;
   for (size_t i = 0; i < sizeof policy / sizeof policy[0]; i++)
     {
@@ -118,6 +119,63 @@ apply_device (char *path, size_t plen)
         }
       break;
     }
+}
+
+#ifdef PP_FLOOR_SD_DEVICE
+/* The devices tagged "powerpolicy" now (current tags), from sd-device's
+ * enumerator, each with its subsystem as sd-device read it. */
+static void
+walk_tagged_sd_device (const char *tag)
+{
+  sd_device_enumerator *e = NULL;
+  int r = sd_device_enumerator_new (&e);
+
+  if (r >= 0)
+    r = sd_device_enumerator_add_match_tag (e, tag);
+  if (r < 0)
+    {
+      fprintf (stderr, "floor-walker: sd-device enumerator: %s\n", strerror (-r));
+      sd_device_enumerator_unref (e);
+      return;
+    }
+  for (sd_device *dev = sd_device_enumerator_get_device_first (e); dev != NULL;
+       dev = sd_device_enumerator_get_device_next (e))
+    {
+      static char path[PATH_MAX];
+      const char *syspath = NULL, *subsystem = NULL;
+      size_t plen;
+
+      if (sd_device_has_current_tag (dev, tag) <= 0 ||
+          sd_device_get_syspath (dev, &syspath) < 0 ||
+          sd_device_get_subsystem (dev, &subsystem) < 0)
+        continue;
+      plen = strlen (syspath);
+      if (plen >= sizeof path)
+        continue;
+      memcpy (path, syspath, plen + 1);
+      apply_policy (path, plen, subsystem);
+    }
+  sd_device_enumerator_unref (e);
+}
+#endif
+
+#ifndef PP_FLOOR_SD_DEVICE
+static void
+apply_device (char *path, size_t plen)
+{
+  char target[PATH_MAX];
+  const char *subsystem;
+  ssize_t n;
+
+  memcpy (path + plen, "/subsystem", sizeof "/subsystem");
+  n = readlink (path, target, sizeof target - 1);
+  path[plen] = '\0';
+  if (n <= 0)
+    return;
+  target[n] = '\0';
+  subsystem = strrchr (target, '/');
+  subsystem = subsystem ? subsystem + 1 : target;
+  apply_policy (path, plen, subsystem);
 }
 
 /* The devices udev's rules tagged, as the daemon enumerates them: the
@@ -159,11 +217,16 @@ walk_tagged (const char *index)
     }
   closedir (dir);
 }
+#endif
 
 int
 main (void)
 {
+#ifdef PP_FLOOR_SD_DEVICE
+  walk_tagged_sd_device ("powerpolicy");
+#else
   walk_tagged ("/run/udev/tags/powerpolicy");
+#endif
   for (const struct attr *a = module_attrs; a->relpath; a++)
     apply_attr (a->relpath, a->value);
   printf ("devices %lu changed %lu failed %lu\n", n_devices, n_changed, n_failed);

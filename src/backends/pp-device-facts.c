@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pp-device-facts.h"
 #include "pp-error.h"
@@ -40,8 +41,6 @@ read_nvme (PpDeviceFacts *facts, PpDeviceInfo *info)
   facts->nvme_controllers = pp_list_dir_sorted (dir, NULL);
   if (facts->nvme_controllers == NULL)
     facts->nvme_controllers = g_ptr_array_new_with_free_func (g_free);
-  if (g_strcmp0 (info->driver, "nvme") != 0)
-    return;
   if (facts->nvme_controllers->len > 0)
     {
       const char *first = g_ptr_array_index (facts->nvme_controllers, 0);
@@ -63,14 +62,17 @@ usb_port_disable_path (PpDeviceInfo *info, GError **error)
   const char *name = info->sysname;
   const char *dot = strrchr (name, '.');
   const char *dash = strchr (name, '-');
-  const char *parent = pp_device_info_get_parent (info);
+  const char *parent;
   g_autofree char *hub = NULL;
+  g_autofree char *hub_interface = NULL;
   g_autofree char *port_dir = NULL;
+  g_autofree char *guess = NULL;
+  g_autofree char *dirname = NULL;
   g_autoptr(GDir) dir = NULL;
   const char *entry;
   guint64 port;
 
-  if (g_strcmp0 (info->devtype, "usb_device") != 0 || dash == NULL || parent == NULL)
+  if (g_strcmp0 (info->devtype, "usb_device") != 0 || dash == NULL)
     {
       g_set_error_literal (error, PP_ERROR, PP_ERROR_NOT_SUPPORTED,
                            "not a USB device on a hub port (a root hub or an interface has no port switch)");
@@ -85,6 +87,32 @@ usb_port_disable_path (PpDeviceInfo *info, GError **error)
   hub = dot ? g_strndup (name, dot - name) : g_strdup_printf ("usb%.*s", (int) (dash - name), name);
   port_dir = g_strdup_printf ("%s-port%u", hub, (guint) port);
 
+  /* A USB device's directory lies in its hub's, and a hub has one
+   * interface, 1.0 ("1-1:1.0"; a root hub "usbN" names it "N-0:1.0"):
+   * one lookup finds the switch, without the hub's directory listed. */
+  hub_interface = dot ? g_strdup_printf ("%s:1.0", hub)
+                      : g_strdup_printf ("%.*s-0:1.0", (int) (dash - name), name);
+  dirname = g_path_get_dirname (info->syspath);
+  guess = g_build_filename (dirname, hub_interface, port_dir, "disable", NULL);
+  if (access (guess, F_OK) == 0)
+    return g_steal_pointer (&guess);
+  /* the hub's interface is there and its port has no switch: a hub has
+   * no other interface (the USB hub class: one interface) */
+  guess[strlen (dirname) + 1 + strlen (hub_interface)] = '\0';
+  if (access (guess, F_OK) == 0)
+    {
+      g_set_error (error, PP_ERROR, PP_ERROR_NOT_SUPPORTED,
+                   "no USB port switch (%s/disable) under %s", port_dir, dirname);
+      return NULL;
+    }
+
+  parent = pp_device_info_get_parent (info);
+  if (parent == NULL)
+    {
+      g_set_error_literal (error, PP_ERROR, PP_ERROR_NOT_SUPPORTED,
+                           "not a USB device on a hub port (a root hub or an interface has no port switch)");
+      return NULL;
+    }
   dir = g_dir_open (parent, 0, NULL);
   while (dir != NULL && (entry = g_dir_read_name (dir)) != NULL)
     {
@@ -175,11 +203,13 @@ void
 pp_device_facts_read (PpDeviceFacts *facts, PpDeviceInfo *info)
 {
   memset (facts, 0, sizeof *facts);
-  if (g_str_equal (info->subsystem, "pci"))
+  /* the PCI ids and the controllers matter for an NVMe drive alone (its
+   * APST quirk, the '*' of PP_ATTR_NVME_APST): the nvme driver makes the
+   * controllers, nothing is read for the other PCI functions */
+  if (g_str_equal (info->subsystem, "pci") && g_strcmp0 (info->driver, "nvme") == 0)
     {
       facts->pci_vendor = read_pci_id (info->syspath, "vendor");
       facts->pci_device = read_pci_id (info->syspath, "device");
-      /* its controllers stand for the '*' of PP_ATTR_NVME_APST */
       read_nvme (facts, info);
     }
   else

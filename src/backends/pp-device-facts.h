@@ -15,7 +15,8 @@
 G_BEGIN_DECLS
 
 typedef struct {
-  guint16                pci_vendor;        /* 0: not PCI, or unreadable */
+  guint16                pci_vendor;        /* an NVMe function's (driver nvme); 0 for
+                                             * any other device, or unreadable */
   guint16                pci_device;
   GPtrArray             *nvme_controllers;  /* names under nvme/ (nvme0, ...), sorted;
                                              * empty for a device that is no NVMe function */

@@ -238,6 +238,101 @@ read_hex_byte (const char *dir, const char *relpath, guint8 *out)
   return TRUE;
 }
 
+/* A driver name, interned: driver names are few (one per kernel
+ * driver), so interning them is bounded. */
+static const char *
+intern_driver (const char *name, gsize len)
+{
+  g_autofree char *driver = g_strndup (name, len);
+
+  return g_intern_string (driver);
+}
+
+/* "c/s/p" of INTERFACE= (usb_if_uevent: bInterfaceClass, SubClass and
+ * Protocol of the current setting, in decimal). */
+static gboolean
+parse_interface_triple (const char *text, gsize len, PpUsbInterface *entry)
+{
+  g_autofree char *copy = g_strndup (text, len);
+  g_auto(GStrv) parts = g_strsplit (copy, "/", 4);
+  guint64 v[3];
+
+  if (g_strv_length (parts) != 3)
+    return FALSE;
+  for (guint i = 0; i < 3; i++)
+    if (!g_ascii_string_to_unsigned (parts[i], 10, 0, 0xff, &v[i], NULL))
+      return FALSE;
+  entry->interface_class = (guint8) v[0];
+  entry->interface_subclass = (guint8) v[1];
+  entry->interface_protocol = (guint8) v[2];
+  return TRUE;
+}
+
+/* An interface as its uevent file tells it: the kernel writes INTERFACE=
+ * for every usb_interface and DRIVER= while one is bound (sysfs-bus-usb,
+ * the uevent of a device). One read instead of one per attribute and the
+ * driver link. FALSE when the file has no valid INTERFACE= line (the
+ * caller reads the attributes). */
+static gboolean
+read_interface_uevent (const char *iface, PpUsbInterface *entry)
+{
+  g_autofree char *text = pp_sysfs_read_opt (iface, "uevent");
+  gboolean found = FALSE;
+  const char *driver = NULL;
+  gsize driver_len = 0;
+
+  if (text == NULL)
+    return FALSE;
+  for (const char *line = text; *line != '\0';)
+    {
+      const char *end = strchrnul (line, '\n');
+
+      if (g_str_has_prefix (line, "INTERFACE="))
+        found = parse_interface_triple (line + strlen ("INTERFACE="),
+                                        end - line - strlen ("INTERFACE="), entry);
+      else if (g_str_has_prefix (line, "DRIVER=") && end - line > (gssize) strlen ("DRIVER="))
+        {
+          driver = line + strlen ("DRIVER=");
+          driver_len = end - driver;
+        }
+      line = *end != '\0' ? end + 1 : end;
+    }
+  if (!found)
+    return FALSE;
+  /* subclass and protocol matter for HID interfaces only (pp-usbclass.c
+   * looks at nothing else): as the attribute path leaves them */
+  if (entry->interface_class != PP_USB_INTERFACE_CLASS_HID)
+    entry->interface_subclass = entry->interface_protocol = 0;
+  entry->driver = driver != NULL ? intern_driver (driver, driver_len) : NULL;
+  return TRUE;
+}
+
+/* The same from the attributes and the driver link. */
+static gboolean
+read_interface_attributes (const char *iface, PpUsbInterface *entry)
+{
+  g_autofree char *link = g_build_filename (iface, "driver", NULL);
+  g_autofree char *target = NULL;
+
+  if (!read_hex_byte (iface, "bInterfaceClass", &entry->interface_class))
+    return FALSE;
+  /* subclass and protocol tell a boot keyboard from a mouse: HID
+   * interfaces only (pp-usbclass.c looks at nothing else) */
+  if (entry->interface_class == PP_USB_INTERFACE_CLASS_HID)
+    {
+      read_hex_byte (iface, "bInterfaceSubClass", &entry->interface_subclass);
+      read_hex_byte (iface, "bInterfaceProtocol", &entry->interface_protocol);
+    }
+  target = g_file_read_link (link, NULL);
+  if (target != NULL)
+    {
+      g_autofree char *driver = g_path_get_basename (target);
+
+      entry->driver = intern_driver (driver, strlen (driver));
+    }
+  return TRUE;
+}
+
 GArray *
 pp_udev_read_usb_interfaces (const char *syspath)
 {
@@ -258,26 +353,13 @@ pp_udev_read_usb_interfaces (const char *syspath)
   for (guint i = 0; i < names->len && out->len < PP_USB_MAX_INTERFACES; i++)
     {
       g_autofree char *iface = g_build_filename (syspath, g_ptr_array_index (names, i), NULL);
-      g_autofree char *link = g_build_filename (iface, "driver", NULL);
-      g_autofree char *target = NULL;
       PpUsbInterface entry = { 0, 0, 0, NULL };
 
-      if (!read_hex_byte (iface, "bInterfaceClass", &entry.interface_class))
-        continue;
-      /* subclass and protocol tell a boot keyboard from a mouse: HID
-       * interfaces only (pp-usbclass.c looks at nothing else) */
-      if (entry.interface_class == PP_USB_INTERFACE_CLASS_HID)
+      if (!read_interface_uevent (iface, &entry))
         {
-          read_hex_byte (iface, "bInterfaceSubClass", &entry.interface_subclass);
-          read_hex_byte (iface, "bInterfaceProtocol", &entry.interface_protocol);
-        }
-      target = g_file_read_link (link, NULL);
-      if (target != NULL)
-        {
-          g_autofree char *driver = g_path_get_basename (target);
-          /* driver names are few (one per kernel driver): interning them
-           * is bounded */
-          entry.driver = g_intern_string (driver);
+          memset (&entry, 0, sizeof entry);
+          if (!read_interface_attributes (iface, &entry))
+            continue;
         }
       g_array_append_val (out, entry);
     }

@@ -150,6 +150,16 @@ write_escaped (GLogLevelFlags level, const GLogField *fields, gsize n_fields, gp
 {
   g_autofree char *escaped = NULL;
   g_autofree GLogField *copy = NULL;
+  gsize d = 0;
+
+  /* what GLib's default writer drops (debug and informational messages
+   * without G_MESSAGES_DEBUG) is not escaped first: its domain is the
+   * first GLIB_DOMAIN field, as the default writer takes it */
+  while (d < n_fields && !g_str_equal (fields[d].key, "GLIB_DOMAIN"))
+    d++;
+  if ((d == n_fields || fields[d].length < 0) &&
+      g_log_writer_default_would_drop (level, d < n_fields ? fields[d].value : NULL))
+    return G_LOG_WRITER_HANDLED;
 
   for (gsize i = 0; i < n_fields; i++)
     {

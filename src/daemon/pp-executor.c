@@ -522,8 +522,9 @@ note_written (PpExecutor *self, PpPlanWrite *w)
 {
   g_hash_table_remove (self->failed_writes, w->path);
   /* only a layer's writes: leaving the layer reverts them, and a
-   * value found changed next time is another program's */
-  if (w->dir != NULL)
+   * value found changed next time is another program's (--oneshot has
+   * no next time: nothing is read back) */
+  if (w->dir != NULL && !self->oneshot)
     {
       /* what the kernel made of it ("1" to a bool reads back "Y"),
        * so that its own form is not taken for another program's */
