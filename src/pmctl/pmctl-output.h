@@ -43,10 +43,13 @@ PmctlTable *pmctl_table_new      (guint       n_columns);
 void        pmctl_table_free     (PmctlTable *t);
 guint       pmctl_table_n_rows   (PmctlTable *t);
 /* One row of n_columns cells (char *), taken over; control characters
- * become blanks so that a cell can neither break the tab-separated form
- * nor reach the terminal as an escape sequence. */
+ * are escaped ("\t", "\x1b") so that a cell can neither break the
+ * tab-separated form nor reach the terminal as an escape sequence. */
 void        pmctl_table_add_row  (PmctlTable *t,
                                   ...);
+/* The same with n_columns borrowed cells (copied; NULL is ""). */
+void        pmctl_table_add_row_borrowed (PmctlTable         *t,
+                                          const char * const *cells);
 /* Colour the cell @column of the last row from byte @from on with the
  * SGR sequence @sgr, when ctl->color. */
 void        pmctl_table_colour   (PmctlTable *t,
