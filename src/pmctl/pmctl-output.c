@@ -67,6 +67,16 @@ pmctl_format_duration_ms (guint64 ms)
   return g_strdup_printf ("%" G_GUINT64_FORMAT "h%02um", s / 3600, (guint) (s % 3600 / 60));
 }
 
+static GPtrArray *kept_replies;
+
+void
+pmctl_keep_until_exit (GVariant *reply)
+{
+  if (kept_replies == NULL)
+    kept_replies = g_ptr_array_new ();
+  g_ptr_array_add (kept_replies, reply);
+}
+
 const char *
 pmctl_dict_get_string (GVariant *dict, const char *key)
 {
