@@ -85,14 +85,159 @@ peak_rss_kib (void)
   return strtol (hwm + 6, NULL, 10);
 }
 
+/* Median, min and max of wall and CPU time over the runs (the spread
+ * bench/stats prints), then every wall time in run order. */
 static void
 print_result (const char *name, double *times, guint runs, gsize bytes, guint items, gboolean last)
 {
+  g_autofree double *sorted = g_memdup2 (times, runs * sizeof *times);
   double cpu = median (cpu_times, runs);
+  double wall = median (sorted, runs);
 
-  printf ("  \"%s\": {\"median_s\": %.6f, \"min_s\": %.6f, \"cpu_s\": %.6f, \"bytes\": %" G_GSIZE_FORMAT
-          ", \"items\": %u}%s\n",
-          name, median (times, runs), times[0], cpu, bytes, items, last ? "" : ",");
+  printf ("  \"%s\": {\"median_s\": %.6f, \"min_s\": %.6f, \"max_s\": %.6f, "
+          "\"cpu_s\": %.6f, \"cpu_min_s\": %.6f, \"cpu_max_s\": %.6f, "
+          "\"bytes\": %" G_GSIZE_FORMAT ", \"items\": %u, \"samples_s\": [",
+          name, wall, sorted[0], sorted[runs - 1], cpu, cpu_times[0], cpu_times[runs - 1],
+          bytes, items);
+  for (guint r = 0; r < runs; r++)
+    printf ("%s%.6f", r ? ", " : "", times[r]);
+  printf ("]}%s\n", last ? "" : ",");
+}
+
+/* ---- the floors, one pass each ------------------------------------------ */
+
+/* GetStatistics(""), GetClassStatistics and CountDevices' floor: read the
+ * counters (and runtime_status, control) of the managed devices, nothing
+ * else. The number of devices with counters. */
+static guint
+floor_managed_counters (const DeviceList *list)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < list->managed->len; i++)
+    {
+      PpResidencySample sample;
+
+      if (pp_residency_read (list->managed->pdata[i], &sample, NULL))
+        n++;
+    }
+  return n;
+}
+
+/* GetStatistics("") alone: since issue 22 it reads the two counters and
+ * nothing else (no runtime_status, no control); a book without bases, so
+ * nothing but the reads and a lookup */
+static guint
+floor_managed_counters_only (const DeviceList *list, PpResidencyBook *empty)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < list->managed->len; i++)
+    {
+      PpResidency res;
+
+      if (pp_residency_book_query_fields (empty, list->managed->pdata[i],
+                                          PP_RESIDENCY_COUNTERS, &res, NULL, NULL))
+        n++;
+    }
+  return n;
+}
+
+/* ListDevices' rows from memory (@live FALSE), or with the four power/
+ * attributes the daemon reads for each answer, read the way it reads
+ * them (@live TRUE): the aa{sv} built the way the daemon builds its
+ * reply; its size. */
+static gsize
+floor_list_devices (const PpDeviceRow *mrows, guint m, gboolean live)
+{
+  PpDeviceRows *built = pp_device_rows_new (m);
+  g_autoptr(GVariant) v = NULL;
+
+  for (guint i = 0; i < m; i++)
+    {
+      PpDeviceRow row = mrows[i];
+      PpPowerState state;
+
+      if (live)
+        {
+          pp_power_state_read (row.path, PP_POWER_STATE_ALL, &state);
+          row.runtime_status = state.runtime_status;
+          row.control = state.control;
+          row.autosuspend_delay_ms = state.autosuspend_delay_ms;
+          row.wakeup = state.wakeup;
+        }
+      pp_device_rows_add (built, &row);
+    }
+  v = g_variant_ref_sink (pp_device_rows_end (built));
+  g_variant_get_data (v);
+  return g_variant_get_size (v);
+}
+
+/* The rows of the managed devices as a daemon that kept every field
+ * would have them. */
+static PpDeviceRow *
+managed_rows (const DeviceList *list)
+{
+  guint m = list->managed->len;
+  PpDeviceRow *mrows = g_new0 (PpDeviceRow, m);
+
+  for (guint i = 0; i < m; i++)
+    {
+      const char *klass = list->managed_classes->pdata[i];
+      gboolean usb = g_str_equal (klass, "usb");
+
+      mrows[i].path = list->managed->pdata[i];
+      mrows[i].subsystem = klass;
+      mrows[i].class = klass;
+      mrows[i].driver = usb ? "usb" : "pcieport";
+      mrows[i].parent = list->managed_parents->pdata[i];
+      mrows[i].runtime_status = "active";
+      mrows[i].control = "auto";
+      mrows[i].autosuspend_delay_ms = usb ? 1000 : -1;
+      mrows[i].wakeup = usb ? "disabled" : "";
+      mrows[i].blocker = "";
+      mrows[i].excluded = "";
+    }
+  return mrows;
+}
+
+/* "serve": one pass of the floor each line of stdin names ("live",
+ * "memory", "counters", "counters_only"), answered with one line of
+ * JSON (wall and CPU time), so that bench/stats can take a floor right
+ * before each question it times: on a shared machine the two then see
+ * the same load. */
+static int
+serve (const DeviceList *list)
+{
+  g_autofree PpDeviceRow *mrows = managed_rows (list);
+  g_autoptr(PpResidencyBook) empty = pp_residency_book_new (0);
+  char line[64];
+
+  printf ("ready\n");
+  fflush (stdout);
+  while (fgets (line, sizeof line, stdin) != NULL)
+    {
+      double t0 = now_s (), c0 = cpu_s ();
+
+      g_strchomp (line);
+      if (g_str_equal (line, "live"))
+        floor_list_devices (mrows, list->managed->len, TRUE);
+      else if (g_str_equal (line, "memory"))
+        floor_list_devices (mrows, list->managed->len, FALSE);
+      else if (g_str_equal (line, "counters"))
+        floor_managed_counters (list);
+      else if (g_str_equal (line, "counters_only"))
+        floor_managed_counters_only (list, empty);
+      else
+        {
+          printf ("{\"error\": \"unknown floor\"}\n");
+          fflush (stdout);
+          continue;
+        }
+      printf ("{\"wall_s\": %.6f, \"cpu_s\": %.6f}\n", now_s () - t0, cpu_s () - c0);
+      fflush (stdout);
+    }
+  return 0;
 }
 
 int
@@ -120,7 +265,7 @@ main (int argc, char **argv)
   guint n_edges = 0;
   if (argc != 3)
     {
-      fprintf (stderr, "usage: %s LISTFILE RUNS\n", argv[0]);
+      fprintf (stderr, "usage: %s LISTFILE RUNS|serve\n", argv[0]);
       return 2;
     }
   if (!g_file_get_contents (argv[1], &contents, NULL, &error))
@@ -149,6 +294,8 @@ main (int argc, char **argv)
         }
     }
   n = list.paths->len;
+  if (g_str_equal (argv[2], "serve"))
+    return serve (&list);
 
   printf ("{\n  \"devices\": %u,\n", n);
 
@@ -258,29 +405,18 @@ main (int argc, char **argv)
     }
   print_result ("dot_format", t, runs, bytes, n_edges, FALSE);
 
-  /* 6. the floor of GetStatistics(""), GetClassStatistics and CountDevices:
-   * read the counters (and runtime_status, control) of the devices the
-   * daemon manages, nothing else */
+  /* 6. the floor of GetStatistics(""), GetClassStatistics and CountDevices */
   for (guint r = 0; r < runs; r++)
     {
       double t0 = now_s (), c0 = cpu_s ();
 
-      n_rows = 0;
-      for (guint i = 0; i < list.managed->len; i++)
-        {
-          PpResidencySample sample;
-
-          if (pp_residency_read (list.managed->pdata[i], &sample, NULL))
-            n_rows++;
-        }
+      n_rows = floor_managed_counters (&list);
       t[r] = now_s () - t0;
       cpu_times[r] = cpu_s () - c0;
     }
   print_result ("managed_counters", t, runs, 0, n_rows, FALSE);
 
-  /* 6b. the floor of GetStatistics("") alone: since issue 22 it reads
-   * the two counters and nothing else (no runtime_status, no control);
-   * a book without bases, so nothing but the reads and a lookup */
+  /* 6b. the floor of GetStatistics("") alone: the two counters */
   {
     g_autoptr(PpResidencyBook) empty = pp_residency_book_new (0);
 
@@ -288,92 +424,40 @@ main (int argc, char **argv)
       {
         double t0 = now_s (), c0 = cpu_s ();
 
-        n_rows = 0;
-        for (guint i = 0; i < list.managed->len; i++)
-          {
-            PpResidency res;
-
-            if (pp_residency_book_query_fields (empty, list.managed->pdata[i],
-                                                PP_RESIDENCY_COUNTERS, &res, NULL, NULL))
-              n_rows++;
-          }
+        n_rows = floor_managed_counters_only (&list, empty);
         t[r] = now_s () - t0;
         cpu_times[r] = cpu_s () - c0;
       }
     print_result ("managed_counters_only", t, runs, 0, n_rows, FALSE);
   }
 
-  /* 7. the floor of ListDevices: the same aa{sv} from rows in memory
-   * (what a daemon that kept every field ready would still do), built
-   * the way the daemon builds its reply (pp_device_rows_add(): each
-   * row's a{sv} with pp_device_row_to_variant(), serialised into one
-   * buffer) */
+  /* 7. the floor of ListDevices from rows in memory (what a daemon that
+   * kept every field ready would still do), built the way the daemon
+   * builds its reply (pp_device_rows_add()); 8. the same with the four
+   * power/ attributes the daemon reads for each answer (it never keeps
+   * them: pp-power-state.h) */
   {
     guint m = list.managed->len;
-    PpDeviceRow *mrows = g_new0 (PpDeviceRow, m);
+    g_autofree PpDeviceRow *mrows = managed_rows (&list);
 
-    for (guint i = 0; i < m; i++)
-      {
-        const char *klass = list.managed_classes->pdata[i];
-        gboolean usb = g_str_equal (klass, "usb");
-
-        mrows[i].path = list.managed->pdata[i];
-        mrows[i].subsystem = klass;
-        mrows[i].class = klass;
-        mrows[i].driver = usb ? "usb" : "pcieport";
-        mrows[i].parent = list.managed_parents->pdata[i];
-        mrows[i].runtime_status = "active";
-        mrows[i].control = "auto";
-        mrows[i].autosuspend_delay_ms = usb ? 1000 : -1;
-        mrows[i].wakeup = usb ? "disabled" : "";
-        mrows[i].blocker = "";
-        mrows[i].excluded = "";
-      }
     for (guint r = 0; r < runs; r++)
       {
         double t0 = now_s (), c0 = cpu_s ();
-        PpDeviceRows *built = pp_device_rows_new (m);
-        g_autoptr(GVariant) v = NULL;
 
-        for (guint i = 0; i < m; i++)
-          pp_device_rows_add (built, &mrows[i]);
-        v = g_variant_ref_sink (pp_device_rows_end (built));
-        g_variant_get_data (v);
-        bytes = g_variant_get_size (v);
+        bytes = floor_list_devices (mrows, m, FALSE);
         t[r] = now_s () - t0;
         cpu_times[r] = cpu_s () - c0;
       }
     print_result ("list_devices_floor", t, runs, bytes, m, FALSE);
-
-    /* 8. the same with what the daemon must read for each answer: the
-     * four power/ attributes it never keeps (pp-power-state.h), read the
-     * way it reads them; the rest from memory as in 7 */
     for (guint r = 0; r < runs; r++)
       {
         double t0 = now_s (), c0 = cpu_s ();
-        PpDeviceRows *built = pp_device_rows_new (m);
-        g_autoptr(GVariant) v = NULL;
 
-        for (guint i = 0; i < m; i++)
-          {
-            PpDeviceRow row = mrows[i];
-            PpPowerState state;
-
-            pp_power_state_read (row.path, PP_POWER_STATE_ALL, &state);
-            row.runtime_status = state.runtime_status;
-            row.control = state.control;
-            row.autosuspend_delay_ms = state.autosuspend_delay_ms;
-            row.wakeup = state.wakeup;
-            pp_device_rows_add (built, &row);
-          }
-        v = g_variant_ref_sink (pp_device_rows_end (built));
-        g_variant_get_data (v);
-        bytes = g_variant_get_size (v);
+        bytes = floor_list_devices (mrows, m, TRUE);
         t[r] = now_s () - t0;
         cpu_times[r] = cpu_s () - c0;
       }
     print_result ("list_devices_live_floor", t, runs, bytes, m, FALSE);
-    g_free (mrows);
   }
 
   /* VmHWM, not ru_maxrss: the latter keeps the peak of the forking

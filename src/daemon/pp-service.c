@@ -63,6 +63,19 @@ give_back_memory (void)
   malloc_trim (0);
 }
 
+/* @reply (floating) in one buffer: the builder's tree of small values
+ * (five a row of a(sdtt)) is freed here, before give_back_memory(). Sent
+ * as a tree, it would be freed by GDBus' worker thread once the message
+ * is written, after the trim: at 10,000 devices ~2 MiB of heap stayed
+ * until the next ListDevices trimmed it. One buffer of a big reply is
+ * mapped on its own (M_MMAP_THRESHOLD, main.c) and unmapped when freed. */
+static GVariant *
+serialised_reply (GVariant *reply)
+{
+  g_variant_get_data (reply);
+  return reply;
+}
+
 static void
 return_error (GDBusMethodInvocation *invocation, const GError *error)
 {
@@ -812,7 +825,8 @@ run_get_statistics (PpService *self, PpCall *call, GError **error)
       g_variant_builder_add (&b, "(sdtt)", r->path, r->suspended_share,
                              r->active_ms, r->suspended_ms);
     }
-  pp_dbus_manager_complete_get_statistics (self->skeleton, call->invocation, g_variant_builder_end (&b));
+  pp_dbus_manager_complete_get_statistics (self->skeleton, call->invocation,
+                                           serialised_reply (g_variant_builder_end (&b)));
   if (call->dev == NULL)
     {
       g_clear_pointer (&rows, g_array_unref);
@@ -853,7 +867,7 @@ handle_get_device_statistics (PpDbusManager         *skeleton,
                              r->control_auto, r->suspended_share, r->active_ms, r->suspended_ms);
     }
   pp_dbus_manager_complete_get_device_statistics (skeleton, invocation,
-                                                  g_variant_builder_end (&b));
+                                                  serialised_reply (g_variant_builder_end (&b)));
   g_clear_pointer (&rows, g_array_unref);
   give_back_memory ();
   return G_DBUS_METHOD_INVOCATION_HANDLED;

@@ -33,6 +33,11 @@ char       *pmctl_format_value   (GVariant   *value,
 /* A duration for people: "850ms", "4.5s" (tenths cut, not rounded),
  * "3m05s", "2h07m". */
 char       *pmctl_format_duration_ms (guint64 ms);
+/* Takes @reply and keeps it until pmctl exits (reachable: neither
+ * valgrind nor LeakSanitizer counts it lost). GDBus parses a reply into
+ * one value per field: at 10,000 devices freeing them one by one costs as
+ * much CPU as the command's own work, and pmctl ends right after. */
+void        pmctl_keep_until_exit (GVariant *reply);
 /* The string field @key of a{sv} @dict, "" when absent. */
 const char *pmctl_dict_get_string (GVariant  *dict,
                                    const char *key);
@@ -43,10 +48,13 @@ PmctlTable *pmctl_table_new      (guint       n_columns);
 void        pmctl_table_free     (PmctlTable *t);
 guint       pmctl_table_n_rows   (PmctlTable *t);
 /* One row of n_columns cells (char *), taken over; control characters
- * become blanks so that a cell can neither break the tab-separated form
- * nor reach the terminal as an escape sequence. */
+ * are escaped ("\t", "\x1b") so that a cell can neither break the
+ * tab-separated form nor reach the terminal as an escape sequence. */
 void        pmctl_table_add_row  (PmctlTable *t,
                                   ...);
+/* The same with n_columns borrowed cells (copied; NULL is ""). */
+void        pmctl_table_add_row_borrowed (PmctlTable         *t,
+                                          const char * const *cells);
 /* Colour the cell @column of the last row from byte @from on with the
  * SGR sequence @sgr, when ctl->color. */
 void        pmctl_table_colour   (PmctlTable *t,

@@ -29,7 +29,31 @@ void
 pmctl_stats_answer_clear (StatsAnswer *a)
 {
   g_clear_pointer (&a->devices, g_array_unref);
-  g_clear_pointer (&a->replies, g_ptr_array_unref);
+  if (a->replies != NULL)
+    {
+      /* the strings of the rows were borrowed from them */
+      for (guint i = 0; i < a->replies->len; i++)
+        pmctl_keep_until_exit (g_variant_ref (a->replies->pdata[i]));
+      g_clear_pointer (&a->replies, g_ptr_array_unref);
+    }
+}
+
+/* The string member @i of the tuple @row, borrowed from the reply. */
+static const char *
+tuple_string (GVariant *row, gsize i)
+{
+  g_autoptr(GVariant) member = g_variant_get_child_value (row, i);
+
+  /* the string lives in @row (its child, or its serialised bytes) */
+  return g_variant_get_string (member, NULL);
+}
+
+static guint64
+tuple_uint64 (GVariant *row, gsize i)
+{
+  g_autoptr(GVariant) member = g_variant_get_child_value (row, i);
+
+  return g_variant_get_uint64 (member);
 }
 
 static void
@@ -46,19 +70,29 @@ stats_ask_rows (Pmctl *ctl, StatsAnswer *out, GError **error)
 {
   GVariant *rows = NULL;
   g_autoptr(GHashTable) seen = NULL;
-  GVariantIter iter;
   StatsDevice d;
-  double share;
+  gsize n;
 
   if (!pp_dbus_manager_call_get_device_statistics_sync (ctl->manager, &rows, NULL, error))
     return FALSE;
-  stats_answer_init (out, g_variant_n_children (rows));
+  n = g_variant_n_children (rows);
+  stats_answer_init (out, n);
   g_ptr_array_add (out->replies, rows);
   seen = g_hash_table_new (g_str_hash, g_str_equal);
-  g_variant_iter_init (&iter, rows);
-  while (g_variant_iter_next (&iter, "(&s&s&sbdtt)", &d.path, &d.class, &d.runtime_status,
-                              &d.control_auto, &share, &d.active_ms, &d.suspended_ms))
+  /* member by member, never with a format that borrows ("(&s...)"):
+   * that would first copy each row into a buffer of its own and make a
+   * new value for each member */
+  for (gsize i = 0; i < n; i++)
     {
+      g_autoptr(GVariant) row = g_variant_get_child_value (rows, i);
+      g_autoptr(GVariant) control_auto = g_variant_get_child_value (row, 3);
+
+      d.path = tuple_string (row, 0);
+      d.class = tuple_string (row, 1);
+      d.runtime_status = tuple_string (row, 2);
+      d.control_auto = g_variant_get_boolean (control_auto);
+      d.active_ms = tuple_uint64 (row, 5);
+      d.suspended_ms = tuple_uint64 (row, 6);
       /* one row per path, the first */
       if (g_hash_table_add (seen, (gpointer) d.path))
         g_array_append_val (out->devices, d);
