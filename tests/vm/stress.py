@@ -435,9 +435,10 @@ def drain_udev(vm, bound, what):
     udevd under TCG, which then works through a backlog of events for
     devices long gone. Its queue is empty when /run/udev/queue is gone
     (udevd removes it then; udevadm settle waits for the same). Bounded by
-    @bound seconds (the host's); then `udevadm settle` (systemd 252's
-    waits for udevd's answer to a ping, then for the queue, each up to
-    its --timeout: the agent's bound is twice that and more). The seconds
+    @bound seconds (the host's); then `udevadm settle`, whose wait for
+    udevd's answer to its ping came first: one given --timeout=120 while
+    udevd had a backlog still ran when the agent's 150 s were over, so the
+    agent's bound over it is more than twice its --timeout. The seconds
     it took."""
     t0 = time.monotonic()
     ok, _, _ = vm.poll({'/run/udev/queue': None}, bound, interval=0.5)
