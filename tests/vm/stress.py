@@ -205,7 +205,7 @@ def scenario_hostile(vm, hw):
             vm.sh('echo %s > %s/ppst-gone/UDC; sleep %s; echo > %s/ppst-gone/UDC' % (
                 udcs[2], CFS, d, CFS))
         print('hostile: the storage gadget detached %s s after each attach' % delays)
-        vm.sh('udevadm settle --timeout=60', timeout=90)
+        vm.sh('udevadm settle --timeout=60', timeout=150)
         # the daemon has them all (the HID input device too)
         paths = {d.get('path') for d in sc.pmctl_json(vm, 'list')}
         assert evil in paths and many in paths, 'the gadgets are not managed: %s' % sorted(paths)
@@ -395,7 +395,7 @@ def setup_storm(vm):
         check=False)[1]
     vm.write('/run/ppst-storm.py', STORM_PY)
     vm.write('/run/ppst-client.py', CLIENT_PY)
-    vm.sh('udevadm settle --timeout=60', timeout=90)
+    vm.sh('udevadm settle --timeout=60', timeout=150)
     return udc, dev
 
 
@@ -428,6 +428,23 @@ def wait_storm(vm, pid, tag, timeout):
     assert rc == 0 and p.get('final'), 'the storm failed (%s): %s\n%s' % (
         rc, p, vm.share_file(tag + '.log'))
     return p
+
+
+def drain_udev(vm, bound, what):
+    """Wait until udev has sent every event of @what: a storm outruns
+    udevd under TCG, which then works through a backlog of events for
+    devices long gone. Its queue is empty when /run/udev/queue is gone
+    (udevd removes it then; udevadm settle waits for the same). Bounded by
+    @bound seconds (the host's); then `udevadm settle`, whose wait for
+    udevd's answer to its ping came first: one given --timeout=120 while
+    udevd had a backlog still ran when the agent's 150 s were over, so the
+    agent's bound over it is more than twice its --timeout. The seconds
+    it took."""
+    t0 = time.monotonic()
+    ok, _, _ = vm.poll({'/run/udev/queue': None}, bound, interval=0.5)
+    assert ok, 'udev still had events queued %.0f s after %s' % (bound, what)
+    vm.sh('udevadm settle --timeout=60', timeout=150)
+    return time.monotonic() - t0
 
 
 def daemon_figures(vm, pid):
@@ -468,13 +485,14 @@ def scenario_storm(vm, hw):
             time.sleep(1)
         start_figures = daemon_figures(vm, pid)
         wait_storm(vm, spawn_storm(vm, udc, 10, 'warmup'), 'warmup', 300)
-        vm.sh('udevadm settle --timeout=60', timeout=90)
+        drain_udev(vm, 120, 'the warm-up')
         rss0, fd0 = daemon_figures(vm, pid)
         cycles = storm_cycles()
         ts = time.monotonic()
         p = wait_storm(vm, spawn_storm(vm, udc, cycles, 'storm'), 'storm', 60 + cycles * 3)
         storm_s = time.monotonic() - ts
-        vm.sh('udevadm settle --timeout=120', timeout=150)
+        # (udev may take as long again as the storm did)
+        drain_s = drain_udev(vm, max(120, storm_s), 'the storm')
         # the daemon is done with the last events when its descriptors are
         # back (udev's monitor hands it each event; bounded wait)
         t0 = time.monotonic()
@@ -487,11 +505,13 @@ def scenario_storm(vm, hw):
         assert vm.waitpid(client, 120) == 0, vm.share_file('client.log')
         client = None
         c = progress(vm, 'client.json')
-        print('storm: %d cycles (%d cdc_acm rebinds) in %.0f s (guest %.0f s); client: %d calls, '
-              '%d answered, slowest %.0f ms; daemon RssAnon %d kB at start, %d kB after warm-up, '
-              '%d kB after; fds %d at start, %d after warm-up, %d after' % (
-                  p['cycles'], p['rebinds'], storm_s, p['seconds'], c['calls'], c['answered'],
-                  c['slowest_ms'], start_figures[0], rss0, rss1, start_figures[1], fd0, fd1))
+        print('storm: %d cycles (%d cdc_acm rebinds) in %.0f s (guest %.0f s), udev done %.0f s '
+              'later; client: %d calls, %d answered, slowest %.0f ms; daemon RssAnon %d kB at '
+              'start, %d kB after warm-up, %d kB after; fds %d at start, %d after warm-up, '
+              '%d after' % (
+                  p['cycles'], p['rebinds'], storm_s, p['seconds'], drain_s, c['calls'],
+                  c['answered'], c['slowest_ms'], start_figures[0], rss0, rss1, start_figures[1],
+                  fd0, fd1))
         assert p['cycles'] == cycles, p
         assert c.get('final') and c['calls'] > 0 and c['answered'] == c['calls'], \
             'not every call answered: %s' % c
@@ -526,6 +546,7 @@ def scenario_crashes(vm, hw):
         rng = random.Random(os.environ.get('PP_VM_SEED', 30))
         # an endless storm (stopped by its file), killed into at random
         storm = spawn_storm(vm, udc, 10 ** 6, 'crashes')
+        ts = time.monotonic()
         moments = []
         for i in range(10):
             wait = rng.uniform(0.5, 6.0)
@@ -540,9 +561,9 @@ def scenario_crashes(vm, hw):
         vm.write('/run/ppst-stop-storm', '')
         p = wait_storm(vm, storm, 'crashes', 120)
         storm = None
-        vm.sh('udevadm settle --timeout=120', timeout=150)
-        print('crashes: kill -9 after %s; the storm ran %d cycles in %.0f s (guest)' % (
-            ', '.join(moments), p['cycles'], p['seconds']))
+        drain_s = drain_udev(vm, max(120, time.monotonic() - ts), 'the storm')
+        print('crashes: kill -9 after %s; the storm ran %d cycles in %.0f s (guest), udev done '
+              '%.0f s later' % (', '.join(moments), p['cycles'], p['seconds'], drain_s))
         assert p['cycles'] > 10, 'the storm hardly ran: %s' % p
         sc.pmctl_json(vm, 'status')
         sc.stop(vm)
@@ -572,7 +593,7 @@ def net_rule(vm, on):
         vm.sh('rm -f ' + NET_RULE)
     vm.sh('udevadm control --reload && '
           'udevadm trigger --action=change --subsystem-match=pci --attr-match=class=0x020000 '
-          '&& udevadm settle --timeout=60', timeout=90)
+          '&& udevadm settle --timeout=60', timeout=150)
 
 
 def scenario_pciunbind(vm, hw):
