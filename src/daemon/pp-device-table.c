@@ -144,7 +144,6 @@ pp_device_is_link (PpDevice *dev)
   return g_strcmp0 (dev->info->subsystem, "devlink") == 0;
 }
 
-/* Insert or replace; returns the device now in the table. */
 PpDeviceTable *
 pp_device_table_new (void)
 {
@@ -171,6 +170,7 @@ pp_device_table_free (PpDeviceTable *self)
   g_free (self);
 }
 
+/* Insert or replace; returns the device now in the table. */
 PpDevice *
 pp_device_table_set (PpDeviceTable *self, PpDeviceInfo *info)
 {
