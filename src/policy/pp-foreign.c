@@ -95,14 +95,16 @@ pp_foreign_tracker_free (PpForeignTracker *tracker)
   g_free (tracker);
 }
 
-/* @value without surrounding white space, at most VALUE_MAX bytes */
+/* @value without surrounding white space, at most VALUE_MAX bytes; the
+ * copy is as long as the value (g_strndup() would allocate VALUE_MAX + 1
+ * bytes for every value, and one is kept for every attribute written) */
 static char *
 value_normalize (const char *value)
 {
   g_autofree char *copy = g_strdup (value != NULL ? value : "");
 
   g_strstrip (copy);
-  return g_strndup (copy, VALUE_MAX);
+  return g_strndup (copy, MIN (strlen (copy), (gsize) VALUE_MAX));
 }
 
 static Record *
