@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -882,6 +883,10 @@ pp_manager_start (PpManager *self, GError **error)
   /* --oneshot serves no statistics */
   if (!self->options.oneshot)
     set_residency_bases (self);
+  /* the plan and the values read for every device are freed, spread over
+   * the heap: their pages go back (malloc_trim(3)), or a big reply made
+   * later (mapped on its own) would come on top of them */
+  malloc_trim (0);
   self->started = TRUE;
   return TRUE;
 }

@@ -55,34 +55,64 @@ pp_conflicts_to_variant (GPtrArray *first, ...)
   return g_variant_builder_end (&builder);
 }
 
-typedef struct {
+/* The records of one device: a list, not a hash table of its own (a
+ * device has a few attributes written, and a table of each of
+ * thousands of devices cost more than the records themselves). */
+typedef struct Record Record;
+struct Record {
+  Record   *next;
+  char     *attribute;
   char     *ours;      /* last value written, stripped */
   gboolean  ours_valid; /* FALSE after forget_written, until the next write */
   char     *theirs;    /* last foreign value seen, stripped */
   guint     count;     /* foreign changes seen */
   gboolean  given_up;
-} Record;
+};
 
 static void
 record_free (Record *record)
 {
+  g_free (record->attribute);
   g_free (record->ours);
   g_free (record->theirs);
   g_free (record);
 }
 
+static void
+records_free (Record *records)
+{
+  while (records != NULL)
+    {
+      Record *next = records->next;
+
+      record_free (records);
+      records = next;
+    }
+}
+
 struct _PpForeignTracker {
-  /* device path → (attribute → Record) */
+  /* device path → its list of Record (freed here, not by the table: a
+   * list changes its head) */
   GHashTable *devices;
 };
+
+static void
+free_all_records (PpForeignTracker *tracker)
+{
+  GHashTableIter iter;
+  gpointer value;
+
+  g_hash_table_iter_init (&iter, tracker->devices);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    records_free (value);
+}
 
 PpForeignTracker *
 pp_foreign_tracker_new (void)
 {
   PpForeignTracker *tracker = g_new0 (PpForeignTracker, 1);
 
-  tracker->devices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                            (GDestroyNotify) g_hash_table_unref);
+  tracker->devices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   return tracker;
 }
 
@@ -91,26 +121,31 @@ pp_foreign_tracker_free (PpForeignTracker *tracker)
 {
   if (tracker == NULL)
     return;
+  free_all_records (tracker);
   g_hash_table_unref (tracker->devices);
   g_free (tracker);
 }
 
-/* @value without surrounding white space, at most VALUE_MAX bytes */
+/* @value without surrounding white space, at most VALUE_MAX bytes; the
+ * copy is as long as the value (g_strndup() would allocate VALUE_MAX + 1
+ * bytes for every value, and one is kept for every attribute written) */
 static char *
 value_normalize (const char *value)
 {
   g_autofree char *copy = g_strdup (value != NULL ? value : "");
 
   g_strstrip (copy);
-  return g_strndup (copy, VALUE_MAX);
+  return g_strndup (copy, MIN (strlen (copy), (gsize) VALUE_MAX));
 }
 
 static Record *
 record_lookup (PpForeignTracker *tracker, const char *path, const char *attribute)
 {
-  GHashTable *attributes = g_hash_table_lookup (tracker->devices, path);
-
-  return attributes != NULL ? g_hash_table_lookup (attributes, attribute) : NULL;
+  for (Record *record = g_hash_table_lookup (tracker->devices, path); record != NULL;
+       record = record->next)
+    if (g_str_equal (record->attribute, attribute))
+      return record;
+  return NULL;
 }
 
 void
@@ -119,23 +154,25 @@ pp_foreign_tracker_note_written (PpForeignTracker *tracker,
                                  const char       *attribute,
                                  const char       *value)
 {
-  GHashTable *attributes;
   Record *record;
 
   g_return_if_fail (tracker != NULL && path != NULL && attribute != NULL);
 
-  attributes = g_hash_table_lookup (tracker->devices, path);
-  if (attributes == NULL)
-    {
-      attributes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                          (GDestroyNotify) record_free);
-      g_hash_table_insert (tracker->devices, g_strdup (path), attributes);
-    }
-  record = g_hash_table_lookup (attributes, attribute);
+  record = record_lookup (tracker, path, attribute);
   if (record == NULL)
     {
+      char *key = NULL;
+      Record *first = NULL;
+
       record = g_new0 (Record, 1);
-      g_hash_table_insert (attributes, g_strdup (attribute), record);
+      record->attribute = g_strdup (attribute);
+      /* the list moves to its new head: the key stays */
+      if (g_hash_table_steal_extended (tracker->devices, path, (gpointer *) &key,
+                                       (gpointer *) &first))
+        record->next = first;
+      else
+        key = g_strdup (path);
+      g_hash_table_insert (tracker->devices, key, record);
     }
   g_free (record->ours);
   record->ours = value_normalize (value);
@@ -204,6 +241,7 @@ void
 pp_foreign_tracker_reset (PpForeignTracker *tracker)
 {
   g_return_if_fail (tracker != NULL);
+  free_all_records (tracker);
   g_hash_table_remove_all (tracker->devices);
 }
 
@@ -211,50 +249,62 @@ void
 pp_foreign_tracker_forget_written (PpForeignTracker *tracker)
 {
   GHashTableIter iter;
-  gpointer attributes;
+  gpointer value;
 
   g_return_if_fail (tracker != NULL);
   g_hash_table_iter_init (&iter, tracker->devices);
-  while (g_hash_table_iter_next (&iter, NULL, &attributes))
+  while (g_hash_table_iter_next (&iter, NULL, &value))
     {
-      GHashTableIter attr_iter;
-      gpointer value;
+      Record *kept = NULL, **tail = &kept;
 
-      g_hash_table_iter_init (&attr_iter, attributes);
-      while (g_hash_table_iter_next (&attr_iter, NULL, &value))
+      for (Record *record = value, *next; record != NULL; record = next)
         {
-          Record *record = value;
-
+          next = record->next;
+          record->next = NULL;
           /* nothing left to remember about an attribute never changed */
           if (record->count == 0 && !record->given_up)
-            g_hash_table_iter_remove (&attr_iter);
+            record_free (record);
           else
-            record->ours_valid = FALSE;
+            {
+              record->ours_valid = FALSE;
+              *tail = record;
+              tail = &record->next;
+            }
         }
-      if (g_hash_table_size (attributes) == 0)
+      if (kept == NULL)
         g_hash_table_iter_remove (&iter);
+      else
+        g_hash_table_iter_replace (&iter, kept);
     }
 }
 
 void
 pp_foreign_tracker_forget_device (PpForeignTracker *tracker, const char *path)
 {
+  char *key;
+  Record *records;
+
   g_return_if_fail (tracker != NULL);
-  if (path != NULL)
-    g_hash_table_remove (tracker->devices, path);
+  if (path != NULL &&
+      g_hash_table_steal_extended (tracker->devices, path, (gpointer *) &key, (gpointer *) &records))
+    {
+      g_free (key);
+      records_free (records);
+    }
 }
 
 guint
 pp_foreign_tracker_size (PpForeignTracker *tracker)
 {
   GHashTableIter iter;
-  gpointer attributes;
+  gpointer value;
   guint size = 0;
 
   g_return_val_if_fail (tracker != NULL, 0);
   g_hash_table_iter_init (&iter, tracker->devices);
-  while (g_hash_table_iter_next (&iter, NULL, &attributes))
-    size += g_hash_table_size (attributes);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    for (const Record *record = value; record != NULL; record = record->next)
+      size++;
   return size;
 }
 
@@ -281,29 +331,23 @@ pp_foreign_tracker_list_conflicts (PpForeignTracker *tracker)
   g_autoptr(GArray) keys = g_array_new (FALSE, FALSE, sizeof (ConflictKey));
   GPtrArray *rows = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_conflict_free);
   GHashTableIter iter;
-  gpointer path, attributes;
+  gpointer path, value;
 
   g_return_val_if_fail (tracker != NULL, rows);
   g_array_set_clear_func (keys, conflict_key_clear);
 
   /* every attribute changed by someone else, sorted by path and attribute */
   g_hash_table_iter_init (&iter, tracker->devices);
-  while (g_hash_table_iter_next (&iter, &path, &attributes))
-    {
-      GHashTableIter attr_iter;
-      gpointer attribute, value;
+  while (g_hash_table_iter_next (&iter, &path, &value))
+    for (const Record *record = value; record != NULL; record = record->next)
+      {
+        ConflictKey key = { NULL, record };
 
-      g_hash_table_iter_init (&attr_iter, attributes);
-      while (g_hash_table_iter_next (&attr_iter, &attribute, &value))
-        {
-          ConflictKey key = { NULL, value };
-
-          if (key.record->count == 0)
-            continue;
-          key.key = g_strconcat (path, "/", attribute, NULL);
-          g_array_append_val (keys, key);
-        }
-    }
+        if (record->count == 0)
+          continue;
+        key.key = g_strconcat (path, "/", record->attribute, NULL);
+        g_array_append_val (keys, key);
+      }
   g_array_sort (keys, conflict_key_compare);
 
   for (guint i = 0; i < keys->len && i < PP_FOREIGN_MAX_ROWS; i++)
