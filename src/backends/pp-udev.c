@@ -508,11 +508,17 @@ pp_udev_enumerate (PpUdev *self, GError **error)
   g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_device_info_unref);
   g_autoptr(SdDeviceEnumerator) e = NULL;
   Enumeration en = { NULL, 0 };
+  GThread *thread;
 
   /* sd-device's enumerator hands out the devices it made from udev's tag
    * index; libudev's gives only their paths, and making each device again
-   * from its path doubled the cost of a coldplug */
-  g_thread_join (g_thread_new ("pp-enumerate", enumerate_thread, &en));
+   * from its path doubled the cost of a coldplug. No thread (out of
+   * resources): the same work here, only less memory goes back after. */
+  thread = g_thread_try_new ("pp-enumerate", enumerate_thread, &en, NULL);
+  if (thread != NULL)
+    g_thread_join (thread);
+  else
+    enumerate_thread (&en);
   e = en.e;
   if (en.r < 0)
     {
