@@ -157,8 +157,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
                                                            g_variant_get_data (list),
                                                            g_variant_get_size (list),
                                                            FALSE, NULL, NULL));
+  /* (not g_variant_equal() of it and the reference as well: the bytes
+   * are already the same, and for an untrusted value GLib compares the
+   * two printed as text, which took a third of this target's time) */
   FUZZ_ASSERT (g_variant_is_normal_form (untrusted));
-  FUZZ_ASSERT (g_variant_equal (untrusted, expected));
 
   for (guint r = 0; r < n; r++)
     {
