@@ -19,10 +19,19 @@ new_string (const char *value)
   return g_variant_new_string (valid);
 }
 
+/* {key: <value>} made directly: the value of g_variant_builder_add (b,
+ * "{sv}", key, value) without parsing a format string for each entry. */
+static void
+add_value (GVariantBuilder *b, const char *key, GVariant *value)
+{
+  g_variant_builder_add_value (b, g_variant_new_dict_entry (g_variant_new_string (key),
+                                                            g_variant_new_variant (value)));
+}
+
 static void
 add_string (GVariantBuilder *b, const char *key, const char *value)
 {
-  g_variant_builder_add (b, "{sv}", key, new_string (value));
+  add_value (b, key, new_string (value));
 }
 
 static void
@@ -33,7 +42,7 @@ add_strv (GVariantBuilder *b, const char *key, const char * const *strv, guint n
   g_variant_builder_init (&list, G_VARIANT_TYPE_STRING_ARRAY);
   for (guint i = 0; i < n; i++)
     g_variant_builder_add_value (&list, new_string (strv[i]));
-  g_variant_builder_add (b, "{sv}", key, g_variant_builder_end (&list));
+  add_value (b, key, g_variant_builder_end (&list));
 }
 
 GVariant *
@@ -52,12 +61,11 @@ pp_device_row_to_variant (const PpDeviceRow *row)
   add_strv (&b, PP_DEVICE_KEY_CONSUMERS, row->consumers, row->n_consumers);
   add_string (&b, PP_DEVICE_KEY_RUNTIME_STATUS, row->runtime_status);
   add_string (&b, PP_DEVICE_KEY_CONTROL, row->control);
-  g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_AUTOSUSPEND_DELAY_MS,
-                         g_variant_new_int32 (row->autosuspend_delay_ms));
+  add_value (&b, PP_DEVICE_KEY_AUTOSUSPEND_DELAY_MS, g_variant_new_int32 (row->autosuspend_delay_ms));
   add_string (&b, PP_DEVICE_KEY_WAKEUP, row->wakeup);
-  g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_HELD, g_variant_new_boolean (row->held));
+  add_value (&b, PP_DEVICE_KEY_HELD, g_variant_new_boolean (row->held));
   add_string (&b, PP_DEVICE_KEY_BLOCKER, row->blocker);
-  g_variant_builder_add (&b, "{sv}", PP_DEVICE_KEY_IGNORED, g_variant_new_boolean (row->ignored));
+  add_value (&b, PP_DEVICE_KEY_IGNORED, g_variant_new_boolean (row->ignored));
   add_string (&b, PP_DEVICE_KEY_EXCLUDED, row->excluded);
   v = g_variant_builder_end (&b);
   /* serialise now: frees the row's tree of children (~50 small GVariants)

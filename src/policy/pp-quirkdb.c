@@ -400,8 +400,18 @@ split_like_read (const char *line, char *words[4])
   while (*p != '\0')
     {
       gboolean escaped = FALSE;
-      char c = *p++;
+      gsize run = strcspn (p, "\\ \t");
+      char c;
 
+      if (run > 0)
+        {
+          /* a run of plain characters, appended at once */
+          g_string_append_len (cur, p, (gssize) run);
+          trailing_mark = cur->len;
+          p += run;
+          continue;
+        }
+      c = *p++;
       if (c == '\\')
         {
           if (*p == '\0')

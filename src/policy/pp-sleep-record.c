@@ -771,10 +771,14 @@ pp_sleep_history_parse (const char *data, gsize length, GPtrArray *problems)
 
 /* ---- D-Bus ------------------------------------------------------------------ */
 
+/* The entry {key: <value>} made directly: the same value as
+ * g_variant_builder_add (b, "{sv}", ...), without parsing a format string
+ * for each of the 21 entries of each record. */
 static void
 add (GVariantBuilder *b, const char *key, GVariant *value)
 {
-  g_variant_builder_add (b, "{sv}", key, value);
+  g_variant_builder_add_value (b, g_variant_new_dict_entry (g_variant_new_string (key),
+                                                            g_variant_new_variant (value)));
 }
 
 GVariant *

@@ -39,3 +39,17 @@ fuzz_init_logging (void)
   done = TRUE;
   g_log_set_writer_func (fuzz_quiet_writer, NULL, NULL);
 }
+
+/* The number of lines of @data (1 + its newlines), counted with memchr():
+ * a byte loop here would be instrumented for the fuzzer and cost more
+ * than the parser under test. */
+static inline guint
+fuzz_count_lines (const uint8_t *data, size_t size)
+{
+  const uint8_t *end = data + size;
+  guint lines = 1;
+
+  for (const uint8_t *p = data; (p = memchr (p, '\n', (size_t) (end - p))) != NULL; p++)
+    lines++;
+  return lines;
+}

@@ -53,38 +53,44 @@ static const char *const keys[][2] = {
 };
 
 /* A row's a{sv}: every key once, with its type; every string in it
- * valid UTF-8 (what D-Bus requires). One pass over its entries. */
+ * valid UTF-8 (what D-Bus requires). One pass over its entries, read
+ * without format strings (GLib parses one per call, which cost more than
+ * the code under test). */
 static void
 check_row (GVariant *dict, gint32 delay)
 {
   guint seen = 0;
   GVariantIter iter;
-  const char *key;
-  GVariant *value;
+  GVariant *entry;
 
   FUZZ_ASSERT (g_variant_n_children (dict) == G_N_ELEMENTS (keys));
   g_variant_iter_init (&iter, dict);
-  while (g_variant_iter_next (&iter, "{&sv}", &key, &value))
+  while ((entry = g_variant_iter_next_value (&iter)) != NULL)
     {
+      g_autoptr(GVariant) name = g_variant_get_child_value (entry, 0);
+      g_autoptr(GVariant) boxed = g_variant_get_child_value (entry, 1);
+      g_autoptr(GVariant) value = g_variant_get_variant (boxed);
+      const char *key = g_variant_get_string (name, NULL);
+      const char *type = g_variant_get_type_string (value);
       guint k = 0;
 
+      g_variant_unref (entry);
       while (k < G_N_ELEMENTS (keys) && !g_str_equal (keys[k][0], key))
         k++;
       FUZZ_ASSERT (k < G_N_ELEMENTS (keys) && !(seen & (1u << k)));
       seen |= 1u << k;
-      FUZZ_ASSERT (g_variant_is_of_type (value, G_VARIANT_TYPE (keys[k][1])));
-      if (g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
+      FUZZ_ASSERT (g_str_equal (type, keys[k][1]));
+      if (g_str_equal (type, "s"))
         FUZZ_ASSERT (g_utf8_validate (g_variant_get_string (value, NULL), -1, NULL));
-      else if (g_variant_is_of_type (value, G_VARIANT_TYPE_STRING_ARRAY))
+      else if (g_str_equal (type, "as"))
         {
           g_autofree const char **strv = g_variant_get_strv (value, NULL);
 
           for (guint i = 0; strv[i] != NULL; i++)
             FUZZ_ASSERT (g_utf8_validate (strv[i], -1, NULL));
         }
-      else if (g_variant_is_of_type (value, G_VARIANT_TYPE_INT32))
+      else if (g_str_equal (type, "i"))
         FUZZ_ASSERT (g_variant_get_int32 (value) == delay);
-      g_variant_unref (value);
     }
 }
 
@@ -157,8 +163,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
                                                            g_variant_get_data (list),
                                                            g_variant_get_size (list),
                                                            FALSE, NULL, NULL));
+  /* (not g_variant_equal() of it and the reference as well: the bytes
+   * are already the same, and for an untrusted value GLib compares the
+   * two printed as text, which took a third of this target's time) */
   FUZZ_ASSERT (g_variant_is_normal_form (untrusted));
-  FUZZ_ASSERT (g_variant_equal (untrusted, expected));
 
   for (guint r = 0; r < n; r++)
     {

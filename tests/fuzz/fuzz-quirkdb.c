@@ -24,11 +24,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_autoptr(GPtrArray) problems = pp_config_problems_new ();
   g_autofree char *first = NULL;
   const char *nl;
-  guint lines = 1;
+  guint lines;
 
   fuzz_init_logging ();
-  for (size_t i = 0; i < size; i++)
-    lines += data[i] == '\n';
+  lines = fuzz_count_lines (data, size);
   pp_quirkdb_add_file (db, "fuzz.quirkdb", (const char *) data, size, problems);
   for (guint i = 0; i < problems->len; i++)
     {
