@@ -167,6 +167,22 @@ list_read_json (sd_bus_message *m, const char *contents, int *r)
   return json_gvariant_serialize (g_variant_ref_sink (value));
 }
 
+/* Past the next value of @m, a variant of type @contents: a basic value
+ * is read (sd_bus_message_skip() parses its signature again first). */
+static int
+list_skip_value (sd_bus_message *m, const char *contents)
+{
+  int r;
+
+  if (contents[0] == '\0' || contents[1] != '\0' || strchr ("avr(e{", contents[0]) != NULL)
+    return sd_bus_message_skip (m, "v");
+  if ((r = sd_bus_message_enter_container (m, 'v', contents)) <= 0 ||
+      (r = sd_bus_message_read_basic (m, contents[0], NULL)) <= 0 ||
+      (r = sd_bus_message_exit_container (m)) < 0)
+    return r < 0 ? r : -EBADMSG;
+  return 0;
+}
+
 /* One entry {key: value} of a device's a{sv}, entered: into @row's cells
  * or, for --json, into @object (the last of a key that comes twice, as
  * json_gvariant_serialize() keeps it). */
@@ -202,7 +218,7 @@ list_read_entry (sd_bus_message *m, ListRow *row, JsonObject *object)
     }
   if (c < N_COLS)
     return list_read_cell (m, row, c, contents);
-  return sd_bus_message_skip (m, "v");
+  return list_skip_value (m, contents);
 }
 
 /* One device's a{sv}: its line into @t, or its object into @array;
