@@ -108,7 +108,6 @@ list_read_cell (sd_bus_message *m, ListRow *row, guint c, const char *contents)
     {
       if ((row->values[c] = pmctl_sd_bus_read_variant (m, &r)) == NULL)
         return r;
-      g_variant_ref_sink (row->values[c]);
       row->cells[c] = list_cell_text (row->values[c], c, row->numbers[c], &row->owned[c]);
       return 0;
     }
@@ -164,7 +163,7 @@ list_read_json (sd_bus_message *m, const char *contents, int *r)
     }
   if ((value = pmctl_sd_bus_read_variant (m, r)) == NULL)
     return NULL;
-  return json_gvariant_serialize (g_variant_ref_sink (value));
+  return json_gvariant_serialize (value);
 }
 
 /* Past the next value of @m, a variant of type @contents: a basic value

@@ -24,9 +24,9 @@ sd_bus_message *pmctl_sd_bus_call    (Pmctl          *ctl,
  * stderr. */
 void        pmctl_sd_bus_report_malformed (int         r,
                                            const char *what);
-/* The next value of @m, a variant ('v'), as the GVariant inside it (as
- * g_variant_get_variant() gives it, floating); NULL and *r a negative
- * errno when it cannot be read. */
+/* The next value of @m, a variant ('v'), as the GVariant inside it (a
+ * new reference, as g_variant_get_variant() gives it); NULL and *r a
+ * negative errno when it cannot be read. */
 GVariant   *pmctl_sd_bus_read_variant (sd_bus_message *m,
                                        int            *r);
 
