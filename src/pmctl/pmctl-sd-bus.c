@@ -25,9 +25,6 @@
 #include "pmctl-sd-bus.h"
 #include "pp-error.h"
 
-/* sd-bus' name for the errors it makes up itself, e.g. when the
- * connection ends before the reply (sd_bus_message_get_sender(3)) */
-#define SD_BUS_LOCAL_SENDER "org.freedesktop.DBus.Local"
 /* GLib's message catalogue, for GDBus' own words in the user's language */
 #define GLIB_DOMAIN "glib20"
 /* an unknown value is at most this deep (D-Bus allows 64 levels of
@@ -45,6 +42,16 @@ on_reply (sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 
   state->reply = sd_bus_message_ref (m);
   return 0;
+}
+
+/* The error reply @m was made up by sd-bus itself when the connection
+ * ended before the reply came (sd_bus_process(3): pending calls get a
+ * NoReply error, sent as by the bus driver): @bus is no longer open then,
+ * while a reply that came over the bus is dispatched on an open one. */
+static gboolean
+lost_connection (sd_bus *bus, sd_bus_message *m)
+{
+  return sd_bus_message_is_method_error (m, NULL) && sd_bus_is_open (bus) <= 0;
 }
 
 /* The error reply @m as GDBus makes it (g_dbus_message_to_gerror()):
@@ -169,9 +176,7 @@ pmctl_sd_bus_call (Pmctl *ctl, const char *method, const char *signature, const 
       report_no_bus (ctl, r, what, TRUE);
       return NULL;
     }
-  else if (sd_bus_message_is_method_error (reply, NULL) &&
-           g_strcmp0 (sd_bus_message_get_sender (reply), SD_BUS_LOCAL_SENDER) == 0)
-    /* made up by sd-bus: the connection ended before the reply */
+  else if (lost_connection (ctl->sdbus, reply))
     error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CLOSED,
                                  sd_bus_message_get_error (reply)->message);
   else if (sd_bus_message_is_method_error (reply, NULL))

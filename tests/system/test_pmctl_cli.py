@@ -16,10 +16,11 @@ import sys
 import tempfile
 
 import dbus
+import dbusmock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from ppharness import STORAGE, TEST_CONFIG, main  # noqa: E402
+from ppharness import PRIVATE_BUS_CONFIG, STORAGE, TEST_CONFIG, main, wait_until  # noqa: E402
 from test_pmctl import NOT_RUNNING, PMCTL, PmctlTestCase  # noqa: E402
 
 MOCK_IFACE = 'org.freedesktop.DBus.Mock'
@@ -184,6 +185,38 @@ class TestListReply(FakeDaemonTestCase):
         self.assertEqual(self.pmctl('list', timeout=10),
                          (1, '', 'pmctl: cannot list the devices: Method \u201cListDevices\u201d '
                           'returned type \u201c(s)\u201d, but expected \u201c(aa{sv})\u201d\n'))
+
+    def test_bus_lost_during_the_call(self):
+        # a bus of its own, which goes away while the fake daemon answers
+        fd, conf = tempfile.mkstemp(prefix='pp-bus-', suffix='.conf')
+        with os.fdopen(fd, 'w') as f:
+            f.write(PRIVATE_BUS_CONFIG)
+        bus_pid, address = dbusmock.DBusTestCase.start_dbus(conf=conf)
+        os.unlink(conf)
+        self.addCleanup(lambda: os.path.exists('/proc/%d' % bus_pid) and
+                        dbusmock.DBusTestCase.stop_dbus(bus_pid))
+        fake = subprocess.Popen([sys.executable, '-m', 'dbusmock', '--system', 'org.powerpolicy1',
+                                 '/org/powerpolicy1', 'org.powerpolicy1.Manager'],
+                                env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address),
+                                stdout=subprocess.DEVNULL)
+        self.addCleanup(lambda: (fake.kill(), fake.wait()))
+        con = dbus.bus.BusConnection(address)
+        self.addCleanup(con.close)
+        wait_until(lambda: con.name_has_owner('org.powerpolicy1'), 10, 'the fake on its bus')
+        with tempfile.TemporaryDirectory() as tmp:
+            asked = os.path.join(tmp, 'asked')
+            con.get_object('org.powerpolicy1', '/org/powerpolicy1').AddMethod(
+                'org.powerpolicy1.Manager', 'ListDevices', '', 'aa{sv}',
+                'open(%r, "w").close(); import time; time.sleep(30); ret = []' % asked,
+                dbus_interface=MOCK_IFACE)
+            p = subprocess.Popen([PMCTL, 'list'], env=self.pmctl_env(address),
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 universal_newlines=True)
+            wait_until(lambda: os.path.exists(asked), 10, 'the call to reach the fake')
+            dbusmock.DBusTestCase.stop_dbus(bus_pid)
+            out, err = p.communicate(timeout=20)
+        self.assertEqual((p.returncode, out, err), (
+            1, '', 'pmctl: lost the connection to the system bus (trying to list the devices)\n'))
 
 
 class TestQuirksNoFallback(FakeDaemonTestCase):
