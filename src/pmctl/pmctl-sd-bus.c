@@ -87,24 +87,25 @@ error_from_reply (sd_bus_message *m)
   return error;
 }
 
-/* Says why the bus cannot be used: GDBus connects as every other command
- * does and, when it cannot, says why in its own words ("cannot connect
- * to the system bus: ..."); when it can, sd-bus could not connect
- * (!@opened) or lost the connection it had (errno @r). */
+/* Says why the bus cannot be used (errno @r). A connection that was up
+ * (@was_up) and went is lost, as GDBus says it; one that never came up:
+ * GDBus connects as every other command does and, when it cannot (no
+ * bus, no D-Bus on the socket, authentication refused), says why in its
+ * own words ("cannot connect to the system bus: ..."). */
 static void
-report_no_bus (Pmctl *ctl, int r, const char *what, gboolean opened)
+report_no_bus (Pmctl *ctl, int r, const char *what, gboolean was_up)
 {
   g_autoptr(GError) error = NULL;
 
-  if (!pmctl_connect_bus (ctl))
-    return;
-  if (!opened)
+  if (was_up)
     {
-      pmctl_fail ("cannot connect to the system bus: %s", g_strerror (-r));
+      error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CLOSED, g_strerror (-r));
+      pmctl_report_error (error, what, NULL);
       return;
     }
-  error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CLOSED, g_strerror (-r));
-  pmctl_report_error (error, what, NULL);
+  if (!pmctl_connect_bus (ctl))
+    return;
+  pmctl_fail ("cannot connect to the system bus: %s", g_strerror (-r));
 }
 
 static sd_bus_message *
@@ -125,9 +126,10 @@ new_call (sd_bus *bus, const char *method, int *r)
 
 /* Sends @call and waits for its reply until @timeout_ms: the reply (an
  * error reply too), or NULL with *r a negative errno (-ETIMEDOUT when the
- * time is up; a lost connection otherwise). */
+ * time is up; a lost connection otherwise). *@was_up: the connection was
+ * established on the way (sd_bus_is_ready(3)). */
 static sd_bus_message *
-wait_for_reply (sd_bus *bus, sd_bus_message *call, int timeout_ms, int *r)
+wait_for_reply (sd_bus *bus, sd_bus_message *call, int timeout_ms, gboolean *was_up, int *r)
 {
   g_autoptr(sd_bus_slot) slot = NULL;
   CallState state = { NULL };
@@ -140,6 +142,7 @@ wait_for_reply (sd_bus *bus, sd_bus_message *call, int timeout_ms, int *r)
       gint64 left;
 
       *r = sd_bus_process (bus, NULL);
+      *was_up = *was_up || sd_bus_is_ready (bus) > 0;
       if (*r != 0 || state.reply != NULL)
         continue;
       left = deadline - g_get_monotonic_time ();
@@ -159,6 +162,7 @@ pmctl_sd_bus_call (Pmctl *ctl, const char *method, const char *signature, const 
   g_autoptr(sd_bus_message) call = NULL;
   g_autoptr(sd_bus_message) reply = NULL;
   g_autoptr(GError) error = NULL;
+  gboolean was_up = FALSE;
   int r;
 
   if (ctl->sdbus == NULL && (r = sd_bus_open_system (&ctl->sdbus)) < 0)
@@ -168,17 +172,14 @@ pmctl_sd_bus_call (Pmctl *ctl, const char *method, const char *signature, const 
     }
   call = new_call (ctl->sdbus, method, &r);
   if (call != NULL)
-    reply = wait_for_reply (ctl->sdbus, call, PMCTL_CALL_TIMEOUT_MS, &r);
+    reply = wait_for_reply (ctl->sdbus, call, PMCTL_CALL_TIMEOUT_MS, &was_up, &r);
   if (r == -ETIMEDOUT)
     error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_TIMED_OUT, g_strerror (ETIMEDOUT));
-  else if (reply == NULL)
+  else if (reply == NULL || lost_connection (ctl->sdbus, reply))
     {
-      report_no_bus (ctl, r, what, TRUE);
+      report_no_bus (ctl, reply == NULL ? r : -ECONNRESET, what, was_up);
       return NULL;
     }
-  else if (lost_connection (ctl->sdbus, reply))
-    error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CLOSED,
-                                 sd_bus_message_get_error (reply)->message);
   else if (sd_bus_message_is_method_error (reply, NULL))
     error = error_from_reply (reply);
   else if (!sd_bus_message_has_signature (reply, signature))
