@@ -134,8 +134,8 @@ list_read_cell (sd_bus_message *m, ListRow *row, guint c, const char *contents)
 }
 
 /* The next value of @m, a variant, as json_gvariant_serialize() makes
- * its content: strings, booleans, numbers and string lists directly,
- * any other type read whole. */
+ * its content: strings, booleans and int32 directly, any other type
+ * read whole and given to json_gvariant_serialize(). */
 static JsonNode *
 list_read_json (sd_bus_message *m, const char *contents, int *r)
 {
