@@ -10,17 +10,23 @@
  * Compiled and run by bench/stats; prints JSON.
  *
  *   stats-bench LISTFILE RUNS
+ *   stats-bench LISTFILE serve
+ *   stats-bench client
  * LISTFILE: one "syspath<TAB>class<TAB>parent-or-empty<TAB>tagged" per
  * line (tagged: 1 when udev's rules tag the device, i.e. the daemon
- * manages it). */
+ * manages it). serve: one floor pass per line of stdin (serve()).
+ * client: one ListDevices call to the running daemon per line of stdin,
+ * through sd-bus, its whole reply received and walked (client()). */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 
 #include <gio/gio.h>
+#include <systemd/sd-bus.h>
 
 #include "pp-device-row.h"
 #include "pp-dot.h"
@@ -240,6 +246,104 @@ serve (const DeviceList *list)
   return 0;
 }
 
+/* ---- ListDevices as the daemon answers it -------------------------------- */
+
+/* Every value inside the container sd-bus has entered (or the whole
+ * message at depth 0), read one by one: what any client must do to take
+ * the reply in, with no value object made for any of them. The number of
+ * basic values, or a negative errno. */
+static long
+walk_values (sd_bus_message *m)
+{
+  long n = 0;
+  char type;
+  const char *contents;
+  int r;
+
+  while ((r = sd_bus_message_peek_type (m, &type, &contents)) > 0)
+    {
+      long inner;
+
+      if (!strchr ("avre", type))
+        {
+          if ((r = sd_bus_message_read_basic (m, type, NULL)) < 0)
+            return r;
+          n++;
+          continue;
+        }
+      if ((r = sd_bus_message_enter_container (m, type, contents)) < 0 ||
+          (inner = walk_values (m)) < 0 ||
+          (r = sd_bus_message_exit_container (m)) < 0)
+        return r < 0 ? r : -EBADMSG;
+      n += inner;
+    }
+  return r < 0 ? r : n;
+}
+
+/* "client": one ListDevices call per line of stdin on the system bus
+ * (DBUS_SYSTEM_BUS_ADDRESS), with sd-bus: the call, the whole reply
+ * received and every value walked (walk_values()), answered with one
+ * line of JSON: wall and CPU time of all of it, rows and values. Unlike
+ * a GDBus client, nothing parses the reply into value objects on its
+ * way in: this is ListDevices as the daemon answers it, the figure its
+ * live floor (which makes the reply, and has no client) is paired with. */
+static int
+client (void)
+{
+  sd_bus *bus = NULL;
+  char line[64];
+  int r;
+
+  if ((r = sd_bus_open_system (&bus)) < 0)
+    {
+      fprintf (stderr, "stats-bench client: cannot connect to the system bus: %s\n", g_strerror (-r));
+      return 1;
+    }
+  /* as bench/stats' GDBus client waits */
+  sd_bus_set_method_call_timeout (bus, 120 * G_USEC_PER_SEC);
+  printf ("ready\n");
+  fflush (stdout);
+  while (fgets (line, sizeof line, stdin) != NULL)
+    {
+      sd_bus_error error = SD_BUS_ERROR_NULL;
+      sd_bus_message *reply = NULL;
+      double t0 = now_s (), c0 = cpu_s ();
+      long rows = -1, values = -1;
+
+      r = sd_bus_call_method (bus, "org.powerpolicy1", "/org/powerpolicy1", "org.powerpolicy1.Manager",
+                              "ListDevices", &error, &reply, "");
+      if (r >= 0 && (r = sd_bus_message_enter_container (reply, 'a', "a{sv}")) > 0)
+        {
+          /* each row's values read (walk_values()), every one */
+          for (rows = 0, values = 0; (r = sd_bus_message_peek_type (reply, NULL, NULL)) > 0; rows++)
+            {
+              long n;
+
+              if ((r = sd_bus_message_enter_container (reply, 'a', "{sv}")) <= 0 ||
+                  (n = walk_values (reply)) < 0 ||
+                  (r = sd_bus_message_exit_container (reply)) < 0)
+                {
+                  values = -1;
+                  break;
+                }
+              values += n;
+            }
+          if (r >= 0 && values >= 0)
+            r = sd_bus_message_exit_container (reply);
+        }
+      if (r < 0 || values < 0)
+        printf ("{\"error\": \"%s\"}\n", error.name != NULL ? error.name : g_strerror (r < 0 ? -r : EBADMSG));
+      else
+        printf ("{\"wall_s\": %.6f, \"cpu_s\": %.6f, \"rows\": %ld, \"values\": %ld}\n",
+                now_s () - t0, cpu_s () - c0, rows, values);
+      fflush (stdout);
+      sd_bus_error_free (&error);
+      sd_bus_message_unref (reply);
+    }
+  sd_bus_flush_close_unref (bus);
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -263,9 +367,12 @@ main (int argc, char **argv)
   g_autofree PpDotNode *nodes = NULL;
   g_autofree PpDotEdge *edges = NULL;
   guint n_edges = 0;
+
+  if (argc == 2 && g_str_equal (argv[1], "client"))
+    return client ();
   if (argc != 3)
     {
-      fprintf (stderr, "usage: %s LISTFILE RUNS|serve\n", argv[0]);
+      fprintf (stderr, "usage: %s LISTFILE RUNS|serve, or %s client\n", argv[0], argv[0]);
       return 2;
     }
   if (!g_file_get_contents (argv[1], &contents, NULL, &error))

@@ -4,10 +4,12 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "pmctl.h"
 #include "pmctl-output.h"
+#include "pmctl-sd-bus.h"
 #include "pp-util.h"
 
 /* ---- list ------------------------------------------------------------------- */
@@ -55,50 +57,208 @@ list_cell_text (GVariant *value, guint column, char number[static 16], char **ow
   return *owned = pmctl_format_value (value, ",");
 }
 
-/* The values of one device's line, in one pass over its a{sv} (the first
- * of a key that comes twice), each a new reference or NULL. Child by
- * child, never with a format string that borrows ("{&sv}"): that would
- * first copy the whole dictionary into one buffer and make a new value
- * for each child (most of pmctl's own time at 10,000 devices). */
-static void
-list_row_values (GVariant *dict, GVariant *values[N_COLS])
+/* One device's line, read from its a{sv} in place: the first of a key
+ * that comes twice, as g_variant_lookup_value() finds it. */
+typedef struct {
+  const char *cells[N_COLS];      /* borrowed from the reply, numbers or owned */
+  gboolean    seen[N_COLS];
+  char        numbers[N_COLS][16];
+  char       *owned[N_COLS];
+  GVariant   *values[N_COLS];     /* a value of another type, read whole */
+  gboolean    wanted;             /* --class: the first "class" a string and that */
+} ListRow;
+
+/* --class against the device's class, @klass: "" when it has none or
+ * its first "class" is no string. */
+static gboolean
+list_class_wanted (const char *klass)
 {
-  gsize n = g_variant_n_children (dict);
+  return opt_class == NULL || g_str_equal (klass, opt_class);
+}
 
-  memset (values, 0, N_COLS * sizeof values[0]);
-  for (gsize i = 0; i < n; i++)
+static void
+list_row_clear (ListRow *row)
+{
+  for (guint c = 0; c < N_COLS; c++)
     {
-      g_autoptr(GVariant) entry = g_variant_get_child_value (dict, i);
-      g_autoptr(GVariant) key = g_variant_get_child_value (entry, 0);
-      const char *name = g_variant_get_string (key, NULL);
-
-      for (guint c = 0; c < N_COLS; c++)
-        if (values[c] == NULL && strcmp (name, list_keys[c]) == 0)
-          {
-            g_autoptr(GVariant) boxed = g_variant_get_child_value (entry, 1);
-
-            values[c] = g_variant_get_variant (boxed);
-            break;
-          }
+      g_free (row->owned[c]);
+      g_clear_pointer (&row->values[c], g_variant_unref);
     }
 }
 
-static void
-list_row_values_clear (GVariant *values[N_COLS])
+static guint
+list_column (const char *key)
 {
   for (guint c = 0; c < N_COLS; c++)
-    g_clear_pointer (&values[c], g_variant_unref);
+    if (strcmp (key, list_keys[c]) == 0)
+      return c;
+  return N_COLS;
 }
 
-/* The device's class as --class compares it: "" when it has none. */
-static const char *
-list_row_class (GVariant *values[N_COLS])
+/* The cell of column @c from the entry's value (a variant of type
+ * @contents), as list_cell_text() makes it: strings, booleans and the
+ * delay read directly, any other type read whole. */
+static int
+list_read_cell (sd_bus_message *m, ListRow *row, guint c, const char *contents)
 {
-  GVariant *klass = values[COL_CLASS];
+  union { const char *s; int b; gint32 i; } v;
+  int r;
 
-  if (klass == NULL || !g_variant_is_of_type (klass, G_VARIANT_TYPE_STRING))
-    return "";
-  return g_variant_get_string (klass, NULL);
+  if ((strcmp (contents, "s") != 0 && strcmp (contents, "b") != 0 && strcmp (contents, "i") != 0))
+    {
+      if ((row->values[c] = pmctl_sd_bus_read_variant (m, &r)) == NULL)
+        return r;
+      row->cells[c] = list_cell_text (row->values[c], c, row->numbers[c], &row->owned[c]);
+      return 0;
+    }
+  if ((r = sd_bus_message_enter_container (m, 'v', contents)) <= 0 ||
+      (r = sd_bus_message_read_basic (m, contents[0], &v)) <= 0 ||
+      (r = sd_bus_message_exit_container (m)) < 0)
+    return r < 0 ? r : -EBADMSG;
+  if (contents[0] == 's')
+    {
+      row->cells[c] = c == COL_DELAY || *v.s == '\0' ? "-" : v.s;
+      if (c == COL_CLASS)
+        row->wanted = list_class_wanted (v.s);
+    }
+  else if (contents[0] == 'b')
+    row->cells[c] = c == COL_DELAY ? "-" : v.b ? "yes" : "no";
+  else if (c == COL_DELAY && v.i < 0)
+    row->cells[c] = "-";
+  else
+    {
+      g_snprintf (row->numbers[c], sizeof row->numbers[c], "%" G_GINT32_FORMAT, v.i);
+      row->cells[c] = row->numbers[c];
+    }
+  return 0;
+}
+
+/* The next value of @m, a variant, as json_gvariant_serialize() makes
+ * its content: strings, booleans and int32 directly, any other type
+ * read whole and given to json_gvariant_serialize(). */
+static JsonNode *
+list_read_json (sd_bus_message *m, const char *contents, int *r)
+{
+  union { const char *s; int b; gint32 i; } v;
+  g_autoptr(GVariant) value = NULL;
+  JsonNode *node;
+
+  if (strcmp (contents, "s") == 0 || strcmp (contents, "b") == 0 || strcmp (contents, "i") == 0)
+    {
+      if ((*r = sd_bus_message_enter_container (m, 'v', contents)) <= 0 ||
+          (*r = sd_bus_message_read_basic (m, contents[0], &v)) <= 0 ||
+          (*r = sd_bus_message_exit_container (m)) < 0)
+        {
+          *r = *r < 0 ? *r : -EBADMSG;
+          return NULL;
+        }
+      node = json_node_new (JSON_NODE_VALUE);
+      if (contents[0] == 's')
+        json_node_set_string (node, v.s);
+      else if (contents[0] == 'b')
+        json_node_set_boolean (node, v.b);
+      else
+        json_node_set_int (node, v.i);
+      return node;
+    }
+  if ((value = pmctl_sd_bus_read_variant (m, r)) == NULL)
+    return NULL;
+  return json_gvariant_serialize (value);
+}
+
+/* Past the next value of @m, a variant of type @contents: a basic value
+ * is read (sd_bus_message_skip() parses its signature again first). */
+static int
+list_skip_value (sd_bus_message *m, const char *contents)
+{
+  int r;
+
+  if (contents[0] == '\0' || contents[1] != '\0' || strchr ("avr(e{", contents[0]) != NULL)
+    return sd_bus_message_skip (m, "v");
+  if ((r = sd_bus_message_enter_container (m, 'v', contents)) <= 0 ||
+      (r = sd_bus_message_read_basic (m, contents[0], NULL)) <= 0 ||
+      (r = sd_bus_message_exit_container (m)) < 0)
+    return r < 0 ? r : -EBADMSG;
+  return 0;
+}
+
+/* One entry {key: value} of a device's a{sv}, entered: into @row's cells
+ * or, for --json, into @object (the last of a key that comes twice, as
+ * json_gvariant_serialize() keeps it). */
+static int
+list_read_entry (sd_bus_message *m, ListRow *row, JsonObject *object)
+{
+  const char *key;
+  const char *contents;
+  char type;
+  guint c;
+  int r;
+
+  if ((r = sd_bus_message_read_basic (m, 's', &key)) <= 0 ||
+      (r = sd_bus_message_peek_type (m, &type, &contents)) <= 0 || type != 'v')
+    return r < 0 ? r : -EBADMSG;
+  c = list_column (key);
+  if (c < N_COLS && row->seen[c])
+    c = N_COLS;
+  if (c < N_COLS)
+    row->seen[c] = TRUE;
+  if (c == COL_CLASS)
+    row->wanted = list_class_wanted ("");
+  if (object != NULL)
+    {
+      JsonNode *node = list_read_json (m, contents, &r);
+
+      if (node == NULL)
+        return r;
+      if (c == COL_CLASS && strcmp (contents, "s") == 0)
+        row->wanted = list_class_wanted (json_node_get_string (node));
+      json_object_set_member (object, key, node);
+      return 0;
+    }
+  if (c < N_COLS)
+    return list_read_cell (m, row, c, contents);
+  return list_skip_value (m, contents);
+}
+
+/* One device's a{sv}: its line into @t, or its object into @array;
+ * nothing when --class names another class. */
+static int
+list_read_row (sd_bus_message *m, PmctlTable *t, JsonArray *array)
+{
+  ListRow row = { { NULL } };
+  g_autoptr(JsonObject) object = array != NULL ? json_object_new () : NULL;
+  int r;
+
+  row.wanted = list_class_wanted ("");
+  if ((r = sd_bus_message_enter_container (m, 'a', "{sv}")) <= 0)
+    return r < 0 ? r : -EBADMSG;
+  while ((r = sd_bus_message_enter_container (m, 'e', "sv")) > 0)
+    {
+      if ((r = list_read_entry (m, &row, object)) < 0 ||
+          (r = sd_bus_message_exit_container (m)) < 0)
+        break;
+    }
+  if (r >= 0)
+    r = sd_bus_message_exit_container (m);
+  if (r >= 0 && row.wanted)
+    {
+      if (array != NULL)
+        {
+          JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+          json_node_set_object (node, object);
+          json_array_add_element (array, node);
+        }
+      else
+        {
+          for (guint c = 0; c < N_COLS; c++)
+            if (!row.seen[c])
+              row.cells[c] = "-";
+          pmctl_table_add_row_borrowed (t, row.cells);
+        }
+    }
+  list_row_clear (&row);
+  return r;
 }
 
 static int
@@ -107,50 +267,30 @@ run_list (Pmctl *ctl, char **args, char **command_argv)
   static const char * const header[] = {
     "PATH", "CLASS", "CONTROL", "DELAY", "STATUS", "HELD", NULL,
   };
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) devices = NULL;
+  g_autoptr(sd_bus_message) reply = NULL;
   g_autoptr(PmctlTable) t = NULL;
   g_autoptr(JsonArray) array = NULL;
-  gsize n;
+  int r;
 
-  if (!pmctl_connect (ctl, G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES))
+  reply = pmctl_sd_bus_call (ctl, "ListDevices", "aa{sv}", "list the devices");
+  if (reply == NULL)
     return PMCTL_EXIT_FAILURE;
-  if (!pp_dbus_manager_call_list_devices_sync (ctl->manager, &devices, NULL, &error))
-    {
-      pmctl_report_error (error, "list the devices", NULL);
-      return PMCTL_EXIT_FAILURE;
-    }
-
-  n = g_variant_n_children (devices);
   if (ctl->json)
-    array = json_array_sized_new ((guint) n);
+    array = json_array_new ();
   else
     t = pmctl_table_new (N_COLS);
-  for (gsize i = 0; i < n; i++)
+  r = sd_bus_message_enter_container (reply, 'a', "a{sv}");
+  if (r == 0)
+    r = -EBADMSG;
+  while (r > 0 && (r = sd_bus_message_peek_type (reply, NULL, NULL)) > 0)
+    if ((r = list_read_row (reply, t, array)) >= 0)
+      r = 1;
+  if (r >= 0)
+    r = sd_bus_message_exit_container (reply);
+  if (r < 0)
     {
-      g_autoptr(GVariant) dict = g_variant_get_child_value (devices, i);
-      GVariant *values[N_COLS];
-      const char *cells[N_COLS];
-      char *owned[N_COLS] = { NULL };
-      char delay[16];
-
-      list_row_values (dict, values);
-      if (opt_class != NULL && !g_str_equal (list_row_class (values), opt_class))
-        {
-          list_row_values_clear (values);
-          continue;
-        }
-      if (array != NULL)
-        json_array_add_element (array, json_gvariant_serialize (dict));
-      else
-        {
-          for (guint c = 0; c < N_COLS; c++)
-            cells[c] = list_cell_text (values[c], c, delay, &owned[c]);
-          pmctl_table_add_row_borrowed (t, cells);
-          for (guint c = 0; c < N_COLS; c++)
-            g_free (owned[c]);
-        }
-      list_row_values_clear (values);
+      pmctl_sd_bus_report_malformed (r < 0 ? r : -EBADMSG, "list the devices");
+      return PMCTL_EXIT_FAILURE;
     }
 
   if (array != NULL)
@@ -162,8 +302,6 @@ run_list (Pmctl *ctl, char **args, char **command_argv)
     }
   else
     pmctl_table_print (t, ctl, header);
-  /* ~60 values a device: 270,000 frees at 4,451 devices */
-  pmctl_keep_until_exit (g_steal_pointer (&devices));
   return pmctl_finish_output (PMCTL_EXIT_OK);
 }
 

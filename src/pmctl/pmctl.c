@@ -19,6 +19,7 @@
 
 #include "pmctl.h"
 #include "pmctl-output.h"
+#include "pmctl-sd-bus.h"
 
 /* ---- global options ------------------------------------------------------- */
 
@@ -555,5 +556,6 @@ main (int argc, char **argv)
   status = dispatch (&ctl, command, words);
   g_clear_object (&ctl.manager);
   g_clear_object (&ctl.bus);
+  g_clear_pointer (&ctl.sdbus, sd_bus_close_unref);
   return status;
 }

@@ -30,6 +30,7 @@ typedef struct {
   gboolean         full;      /* --full: never ellipsize table cells */
   GDBusConnection *bus;
   PpDbusManager   *manager;   /* the typed proxy of org.powerpolicy1.Manager */
+  struct sd_bus   *sdbus;     /* the system bus through sd-bus (pmctl-sd-bus.h), or NULL */
 } Pmctl;
 
 typedef struct {

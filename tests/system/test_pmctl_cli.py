@@ -16,10 +16,11 @@ import sys
 import tempfile
 
 import dbus
+import dbusmock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from ppharness import STORAGE, TEST_CONFIG, main  # noqa: E402
+from ppharness import PRIVATE_BUS_CONFIG, STORAGE, TEST_CONFIG, main, wait_until  # noqa: E402
 from test_pmctl import NOT_RUNNING, PMCTL, PmctlTestCase  # noqa: E402
 
 MOCK_IFACE = 'org.freedesktop.DBus.Mock'
@@ -80,6 +81,142 @@ class TestShowValues(FakeDaemonTestCase):
         fields = dict(line.split('\t', 1) for line in out.splitlines())
         self.assertEqual(fields, {'path': '/sys/devices/x', 'control': '-',
                                   'autosuspend_delay_ms': '-1', 'suppliers': '-'})
+
+
+class TestListReply(FakeDaemonTestCase):
+    """pmctl list reads ListDevices' reply in place (sd-bus): every type a
+    value may have, device text with control characters, and the errors
+    of the call, each printed as pmctl always printed them."""
+
+    ODD_ROWS = (
+        "ret = ["
+        "{'path': '/sys/devices/a\\x1b]0;x\\x07\\r\\nFORGED\\u009b31m\\ufffd\\x7f', 'class': 'usb',"
+        " 'control': 'auto', 'autosuspend_delay_ms': dbus.Int32(2000),"
+        " 'runtime_status': 'suspended', 'held': True,"
+        " 'consumers': dbus.Array(['x\\ty', 'z'], signature='s'), 'excluded': 'no\\nway'},"
+        "{'path': '/sys/devices/odd', 'class': dbus.Int32(3),"
+        " 'control': dbus.Array(['on', 'auto'], signature='s'), 'autosuspend_delay_ms': 'soon',"
+        " 'runtime_status': dbus.Boolean(True), 'held': 'maybe', 'u': dbus.UInt32(7),"
+        " 'x': dbus.Int64(-8), 'd': dbus.Double(1.5), 'o': dbus.ObjectPath('/a/b'),"
+        " 'ass': dbus.Dictionary({'k': 'v'}, signature='ss'),"
+        " 'st': dbus.Struct(('s', dbus.Int32(1)), signature='si'),"
+        " 'ay': dbus.ByteArray(b'ab'), 'empty': dbus.Array([], signature='s')},"
+        "{'path': '/sys/devices/dup', 'class': dbus.ObjectPath('/usb'), 'control': dbus.UInt32(5),"
+        " 'autosuspend_delay_ms': dbus.UInt32(9), 'runtime_status': dbus.Int64(-1),"
+        " 'held': dbus.Int32(1)},"
+        "dbus.Dictionary({}, signature='sv'),"
+        "{'path': '/sys/devices/usb2', 'class': 'usb', 'autosuspend_delay_ms': dbus.Int32(-1)},"
+        "]")
+
+    def list_devices(self, obj, out_sig, code):
+        obj.AddMethod('org.powerpolicy1.Manager', 'ListDevices', '', out_sig, code,
+                      dbus_interface=MOCK_IFACE)
+
+    def test_every_value_type_and_escaping(self):
+        obj = self.start_fake()
+        self.list_devices(obj, 'aa{sv}', self.ODD_ROWS)
+        rc, out, err = self.pmctl('list', timeout=10)
+        self.assertEqual((rc, err), (0, ''))
+        self.assertEqual(out.split('\n'), [
+            '/sys/devices/a\\x1b]0;x\\x07\\r\\nFORGED\\xc2\\x9b31m\ufffd\\x7f\tusb\tauto\t2000\t'
+            'suspended\tyes',
+            # not a string: printed as pmctl show prints it; a delay that
+            # is no int32 is none
+            '/sys/devices/odd\t3\ton,auto\t-\tyes\tmaybe',
+            '/sys/devices/dup\t/usb\t5\t-\t-1\t1',
+            '-\t-\t-\t-\t-\t-',
+            '/sys/devices/usb2\tusb\t-\t-\t-\t-',
+            ''])
+        # --class compares string classes only
+        rc, out, err = self.pmctl('list', '--class', 'usb', timeout=10)
+        self.assertEqual([line.split('\t')[0] for line in out.splitlines()],
+                         ['/sys/devices/a\\x1b]0;x\\x07\\r\\nFORGED\\xc2\\x9b31m\ufffd\\x7f',
+                          '/sys/devices/usb2'])
+        rc, out, err = self.pmctl('list', '--class', '', timeout=10)
+        self.assertEqual(len(out.splitlines()), 3, out)
+        rc, out, err = self.pmctl('--json', 'list', timeout=10)
+        self.assertEqual((rc, err), (0, ''))
+        self.assertEqual(out.count('\n'), 1, out)
+        self.assertTrue(out.startswith(
+            '[{"path":"/sys/devices/a\\u001b]0;x\\u0007\\r\\nFORGED\u009b31m\ufffd\\u007f",'
+            '"class":"usb","control":"auto","autosuspend_delay_ms":2000,'
+            '"runtime_status":"suspended","held":true,"consumers":["x\\ty","z"],'
+            '"excluded":"no\\nway"},'), out)
+        data = json.loads(out)
+        self.assertEqual(data[1], {
+            'path': '/sys/devices/odd', 'class': 3, 'control': ['on', 'auto'],
+            'autosuspend_delay_ms': 'soon', 'runtime_status': True, 'held': 'maybe', 'u': 7,
+            'x': -8, 'd': 1.5, 'o': '/a/b', 'ass': {'k': 'v'}, 'st': ['s', 1], 'ay': [97, 98],
+            'empty': []})
+        self.assertEqual(data[2:], [
+            {'path': '/sys/devices/dup', 'class': '/usb', 'control': 5,
+             'autosuspend_delay_ms': 9, 'runtime_status': -1, 'held': 1},
+            {}, {'path': '/sys/devices/usb2', 'class': 'usb', 'autosuspend_delay_ms': -1}])
+        rc, out, err = self.pmctl('--json', 'list', '--class', 'usb', timeout=10)
+        self.assertEqual([d['path'] for d in json.loads(out)][1:], ['/sys/devices/usb2'])
+        # an empty list: no line; JSON's empty array
+        self.list_devices(obj, 'aa{sv}', 'ret = []')
+        self.assertEqual(self.pmctl('list', timeout=10), (0, '', ''))
+        self.assertEqual(self.pmctl('--json', 'list', timeout=10), (0, '[]\n', ''))
+
+    def test_errors_of_the_call(self):
+        obj = self.start_fake()
+        for name, message, said in (
+                ('org.powerpolicy1.Error.Failed', 'boom\\n\\x1b[2Jagain',
+                 'cannot list the devices: boom [2Jagain'),
+                ('org.powerpolicy1.Error.NotAuthorized', 'no',
+                 'not authorized to list the devices (no)'),
+                ('org.freedesktop.DBus.Error.AccessDenied', 'denied',
+                 'not authorized to list the devices (denied)'),
+                ('org.freedesktop.DBus.Error.UnknownMethod', 'gone',
+                 'the running powerpolicyd cannot list the devices (gone); is it older than pmctl'),
+                ('org.example.Error.Odd', 'odd',
+                 'cannot list the devices: odd (org.example.Error.Odd)')):
+            with self.subTest(name=name):
+                self.list_devices(obj, 'aa{sv}', "raise dbus.exceptions.DBusException("
+                                  "'%s', name='%s')" % (message, name))
+                for args in (['list'], ['--json', 'list']):
+                    rc, out, err = self.pmctl(*args, timeout=10)
+                    self.assertEqual((rc, out), (1, ''))
+                    self.assertTrue(err.startswith('pmctl: ' + said), err)
+                    self.assertEqual(err.count('\n'), 1, err)
+        # a reply of another type: said, never read
+        self.list_devices(obj, 's', "ret = 'x'")
+        self.assertEqual(self.pmctl('list', timeout=10),
+                         (1, '', 'pmctl: cannot list the devices: Method \u201cListDevices\u201d '
+                          'returned type \u201c(s)\u201d, but expected \u201c(aa{sv})\u201d\n'))
+
+    def test_bus_lost_during_the_call(self):
+        # a bus of its own, which goes away while the fake daemon answers
+        fd, conf = tempfile.mkstemp(prefix='pp-bus-', suffix='.conf')
+        with os.fdopen(fd, 'w') as f:
+            f.write(PRIVATE_BUS_CONFIG)
+        bus_pid, address = dbusmock.DBusTestCase.start_dbus(conf=conf)
+        os.unlink(conf)
+        self.addCleanup(lambda: os.path.exists('/proc/%d' % bus_pid) and
+                        dbusmock.DBusTestCase.stop_dbus(bus_pid))
+        fake = subprocess.Popen([sys.executable, '-m', 'dbusmock', '--system', 'org.powerpolicy1',
+                                 '/org/powerpolicy1', 'org.powerpolicy1.Manager'],
+                                env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address),
+                                stdout=subprocess.DEVNULL)
+        self.addCleanup(lambda: (fake.kill(), fake.wait()))
+        con = dbus.bus.BusConnection(address)
+        self.addCleanup(con.close)
+        wait_until(lambda: con.name_has_owner('org.powerpolicy1'), 10, 'the fake on its bus')
+        with tempfile.TemporaryDirectory() as tmp:
+            asked = os.path.join(tmp, 'asked')
+            con.get_object('org.powerpolicy1', '/org/powerpolicy1').AddMethod(
+                'org.powerpolicy1.Manager', 'ListDevices', '', 'aa{sv}',
+                'open(%r, "w").close(); import time; time.sleep(30); ret = []' % asked,
+                dbus_interface=MOCK_IFACE)
+            p = subprocess.Popen([PMCTL, 'list'], env=self.pmctl_env(address),
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 universal_newlines=True)
+            wait_until(lambda: os.path.exists(asked), 10, 'the call to reach the fake')
+            dbusmock.DBusTestCase.stop_dbus(bus_pid)
+            out, err = p.communicate(timeout=20)
+        self.assertEqual((p.returncode, out, err), (
+            1, '', 'pmctl: lost the connection to the system bus (trying to list the devices)\n'))
 
 
 class TestQuirksNoFallback(FakeDaemonTestCase):
