@@ -56,7 +56,11 @@ G_DEFINE_TYPE (PpService, pp_service, G_TYPE_OBJECT)
 
 /* After a reply of many rows: the small blocks it was built from are
  * free again, but spread over the heap; hand their pages back, so that
- * asking leaves the daemon as small as it was. */
+ * asking leaves the daemon as small as it was. Also before one: GDBus
+ * frees the previous big reply (the message and its serialised form, at
+ * 10,000 devices megabytes grown by doubling) in its worker thread once
+ * written, after that reply's trim, and its pages would still be there
+ * while the next one is made. */
 static void
 give_back_memory (void)
 {
@@ -421,9 +425,14 @@ static gboolean
 handle_list_devices (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
 {
   GPtrArray *devices = pp_manager_list_devices (self->manager);
-  PpDeviceRows *rows = pp_device_rows_new (devices->len);
-  g_autoptr(GHashTable) memo = pp_power_ops_blocking_memo_new ();
-  g_autofree PpDeviceStatus *statuses = g_new (PpDeviceStatus, MAX (devices->len, 1));
+  PpDeviceRows *rows = NULL;
+  g_autoptr(GHashTable) memo = NULL;
+  g_autofree PpDeviceStatus *statuses = NULL;
+
+  give_back_memory ();
+  rows = pp_device_rows_new (devices->len);
+  memo = pp_power_ops_blocking_memo_new ();
+  statuses = g_new (PpDeviceStatus, MAX (devices->len, 1));
 
   for (guint i = 0; i < devices->len; i++)
     {
@@ -438,6 +447,9 @@ handle_list_devices (PpDbusManager *skeleton, GDBusMethodInvocation *invocation,
     device_status_to_variant (self, g_ptr_array_index (devices, i), &statuses[i], memo, rows);
   g_clear_pointer (&memo, g_hash_table_unref);
   g_clear_pointer (&statuses, g_free);
+  /* GDBus makes a second copy of the reply, grown by doubling: the
+   * pages of the states and the memo go back first */
+  give_back_memory ();
   pp_dbus_manager_complete_list_devices (skeleton, invocation, pp_device_rows_end (rows));
   give_back_memory ();
   return G_DBUS_METHOD_INVOCATION_HANDLED;
@@ -814,8 +826,11 @@ static gboolean
 run_get_statistics (PpService *self, PpCall *call, GError **error)
 {
   g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sdtt)"));
-  g_autoptr(GArray) rows = pp_manager_get_statistics (self->manager, call->dev, FALSE, error);
+  g_autoptr(GArray) rows = NULL;
 
+  if (call->dev == NULL)
+    give_back_memory ();
+  rows = pp_manager_get_statistics (self->manager, call->dev, FALSE, error);
   if (rows == NULL)
     return FALSE;
   for (guint i = 0; i < rows->len; i++)
@@ -857,7 +872,10 @@ handle_get_device_statistics (PpDbusManager         *skeleton,
                               PpService             *self)
 {
   g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sssbdtt)"));
-  g_autoptr(GArray) rows = pp_manager_get_statistics (self->manager, NULL, TRUE, NULL);
+  g_autoptr(GArray) rows = NULL;
+
+  give_back_memory ();
+  rows = pp_manager_get_statistics (self->manager, NULL, TRUE, NULL);
 
   for (guint i = 0; rows != NULL && i < rows->len; i++)
     {
