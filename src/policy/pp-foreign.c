@@ -63,18 +63,21 @@ struct Record {
   Record   *next;
   char     *attribute;  /* interned (g_ref_string_new_intern()): a few names
                          * shared by every device's records */
-  char     *ours;      /* last value written, stripped */
-  gboolean  ours_valid; /* FALSE after forget_written, until the next write */
-  char     *theirs;    /* last foreign value seen, stripped */
-  guint     count;     /* foreign changes seen */
-  gboolean  given_up;
+  char     *ours;       /* last value written, stripped; interned like
+                         * @attribute ("auto", "0", "on" for thousands) */
+  char     *theirs;     /* last foreign value seen, stripped */
+  guint     count;      /* foreign changes seen */
+  /* flags last: no padding between the pointers (one is kept for every
+   * attribute written) */
+  guint     ours_valid : 1;  /* FALSE after forget_written, until the next write */
+  guint     given_up : 1;
 };
 
 static void
 record_free (Record *record)
 {
   g_ref_string_release (record->attribute);
-  g_free (record->ours);
+  g_clear_pointer (&record->ours, g_ref_string_release);
   g_free (record->theirs);
   g_free (record);
 }
@@ -157,6 +160,7 @@ pp_foreign_tracker_note_written (PpForeignTracker *tracker,
                                  const char       *attribute,
                                  const char       *value)
 {
+  g_autofree char *normalized = NULL;
   Record *record;
 
   g_return_if_fail (tracker != NULL && path != NULL && attribute != NULL);
@@ -177,8 +181,9 @@ pp_foreign_tracker_note_written (PpForeignTracker *tracker,
         key = g_ref_string_new_intern (path);
       g_hash_table_insert (tracker->devices, key, record);
     }
-  g_free (record->ours);
-  record->ours = value_normalize (value);
+  normalized = value_normalize (value);
+  g_clear_pointer (&record->ours, g_ref_string_release);
+  record->ours = g_ref_string_new_intern (normalized);
   record->ours_valid = TRUE;
 }
 
