@@ -67,18 +67,6 @@ give_back_memory (void)
   malloc_trim (0);
 }
 
-/* @reply (floating) in one buffer: the builder's tree of small values
- * (five a row of a(sdtt)) is freed here, before give_back_memory(). Sent
- * as a tree, it would be freed by GDBus' worker thread once the message
- * is written, after the trim: at 10,000 devices ~2 MiB of heap stayed
- * until the next ListDevices trimmed it. One buffer of a big reply is
- * mapped on its own (M_MMAP_THRESHOLD, main.c) and unmapped when freed. */
-static GVariant *
-serialised_reply (GVariant *reply)
-{
-  g_variant_get_data (reply);
-  return reply;
-}
 
 static void
 return_error (GDBusMethodInvocation *invocation, const GError *error)
@@ -825,7 +813,7 @@ handle_explain_platform (PpDbusManager *skeleton, GDBusMethodInvocation *invocat
 static gboolean
 run_get_statistics (PpService *self, PpCall *call, GError **error)
 {
-  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sdtt)"));
+  PpDeviceRows *reply;
   g_autoptr(GArray) rows = NULL;
 
   if (call->dev == NULL)
@@ -833,15 +821,22 @@ run_get_statistics (PpService *self, PpCall *call, GError **error)
   rows = pp_manager_get_statistics (self->manager, call->dev, FALSE, error);
   if (rows == NULL)
     return FALSE;
+  /* serialised row by row (pp-device-row.h), into one buffer: sent as
+   * a tree, it would be freed by GDBus' worker thread once written,
+   * after the trim; serialised at the end, its tree of five small
+   * GVariants a row, freed at once, left holes in the heap in which
+   * GDBus' copy of the next big reply grew and was moved */
+  reply = pp_device_rows_new_sized (rows->len, 96);
   for (guint i = 0; i < rows->len; i++)
     {
       const PpManagerStatsRow *r = &g_array_index (rows, PpManagerStatsRow, i);
 
-      g_variant_builder_add (&b, "(sdtt)", r->path, r->suspended_share,
-                             r->active_ms, r->suspended_ms);
+      pp_device_rows_add_value (reply, g_variant_new ("(sdtt)", r->path, r->suspended_share,
+                                                      r->active_ms, r->suspended_ms));
     }
   pp_dbus_manager_complete_get_statistics (self->skeleton, call->invocation,
-                                           serialised_reply (g_variant_builder_end (&b)));
+                                           pp_device_rows_end_as (reply,
+                                                                  G_VARIANT_TYPE ("a(sdtt)")));
   if (call->dev == NULL)
     {
       g_clear_pointer (&rows, g_array_unref);
@@ -871,21 +866,25 @@ handle_get_device_statistics (PpDbusManager         *skeleton,
                               GDBusMethodInvocation *invocation,
                               PpService             *self)
 {
-  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sssbdtt)"));
+  PpDeviceRows *reply;
   g_autoptr(GArray) rows = NULL;
 
   give_back_memory ();
   rows = pp_manager_get_statistics (self->manager, NULL, TRUE, NULL);
-
+  /* row by row, as GetStatistics */
+  reply = pp_device_rows_new_sized (rows != NULL ? rows->len : 0, 128);
   for (guint i = 0; rows != NULL && i < rows->len; i++)
     {
       const PpManagerStatsRow *r = &g_array_index (rows, PpManagerStatsRow, i);
 
-      g_variant_builder_add (&b, "(sssbdtt)", r->path, r->class, r->runtime_status,
-                             r->control_auto, r->suspended_share, r->active_ms, r->suspended_ms);
+      pp_device_rows_add_value (reply, g_variant_new ("(sssbdtt)", r->path, r->class,
+                                                      r->runtime_status, r->control_auto,
+                                                      r->suspended_share, r->active_ms,
+                                                      r->suspended_ms));
     }
   pp_dbus_manager_complete_get_device_statistics (skeleton, invocation,
-                                                  serialised_reply (g_variant_builder_end (&b)));
+                                                  pp_device_rows_end_as (reply,
+                                                                         G_VARIANT_TYPE ("a(sssbdtt)")));
   g_clear_pointer (&rows, g_array_unref);
   give_back_memory ();
   return G_DBUS_METHOD_INVOCATION_HANDLED;
