@@ -29,6 +29,23 @@ read_pci_id (const char *syspath, const char *name)
   return (guint16) id;
 }
 
+/* The controllers of a device that has none: one empty array shared by
+ * all of them (a new reference), not one of each of thousands of devices.
+ * Never changed: the facts are read-only once read. */
+static GPtrArray *
+no_controllers (void)
+{
+  static GPtrArray *empty;
+  static gsize made;
+
+  if (g_once_init_enter (&made))
+    {
+      empty = g_ptr_array_new_with_free_func (g_free);
+      g_once_init_leave (&made, 1);
+    }
+  return g_ptr_array_ref (empty);
+}
+
 /* The NVMe controllers below a PCI function (nvme/nvme0, ...), sorted
  * (none unless the nvme driver made them), and an NVMe drive's APST
  * quirk from its PCI ids and the model its first controller reports. */
@@ -40,7 +57,7 @@ read_nvme (PpDeviceFacts *facts, PpDeviceInfo *info)
 
   facts->nvme_controllers = pp_list_dir_sorted (dir, NULL);
   if (facts->nvme_controllers == NULL)
-    facts->nvme_controllers = g_ptr_array_new_with_free_func (g_free);
+    facts->nvme_controllers = no_controllers ();
   if (facts->nvme_controllers->len > 0)
     {
       const char *first = g_ptr_array_index (facts->nvme_controllers, 0);
@@ -213,7 +230,7 @@ pp_device_facts_read (PpDeviceFacts *facts, PpDeviceInfo *info)
       read_nvme (facts, info);
     }
   else
-    facts->nvme_controllers = g_ptr_array_new_with_free_func (g_free);
+    facts->nvme_controllers = no_controllers ();
   read_power_switch (facts, info);
 }
 

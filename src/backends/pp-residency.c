@@ -142,7 +142,10 @@ pp_residency_book_new (guint64 min_window_ms)
 {
   PpResidencyBook *book = g_new0 (PpResidencyBook, 1);
 
-  book->bases = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  /* the paths interned (g_ref_string_new_intern()): one copy shared
+   * with the daemon's other per-device records */
+  book->bases = g_hash_table_new_full (g_str_hash, g_str_equal,
+                                       (GDestroyNotify) g_ref_string_release, g_free);
   book->min_window_ms = min_window_ms != 0 ? min_window_ms : PP_STATS_MIN_WINDOW_MS_DEFAULT;
   return book;
 }
@@ -167,7 +170,7 @@ pp_residency_book_set_base (PpResidencyBook *book,
       g_hash_table_remove (book->bases, syspath);
       return;
     }
-  g_hash_table_insert (book->bases, g_strdup (syspath),
+  g_hash_table_insert (book->bases, g_ref_string_new_intern (syspath),
                        g_memdup2 (&sample, sizeof sample));
 }
 

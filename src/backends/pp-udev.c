@@ -56,11 +56,11 @@ pp_device_info_unref (PpDeviceInfo *info)
 {
   if (info == NULL || !g_atomic_int_dec_and_test (&info->ref_count))
     return;
-  g_free (info->syspath);
-  g_free (info->subsystem);
+  g_clear_pointer (&info->syspath, g_ref_string_release);
+  g_ref_string_release (info->subsystem);
   g_free (info->sysname);
-  g_free (info->devtype);
-  g_free (info->driver);
+  g_clear_pointer (&info->devtype, g_ref_string_release);
+  g_clear_pointer (&info->driver, g_ref_string_release);
   g_free (info->devnode);
   g_free (info->parent);
   g_clear_pointer (&info->properties, g_hash_table_unref);
@@ -104,11 +104,14 @@ device_info_new (const DeviceIds *ids, gboolean tagged)
   PpDeviceInfo *info = g_new0 (PpDeviceInfo, 1);
 
   info->ref_count = 1;
-  info->syspath = g_strdup (ids->syspath);
-  info->subsystem = g_strdup (ids->subsystem ? ids->subsystem : "");
+  /* interned (g_ref_string_new_intern()): the path is shared with the
+   * daemon's other records of the device, and a few subsystems, device
+   * types and drivers with thousands of devices */
+  info->syspath = ids->syspath ? g_ref_string_new_intern (ids->syspath) : NULL;
+  info->subsystem = g_ref_string_new_intern (ids->subsystem ? ids->subsystem : "");
   info->sysname = g_strdup (ids->sysname ? ids->sysname : "");
-  info->devtype = g_strdup (ids->devtype);
-  info->driver = g_strdup (ids->driver);
+  info->devtype = ids->devtype ? g_ref_string_new_intern (ids->devtype) : NULL;
+  info->driver = ids->driver ? g_ref_string_new_intern (ids->driver) : NULL;
   info->devnode = g_strdup (ids->devnode);
   info->tagged = tagged;
   return info;

@@ -19,7 +19,9 @@ G_BEGIN_DECLS
 /* What the daemon keeps of a udev device. */
 typedef struct {
   gint        ref_count;
-  char       *syspath;       /* canonical /sys/devices/... */
+  char       *syspath;       /* canonical /sys/devices/...; this and the
+                              * next three are interned GRefStrings
+                              * (g_ref_string_new_intern()), never changed */
   char       *subsystem;     /* "" when none */
   char       *sysname;
   char       *devtype;       /* or NULL */

@@ -131,3 +131,66 @@ pp_hash_table_sorted_keys (GHashTable *table)
   g_ptr_array_sort (keys, pp_compare_strings);
   return keys;
 }
+
+struct _PpStrSet {
+  guint  len;
+  char  *values[];   /* GRefString, interned */
+};
+
+PpStrSet *
+pp_str_set_add (PpStrSet *set, const char *value)
+{
+  guint len = set != NULL ? set->len : 0;
+
+  g_return_val_if_fail (value != NULL, set);
+
+  if (pp_str_set_contains (set, value))
+    return set;
+  set = g_realloc (set, sizeof (PpStrSet) + (len + 1) * sizeof (char *));
+  set->values[len] = g_ref_string_new_intern (value);
+  set->len = len + 1;
+  return set;
+}
+
+gboolean
+pp_str_set_contains (const PpStrSet *set, const char *value)
+{
+  for (guint i = 0; set != NULL && i < set->len; i++)
+    if (strcmp (set->values[i], value) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+guint
+pp_str_set_size (const PpStrSet *set)
+{
+  return set != NULL ? set->len : 0;
+}
+
+const char *
+pp_str_set_index (const PpStrSet *set, guint i)
+{
+  g_return_val_if_fail (set != NULL && i < set->len, NULL);
+
+  return set->values[i];
+}
+
+GHashTable *
+pp_str_set_to_hash_table (const PpStrSet *set)
+{
+  GHashTable *table = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint i = 0; set != NULL && i < set->len; i++)
+    g_hash_table_add (table, set->values[i]);
+  return table;
+}
+
+void
+pp_str_set_free (PpStrSet *set)
+{
+  if (set == NULL)
+    return;
+  for (guint i = 0; i < set->len; i++)
+    g_ref_string_release (set->values[i]);
+  g_free (set);
+}

@@ -46,4 +46,27 @@ char      *pp_escape_text_len (const char *text,
                                gsize       length,
                                gsize       max);
 
+/* (pp-util-pure.c.) A small set of strings kept as one array of interned,
+ * reference-counted copies (g_ref_string_new_intern()): the same few
+ * names (attributes such as "power/control") in thousands of sets cost
+ * one pointer per set and one copy in all, and a set is one allocation
+ * instead of a hash table. Insertion order kept; lookups are linear
+ * (meant for a handful of entries). NULL is the empty set. */
+typedef struct _PpStrSet PpStrSet;
+
+/* @set with @value added (when not yet in it); @set may be reallocated:
+ * use the set returned. */
+PpStrSet   *pp_str_set_add           (PpStrSet       *set,
+                                      const char     *value);
+gboolean    pp_str_set_contains      (const PpStrSet *set,
+                                      const char     *value);
+guint       pp_str_set_size          (const PpStrSet *set);
+/* The @i-th value (insertion order), valid while it is in @set. */
+const char *pp_str_set_index         (const PpStrSet *set,
+                                      guint           i);
+/* The values as a set (g_hash_table_add()) whose keys are @set's: valid
+ * while @set lives unchanged. */
+GHashTable *pp_str_set_to_hash_table (const PpStrSet *set);
+void        pp_str_set_free          (PpStrSet       *set);
+
 G_END_DECLS

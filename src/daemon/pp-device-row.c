@@ -88,10 +88,16 @@ struct _PpDeviceRows {
 PpDeviceRows *
 pp_device_rows_new (guint n_hint)
 {
+  /* ~530 bytes a row on a typical machine */
+  return pp_device_rows_new_sized (n_hint, 512);
+}
+
+PpDeviceRows *
+pp_device_rows_new_sized (guint n_hint, guint row_size_hint)
+{
   PpDeviceRows *rows = g_new0 (PpDeviceRows, 1);
 
-  /* ~530 bytes a row on a typical machine */
-  rows->body = g_byte_array_sized_new (MIN (n_hint, 1u << 20) * 512);
+  rows->body = g_byte_array_sized_new (MIN (n_hint, 1u << 20) * MIN (row_size_hint, 4096u));
   rows->ends = g_array_sized_new (FALSE, FALSE, sizeof (gsize), n_hint);
   return rows;
 }
@@ -99,8 +105,14 @@ pp_device_rows_new (guint n_hint)
 void
 pp_device_rows_add (PpDeviceRows *rows, const PpDeviceRow *row)
 {
+  pp_device_rows_add_value (rows, pp_device_row_to_variant (row));
+}
+
+void
+pp_device_rows_add_value (PpDeviceRows *rows, GVariant *value)
+{
   static const guint8 zeros[ROW_ALIGNMENT] = { 0 };
-  g_autoptr(GVariant) v = g_variant_ref_sink (pp_device_row_to_variant (row));
+  g_autoptr(GVariant) v = g_variant_ref_sink (value);
   gsize size = g_variant_get_size (v);
   gsize end;
 
@@ -128,6 +140,12 @@ offset_size (gsize body, gsize n)
 GVariant *
 pp_device_rows_end (PpDeviceRows *rows)
 {
+  return pp_device_rows_end_as (rows, G_VARIANT_TYPE ("aa{sv}"));
+}
+
+GVariant *
+pp_device_rows_end_as (PpDeviceRows *rows, const GVariantType *type)
+{
   guint size = offset_size (rows->body->len, rows->ends->len);
   GBytes *bytes;
   GVariant *v;
@@ -142,8 +160,8 @@ pp_device_rows_end (PpDeviceRows *rows)
   g_array_unref (rows->ends);
   bytes = g_byte_array_free_to_bytes (rows->body);
   g_free (rows);
-  /* trusted: made of serialised a{sv} in normal form, framed as above */
-  v = g_variant_new_from_bytes (G_VARIANT_TYPE ("aa{sv}"), bytes, TRUE);
+  /* trusted: made of serialised rows in normal form, framed as above */
+  v = g_variant_new_from_bytes (type, bytes, TRUE);
   g_bytes_unref (bytes);
   return v;
 }

@@ -48,4 +48,19 @@ void          pp_device_rows_add  (PpDeviceRows       *rows,
 /* The aa{sv} of the rows added, in order: a floating GVariant. */
 GVariant     *pp_device_rows_end  (PpDeviceRows       *rows);
 
+/* The same for other array replies (GetStatistics' a(sdtt), say), so that
+ * their rows too are serialised as they come instead of kept as a tree
+ * of small GVariants: room for @n_hint rows of about @row_size_hint
+ * bytes, add each element (@value, floating or not, of the array's
+ * element type), then end with the array's @type. Only for
+ * elements of variable size whose type aligns to 8 bytes (holding a
+ * string and a double, 64-bit integer or variant), as a{sv}; all rows of
+ * one array of the same type. */
+PpDeviceRows *pp_device_rows_new_sized (guint               n_hint,
+                                        guint               row_size_hint);
+void          pp_device_rows_add_value (PpDeviceRows       *rows,
+                                        GVariant           *value);
+GVariant     *pp_device_rows_end_as    (PpDeviceRows       *rows,
+                                        const GVariantType *type);
+
 G_END_DECLS

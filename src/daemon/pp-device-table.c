@@ -24,7 +24,12 @@ struct _PpDeviceTable {
   GHashTable *devices;        /* syspath -> PpDevice*: the tagged devices */
   GHashTable *unmanaged;      /* syspath -> PpDevice*: untagged devices a tree
                                * operation looked at (pp_manager_get_tree_device) */
-  GHashTable *by_sysname;     /* sysname -> GPtrArray of PpDevice* (unowned) */
+  GHashTable *by_sysname;     /* sysname -> PpDevice* (unowned), the first
+                               * with that name */
+  GHashTable *same_sysname;   /* sysname -> GPtrArray of PpDevice* (unowned):
+                               * the names two devices or more have, each
+                               * in the order added (an array for every
+                               * name cost ~80 bytes a device) */
   GPtrArray  *sorted_cache;   /* PpDevice*, or NULL when stale */
 };
 
@@ -106,24 +111,42 @@ pp_device_free (PpDevice *dev)
 static void
 index_remove (PpDeviceTable *self, PpDevice *dev)
 {
-  GPtrArray *list = g_hash_table_lookup (self->by_sysname, dev->info->sysname);
+  const char *name = dev->info->sysname;
+  GPtrArray *list = g_hash_table_lookup (self->same_sysname, name);
 
   if (list == NULL)
-    return;
+    {
+      if (g_hash_table_lookup (self->by_sysname, name) == dev)
+        g_hash_table_remove (self->by_sysname, name);
+      return;
+    }
   g_ptr_array_remove (list, dev);
-  if (list->len == 0)
-    g_hash_table_remove (self->by_sysname, dev->info->sysname);
+  if (list->len > 0)
+    g_hash_table_insert (self->by_sysname, g_strdup (name), g_ptr_array_index (list, 0));
+  else
+    g_hash_table_remove (self->by_sysname, name);
+  if (list->len < 2)
+    g_hash_table_remove (self->same_sysname, name);
 }
 
 static void
 index_add (PpDeviceTable *self, PpDevice *dev)
 {
-  GPtrArray *list = g_hash_table_lookup (self->by_sysname, dev->info->sysname);
+  const char *name = dev->info->sysname;
+  PpDevice *first = g_hash_table_lookup (self->by_sysname, name);
+  GPtrArray *list;
 
+  if (first == NULL)
+    {
+      g_hash_table_insert (self->by_sysname, g_strdup (name), dev);
+      return;
+    }
+  list = g_hash_table_lookup (self->same_sysname, name);
   if (list == NULL)
     {
       list = g_ptr_array_new ();
-      g_hash_table_insert (self->by_sysname, g_strdup (dev->info->sysname), list);
+      g_ptr_array_add (list, first);
+      g_hash_table_insert (self->same_sysname, g_strdup (name), list);
     }
   g_ptr_array_add (list, dev);
 }
@@ -153,8 +176,9 @@ pp_device_table_new (void)
                                          (GDestroyNotify) pp_device_free);
   self->unmanaged = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                            (GDestroyNotify) pp_device_free);
-  self->by_sysname = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                            (GDestroyNotify) g_ptr_array_unref);
+  self->by_sysname = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->same_sysname = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                              (GDestroyNotify) g_ptr_array_unref);
   return self;
 }
 
@@ -164,6 +188,7 @@ pp_device_table_free (PpDeviceTable *self)
   if (self == NULL)
     return;
   g_clear_pointer (&self->sorted_cache, g_ptr_array_unref);
+  g_hash_table_unref (self->same_sysname);
   g_hash_table_unref (self->by_sysname);
   g_hash_table_unref (self->unmanaged);
   g_hash_table_unref (self->devices);
@@ -386,14 +411,15 @@ resolve_device (PpDeviceTable *self, const char *device, GError **error)
     }
 
   {
-    GPtrArray *list = g_hash_table_lookup (self->by_sysname, device);
+    PpDevice *first = g_hash_table_lookup (self->by_sysname, device);
+    GPtrArray *list = g_hash_table_lookup (self->same_sysname, device);
 
-    if (list == NULL || list->len == 0)
+    if (first == NULL)
       {
         g_set_error (error, PP_ERROR, PP_ERROR_NO_SUCH_DEVICE, "no device named '%s'", shown);
         return NULL;
       }
-    if (list->len > 1)
+    if (list != NULL)
       {
         g_autoptr(GString) names = g_string_new (NULL);
         for (guint i = 0; i < list->len; i++)
@@ -405,7 +431,7 @@ resolve_device (PpDeviceTable *self, const char *device, GError **error)
                      "device name '%s' is ambiguous, use one of: %s", shown, names->str);
         return NULL;
       }
-    return g_ptr_array_index (list, 0);
+    return first;
   }
 }
 

@@ -28,8 +28,11 @@ struct _PpExecutor {
   PpExecutorHooks   hooks;
   PpRestore        *restore;        /* the journal of originals */
 
-  /* what this run changed: device syspath (or /sys/module) -> set of
-   * relpaths, so a setting that leaves the policy gets its original back */
+  /* what this run changed: device syspath (or /sys/module; interned, as
+   * the foreign tracker's) -> PpStrSet
+   * of relpaths, so a setting that leaves the policy gets its original
+   * back. One small set per device, not a hash table: at 10,000 devices
+   * the tables (and a copy of "power/control" in each) cost megabytes. */
   GHashTable       *touched;
   /* full paths whose originals a previous run kept (RestoreOnExit=false)
    * and that no pass has planned yet: they join @touched of their
@@ -58,8 +61,9 @@ pp_executor_new (const char *runtime_dir, gboolean oneshot, const PpExecutorHook
   self->hooks = *hooks;
   self->restore = pp_restore_new (runtime_dir);
   self->adopted = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  self->touched = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                         (GDestroyNotify) g_hash_table_unref);
+  self->touched = g_hash_table_new_full (g_str_hash, g_str_equal,
+                                         (GDestroyNotify) g_ref_string_release,
+                                         (GDestroyNotify) pp_str_set_free);
   self->foreign = pp_foreign_tracker_new ();
   self->failed_writes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   return self;
@@ -314,11 +318,11 @@ void
 pp_executor_plan_settings (PpExecutor *self, GPtrArray *plan, PpDevice *dev, const char *dir,
                            GPtrArray *settings)
 {
-  GHashTable *touched;
+  g_autoptr(GHashTable) touched = NULL;
   g_autoptr(PpPlanCurrent) current = NULL;
 
   absorb_adopted (self, dir);
-  touched = g_hash_table_lookup (self->touched, dir);
+  touched = pp_executor_get_touched (self, dir);
   current = read_before_planning (self, dir, settings, touched);
   pp_plan_settings (plan, dev, dir, settings, touched, pp_plan_current_values (current));
 }
@@ -327,7 +331,7 @@ void
 pp_executor_plan_attribute (PpExecutor *self, GPtrArray *plan, PpDevice *dev, GPtrArray *settings,
                             const char *relpath)
 {
-  GHashTable *touched;
+  PpStrSet *touched;
   g_autoptr(GPtrArray) one = g_ptr_array_new ();
   g_autoptr(GHashTable) touched_one = NULL;
   g_autoptr(PpPlanCurrent) current = NULL;
@@ -341,7 +345,7 @@ pp_executor_plan_attribute (PpExecutor *self, GPtrArray *plan, PpDevice *dev, GP
       if (g_str_equal (s->key, relpath))
         g_ptr_array_add (one, s);
     }
-  if (touched != NULL && g_hash_table_contains (touched, relpath))
+  if (pp_str_set_contains (touched, relpath))
     {
       touched_one = g_hash_table_new (g_str_hash, g_str_equal);
       g_hash_table_add (touched_one, (gpointer) relpath);
@@ -354,15 +358,14 @@ pp_executor_plan_attribute (PpExecutor *self, GPtrArray *plan, PpDevice *dev, GP
 static void
 touch (PpExecutor *self, const char *dir, const char *relpath)
 {
-  GHashTable *set = g_hash_table_lookup (self->touched, dir);
+  char *key = NULL;
+  PpStrSet *set = NULL;
 
-  if (set == NULL)
-    {
-      set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-      g_hash_table_insert (self->touched, g_strdup (dir), set);
-    }
-  if (!g_hash_table_contains (set, relpath))
-    g_hash_table_add (set, g_strdup (relpath));
+  /* the set may move when it grows: its entry is stolen and put back */
+  if (!g_hash_table_steal_extended (self->touched, dir, (gpointer *) &key, (gpointer *) &set))
+    key = g_ref_string_new_intern (dir);   /* the foreign tracker's copy */
+  set = pp_str_set_add (set, relpath);
+  g_hash_table_insert (self->touched, key, set);
 }
 
 static void
@@ -665,23 +668,22 @@ pp_executor_may_write (const char *path)
 GHashTable *
 pp_executor_get_touched (PpExecutor *self, const char *syspath)
 {
-  return g_hash_table_lookup (self->touched, syspath);
+  PpStrSet *set = g_hash_table_lookup (self->touched, syspath);
+
+  return set != NULL ? pp_str_set_to_hash_table (set) : NULL;
 }
 
 GPtrArray *
 pp_executor_policy_paths (PpExecutor *self)
 {
   GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
-  GHashTableIter iter, inner;
-  gpointer dir, set, relpath;
+  GHashTableIter iter;
+  gpointer dir, set;
 
   g_hash_table_iter_init (&iter, self->touched);
   while (g_hash_table_iter_next (&iter, &dir, &set))
-    {
-      g_hash_table_iter_init (&inner, set);
-      while (g_hash_table_iter_next (&inner, &relpath, NULL))
-        g_ptr_array_add (paths, g_build_filename (dir, relpath, NULL));
-    }
+    for (guint i = 0; i < pp_str_set_size (set); i++)
+      g_ptr_array_add (paths, g_build_filename (dir, pp_str_set_index (set, i), NULL));
   g_hash_table_iter_init (&iter, self->adopted);
   while (g_hash_table_iter_next (&iter, &dir, NULL))
     g_ptr_array_add (paths, g_strdup (dir));
@@ -713,7 +715,7 @@ pp_executor_forget_under (PpExecutor *self, const char *dir)
 void
 pp_executor_release_device (PpExecutor *self, const char *syspath, const char *why)
 {
-  GHashTable *written = g_hash_table_lookup (self->touched, syspath);
+  PpStrSet *written = g_hash_table_lookup (self->touched, syspath);
   GPtrArray *recorded = pp_restore_get_recorded (self->restore);
   g_autoptr(GPtrArray) originals = g_ptr_array_new_with_free_func ((GDestroyNotify) pp_original_free);
   gsize dir_len = strlen (syspath);
@@ -723,7 +725,7 @@ pp_executor_release_device (PpExecutor *self, const char *syspath, const char *w
       PpOriginal *o = g_ptr_array_index (recorded, i);
 
       if (strncmp (o->path, syspath, dir_len) == 0 && o->path[dir_len] == '/' &&
-          g_hash_table_contains (written, o->path + dir_len + 1))
+          pp_str_set_contains (written, o->path + dir_len + 1))
         g_ptr_array_add (originals, pp_original_new (o->path, o->value));
     }
   g_info ("%s: %s, writing back its %u original values and forgetting it",

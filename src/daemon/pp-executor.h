@@ -73,7 +73,9 @@ void         pp_executor_plan_settings  (PpExecutor *self, GPtrArray *plan, PpDe
  * its original; the device's other attributes are not read. */
 void         pp_executor_plan_attribute (PpExecutor *self, GPtrArray *plan, PpDevice *dev,
                                          GPtrArray *settings, const char *relpath);
-/* The attributes of @syspath this run changed (relpaths), or NULL. */
+/* The attributes of @syspath this run changed (relpaths), or NULL: a new
+ * set (g_hash_table_unref()) whose keys stay valid until the executor
+ * forgets @syspath's attributes. */
 GHashTable  *pp_executor_get_touched    (PpExecutor *self, const char *syspath);
 /* The full paths of the policy's writes this run, and those a previous
  * run kept that no pass planned since. */

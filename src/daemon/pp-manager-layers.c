@@ -294,7 +294,7 @@ plan_sleep_layer_device (PpLayers *self, GPtrArray *plan, PpDevice *dev)
 {
   g_autoptr(PpDecision) decision = NULL;
   g_autoptr(GHashTable) keys = g_hash_table_new (g_str_hash, g_str_equal);
-  GHashTable *touched;
+  g_autoptr(GHashTable) touched = NULL;
   GHashTableIter iter;
   gpointer key;
 

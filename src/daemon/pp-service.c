@@ -56,25 +56,17 @@ G_DEFINE_TYPE (PpService, pp_service, G_TYPE_OBJECT)
 
 /* After a reply of many rows: the small blocks it was built from are
  * free again, but spread over the heap; hand their pages back, so that
- * asking leaves the daemon as small as it was. */
+ * asking leaves the daemon as small as it was. Also before one: GDBus
+ * frees the previous big reply (the message and its serialised form, at
+ * 10,000 devices megabytes grown by doubling) in its worker thread once
+ * written, after that reply's trim, and its pages would still be there
+ * while the next one is made. */
 static void
 give_back_memory (void)
 {
   malloc_trim (0);
 }
 
-/* @reply (floating) in one buffer: the builder's tree of small values
- * (five a row of a(sdtt)) is freed here, before give_back_memory(). Sent
- * as a tree, it would be freed by GDBus' worker thread once the message
- * is written, after the trim: at 10,000 devices ~2 MiB of heap stayed
- * until the next ListDevices trimmed it. One buffer of a big reply is
- * mapped on its own (M_MMAP_THRESHOLD, main.c) and unmapped when freed. */
-static GVariant *
-serialised_reply (GVariant *reply)
-{
-  g_variant_get_data (reply);
-  return reply;
-}
 
 static void
 return_error (GDBusMethodInvocation *invocation, const GError *error)
@@ -421,9 +413,14 @@ static gboolean
 handle_list_devices (PpDbusManager *skeleton, GDBusMethodInvocation *invocation, PpService *self)
 {
   GPtrArray *devices = pp_manager_list_devices (self->manager);
-  PpDeviceRows *rows = pp_device_rows_new (devices->len);
-  g_autoptr(GHashTable) memo = pp_power_ops_blocking_memo_new ();
-  g_autofree PpDeviceStatus *statuses = g_new (PpDeviceStatus, MAX (devices->len, 1));
+  PpDeviceRows *rows = NULL;
+  g_autoptr(GHashTable) memo = NULL;
+  g_autofree PpDeviceStatus *statuses = NULL;
+
+  give_back_memory ();
+  rows = pp_device_rows_new (devices->len);
+  memo = pp_power_ops_blocking_memo_new ();
+  statuses = g_new (PpDeviceStatus, MAX (devices->len, 1));
 
   for (guint i = 0; i < devices->len; i++)
     {
@@ -438,6 +435,9 @@ handle_list_devices (PpDbusManager *skeleton, GDBusMethodInvocation *invocation,
     device_status_to_variant (self, g_ptr_array_index (devices, i), &statuses[i], memo, rows);
   g_clear_pointer (&memo, g_hash_table_unref);
   g_clear_pointer (&statuses, g_free);
+  /* GDBus makes a second copy of the reply, grown by doubling: the
+   * pages of the states and the memo go back first */
+  give_back_memory ();
   pp_dbus_manager_complete_list_devices (skeleton, invocation, pp_device_rows_end (rows));
   give_back_memory ();
   return G_DBUS_METHOD_INVOCATION_HANDLED;
@@ -813,20 +813,30 @@ handle_explain_platform (PpDbusManager *skeleton, GDBusMethodInvocation *invocat
 static gboolean
 run_get_statistics (PpService *self, PpCall *call, GError **error)
 {
-  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sdtt)"));
-  g_autoptr(GArray) rows = pp_manager_get_statistics (self->manager, call->dev, FALSE, error);
+  PpDeviceRows *reply;
+  g_autoptr(GArray) rows = NULL;
 
+  if (call->dev == NULL)
+    give_back_memory ();
+  rows = pp_manager_get_statistics (self->manager, call->dev, FALSE, error);
   if (rows == NULL)
     return FALSE;
+  /* serialised row by row (pp-device-row.h), into one buffer: sent as
+   * a tree, it would be freed by GDBus' worker thread once written,
+   * after the trim; serialised at the end, its tree of five small
+   * GVariants a row, freed at once, left holes in the heap in which
+   * GDBus' copy of the next big reply grew and was moved */
+  reply = pp_device_rows_new_sized (rows->len, 96);
   for (guint i = 0; i < rows->len; i++)
     {
       const PpManagerStatsRow *r = &g_array_index (rows, PpManagerStatsRow, i);
 
-      g_variant_builder_add (&b, "(sdtt)", r->path, r->suspended_share,
-                             r->active_ms, r->suspended_ms);
+      pp_device_rows_add_value (reply, g_variant_new ("(sdtt)", r->path, r->suspended_share,
+                                                      r->active_ms, r->suspended_ms));
     }
   pp_dbus_manager_complete_get_statistics (self->skeleton, call->invocation,
-                                           serialised_reply (g_variant_builder_end (&b)));
+                                           pp_device_rows_end_as (reply,
+                                                                  G_VARIANT_TYPE ("a(sdtt)")));
   if (call->dev == NULL)
     {
       g_clear_pointer (&rows, g_array_unref);
@@ -856,18 +866,25 @@ handle_get_device_statistics (PpDbusManager         *skeleton,
                               GDBusMethodInvocation *invocation,
                               PpService             *self)
 {
-  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a(sssbdtt)"));
-  g_autoptr(GArray) rows = pp_manager_get_statistics (self->manager, NULL, TRUE, NULL);
+  PpDeviceRows *reply;
+  g_autoptr(GArray) rows = NULL;
 
+  give_back_memory ();
+  rows = pp_manager_get_statistics (self->manager, NULL, TRUE, NULL);
+  /* row by row, as GetStatistics */
+  reply = pp_device_rows_new_sized (rows != NULL ? rows->len : 0, 128);
   for (guint i = 0; rows != NULL && i < rows->len; i++)
     {
       const PpManagerStatsRow *r = &g_array_index (rows, PpManagerStatsRow, i);
 
-      g_variant_builder_add (&b, "(sssbdtt)", r->path, r->class, r->runtime_status,
-                             r->control_auto, r->suspended_share, r->active_ms, r->suspended_ms);
+      pp_device_rows_add_value (reply, g_variant_new ("(sssbdtt)", r->path, r->class,
+                                                      r->runtime_status, r->control_auto,
+                                                      r->suspended_share, r->active_ms,
+                                                      r->suspended_ms));
     }
   pp_dbus_manager_complete_get_device_statistics (skeleton, invocation,
-                                                  serialised_reply (g_variant_builder_end (&b)));
+                                                  pp_device_rows_end_as (reply,
+                                                                         G_VARIANT_TYPE ("a(sssbdtt)")));
   g_clear_pointer (&rows, g_array_unref);
   give_back_memory ();
   return G_DBUS_METHOD_INVOCATION_HANDLED;

@@ -61,19 +61,23 @@ pp_conflicts_to_variant (GPtrArray *first, ...)
 typedef struct Record Record;
 struct Record {
   Record   *next;
-  char     *attribute;
-  char     *ours;      /* last value written, stripped */
-  gboolean  ours_valid; /* FALSE after forget_written, until the next write */
-  char     *theirs;    /* last foreign value seen, stripped */
-  guint     count;     /* foreign changes seen */
-  gboolean  given_up;
+  char     *attribute;  /* interned (g_ref_string_new_intern()): a few names
+                         * shared by every device's records */
+  char     *ours;       /* last value written, stripped; interned like
+                         * @attribute ("auto", "0", "on" for thousands) */
+  char     *theirs;     /* last foreign value seen, stripped */
+  guint     count;      /* foreign changes seen */
+  /* flags last: no padding between the pointers (one is kept for every
+   * attribute written) */
+  guint     ours_valid : 1;  /* FALSE after forget_written, until the next write */
+  guint     given_up : 1;
 };
 
 static void
 record_free (Record *record)
 {
-  g_free (record->attribute);
-  g_free (record->ours);
+  g_ref_string_release (record->attribute);
+  g_clear_pointer (&record->ours, g_ref_string_release);
   g_free (record->theirs);
   g_free (record);
 }
@@ -91,8 +95,9 @@ records_free (Record *records)
 }
 
 struct _PpForeignTracker {
-  /* device path → its list of Record (freed here, not by the table: a
-   * list changes its head) */
+  /* device path (interned, g_ref_string_new_intern(): the daemon's
+   * other per-device records share the copy) → its list of Record (freed
+   * here, not by the table: a list changes its head) */
   GHashTable *devices;
 };
 
@@ -112,7 +117,8 @@ pp_foreign_tracker_new (void)
 {
   PpForeignTracker *tracker = g_new0 (PpForeignTracker, 1);
 
-  tracker->devices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  tracker->devices = g_hash_table_new_full (g_str_hash, g_str_equal,
+                                            (GDestroyNotify) g_ref_string_release, NULL);
   return tracker;
 }
 
@@ -154,6 +160,7 @@ pp_foreign_tracker_note_written (PpForeignTracker *tracker,
                                  const char       *attribute,
                                  const char       *value)
 {
+  g_autofree char *normalized = NULL;
   Record *record;
 
   g_return_if_fail (tracker != NULL && path != NULL && attribute != NULL);
@@ -165,17 +172,18 @@ pp_foreign_tracker_note_written (PpForeignTracker *tracker,
       Record *first = NULL;
 
       record = g_new0 (Record, 1);
-      record->attribute = g_strdup (attribute);
+      record->attribute = g_ref_string_new_intern (attribute);
       /* the list moves to its new head: the key stays */
       if (g_hash_table_steal_extended (tracker->devices, path, (gpointer *) &key,
                                        (gpointer *) &first))
         record->next = first;
       else
-        key = g_strdup (path);
+        key = g_ref_string_new_intern (path);
       g_hash_table_insert (tracker->devices, key, record);
     }
-  g_free (record->ours);
-  record->ours = value_normalize (value);
+  normalized = value_normalize (value);
+  g_clear_pointer (&record->ours, g_ref_string_release);
+  record->ours = g_ref_string_new_intern (normalized);
   record->ours_valid = TRUE;
 }
 
@@ -288,7 +296,7 @@ pp_foreign_tracker_forget_device (PpForeignTracker *tracker, const char *path)
   if (path != NULL &&
       g_hash_table_steal_extended (tracker->devices, path, (gpointer *) &key, (gpointer *) &records))
     {
-      g_free (key);
+      g_ref_string_release (key);
       records_free (records);
     }
 }

@@ -101,6 +101,57 @@ test_rows_as_builder (void **state)
     }
 }
 
+/* Other array replies framed the same way (GetStatistics' a(sdtt),
+ * GetDeviceStatistics' a(sssbdtt)): byte for byte GVariantBuilder's. */
+static void
+test_value_rows_as_builder (void **state)
+{
+  const SizeRow *r = *state;
+  static const char * const types[] = { "a(sdtt)", "a(sssbdtt)" };
+
+  for (guint t = 0; t < G_N_ELEMENTS (types); t++)
+    {
+      PpDeviceRows *rows = pp_device_rows_new (r->n_rows);
+      GVariantBuilder b;
+      g_autoptr(GVariant) expected = NULL;
+      g_autoptr(GVariant) got = NULL;
+      g_autoptr(GVariant) untrusted = NULL;
+
+      g_variant_builder_init (&b, G_VARIANT_TYPE (types[t]));
+      for (guint i = 0; i < r->n_rows; i++)
+        {
+          g_autofree char *path = g_strdup_printf ("/sys/devices/pci0000:00/0000:00:%02x.%u%s",
+                                                   i, i % 8, i % 3 ? "/ata1" : "");
+          GVariant *row;
+
+          if (t == 0)
+            row = g_variant_new ("(sdtt)", path, i / 7.0, (guint64) i * 1000, (guint64) i);
+          else
+            row = g_variant_new ("(sssbdtt)", path, i % 2 ? "storage" : "usb",
+                                 i % 5 ? "suspended" : "active", i % 2 == 0, i / 3.0,
+                                 (guint64) i << 33, (guint64) i);
+          g_variant_ref_sink (row);
+          g_variant_builder_add_value (&b, row);
+          pp_device_rows_add_value (rows, row);
+          g_variant_unref (row);
+        }
+      expected = g_variant_ref_sink (g_variant_builder_end (&b));
+      got = g_variant_ref_sink (pp_device_rows_end_as (rows, G_VARIANT_TYPE (types[t])));
+
+      assert_string_equal (g_variant_get_type_string (got), types[t]);
+      assert_int_equal (g_variant_n_children (got), r->n_rows);
+      assert_int_equal (g_variant_get_size (got), g_variant_get_size (expected));
+      assert_memory_equal (g_variant_get_data (got), g_variant_get_data (expected),
+                           g_variant_get_size (expected));
+      assert_true (g_variant_equal (got, expected));
+      untrusted = g_variant_ref_sink (g_variant_new_from_data (G_VARIANT_TYPE (types[t]),
+                                                              g_variant_get_data (got),
+                                                              g_variant_get_size (got),
+                                                              FALSE, NULL, NULL));
+      assert_true (g_variant_is_normal_form (untrusted));
+    }
+}
+
 int
 main (void)
 {
@@ -109,5 +160,8 @@ main (void)
   for (guint i = 0; i < G_N_ELEMENTS (size_rows); i++)
     pp_test_list_add (list, "rows", size_rows[i].name, test_rows_as_builder, NULL, NULL,
                       &size_rows[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (size_rows); i++)
+    pp_test_list_add (list, "value-rows", size_rows[i].name, test_value_rows_as_builder, NULL,
+                      NULL, &size_rows[i]);
   return pp_test_list_run (list, "device-row");
 }

@@ -525,6 +525,51 @@ test_child_before_parent (void **state)
   assert_string_equal (down, "p/c:D p:D");
 }
 
+/* A node attached to its parent shares the parent's path: the parent
+ * path it was told must outlive the parent (removed, re-added, the node
+ * moved elsewhere and back), and the strings passed in are copied. */
+static void
+test_parent_path_outlives_parent (void **state)
+{
+  Fixture *f = *state;
+  g_autofree char *parent = g_strdup ("r/hub");
+  g_autofree char *child = g_strdup ("r/hub/a");
+  g_autoptr(GPtrArray) kids = NULL;
+
+  pp_tree_add_node (f->tree, "r", NULL);
+  pp_tree_add_node (f->tree, parent, "r");
+  pp_tree_add_node (f->tree, child, parent);
+  /* the caller's strings may go at once */
+  memset (parent, 'x', strlen (parent));
+  memset (child, 'x', strlen (child));
+  assert_string_equal (pp_tree_get_parent (f->tree, "r/hub/a"), "r/hub");
+
+  /* the parent goes: the child waits for "r/hub", told before */
+  pp_tree_remove_node (f->tree, "r/hub");
+  assert_null (pp_tree_get_parent (f->tree, "r/hub/a"));
+  /* the same parent again: no change, the child still waits */
+  pp_tree_add_node (f->tree, "r/hub/a", "r/hub");
+  assert_null (pp_tree_get_parent (f->tree, "r/hub/a"));
+  pp_tree_add_node (f->tree, "r/hub", "r");
+  assert_string_equal (pp_tree_get_parent (f->tree, "r/hub/a"), "r/hub");
+
+  /* moved under another parent and back */
+  pp_tree_add_node (f->tree, "r/other", "r");
+  pp_tree_add_node (f->tree, "r/hub/a", "r/other");
+  assert_string_equal (pp_tree_get_parent (f->tree, "r/hub/a"), "r/other");
+  kids = pp_tree_get_children (f->tree, "r/hub");
+  assert_int_equal (kids->len, 0);
+  pp_tree_remove_node (f->tree, "r/other");
+  assert_null (pp_tree_get_parent (f->tree, "r/hub/a"));
+  pp_tree_add_node (f->tree, "r/hub/a", "r/hub");
+  assert_string_equal (pp_tree_get_parent (f->tree, "r/hub/a"), "r/hub");
+  pp_tree_add_node (f->tree, "r/other", "r");
+  assert_string_equal (pp_tree_get_parent (f->tree, "r/hub/a"), "r/hub");
+  /* the tree is freed with nodes attached and waiting (teardown) */
+  pp_tree_remove_node (f->tree, "r");
+  assert_null (pp_tree_get_parent (f->tree, "r/hub"));
+}
+
 static void
 test_remove_and_readd (void **state)
 {
@@ -845,6 +890,7 @@ main (void)
     { "blocker-cycle", test_blocker_cycle },
     { "child-before-parent", test_child_before_parent },
     { "remove-and-readd", test_remove_and_readd },
+    { "parent-path-outlives-parent", test_parent_path_outlives_parent },
     { "link-ids", test_link_ids },
     { "reparent", test_reparent },
     { "many-devices", test_many_devices },

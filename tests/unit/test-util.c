@@ -129,6 +129,53 @@ test_sorted_keys (void **state)
   assert_ptr_equal (g_ptr_array_index (keys, 1), in[2]);
 }
 
+/* ---- string sets ---- */
+
+static void
+test_str_set (void **state)
+{
+  PpStrSet *a = NULL;
+  PpStrSet *b = NULL;
+  g_autofree char *name = g_strdup ("power/control");
+  g_autoptr(GHashTable) table = NULL;
+
+  (void) state;
+  /* NULL is the empty set */
+  assert_int_equal (pp_str_set_size (NULL), 0);
+  assert_false (pp_str_set_contains (NULL, "power/control"));
+  table = pp_str_set_to_hash_table (NULL);
+  assert_int_equal (g_hash_table_size (table), 0);
+  g_clear_pointer (&table, g_hash_table_unref);
+
+  a = pp_str_set_add (a, name);
+  a = pp_str_set_add (a, "power/wakeup");
+  a = pp_str_set_add (a, "power/control");   /* already in it */
+  assert_int_equal (pp_str_set_size (a), 2);
+  assert_string_equal (pp_str_set_index (a, 0), "power/control");
+  assert_string_equal (pp_str_set_index (a, 1), "power/wakeup");
+  /* a copy: the caller's string may change */
+  memset (name, 'x', strlen (name));
+  assert_true (pp_str_set_contains (a, "power/control"));
+  assert_false (pp_str_set_contains (a, name));
+  assert_false (pp_str_set_contains (a, "power"));
+
+  /* the same value in two sets is one copy */
+  b = pp_str_set_add (b, "power/wakeup");
+  assert_ptr_equal (pp_str_set_index (b, 0), pp_str_set_index (a, 1));
+
+  table = pp_str_set_to_hash_table (a);
+  assert_int_equal (g_hash_table_size (table), 2);
+  assert_true (g_hash_table_contains (table, "power/control"));
+  assert_true (g_hash_table_contains (table, "power/wakeup"));
+  g_clear_pointer (&table, g_hash_table_unref);
+
+  /* freeing one set leaves the other's values */
+  pp_str_set_free (a);
+  assert_string_equal (pp_str_set_index (b, 0), "power/wakeup");
+  pp_str_set_free (b);
+  pp_str_set_free (NULL);
+}
+
 int
 main (void)
 {
@@ -141,5 +188,6 @@ main (void)
   pp_test_list_add (list, "escape", "every byte", test_escape_every_byte, NULL, NULL, NULL);
   pp_test_list_add (list, "escape", "with length", test_escape_len, NULL, NULL, NULL);
   pp_test_list_add (list, "keys", "sorted", test_sorted_keys, NULL, NULL, NULL);
+  pp_test_list_add (list, "str-set", "add, look up, share, free", test_str_set, NULL, NULL, NULL);
   return pp_test_list_run (list, "util");
 }
