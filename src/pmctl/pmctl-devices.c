@@ -111,10 +111,8 @@ list_read_cell (sd_bus_message *m, ListRow *row, guint c, const char *contents)
       row->cells[c] = list_cell_text (row->values[c], c, row->numbers[c], &row->owned[c]);
       return 0;
     }
-  if ((r = sd_bus_message_enter_container (m, 'v', contents)) <= 0 ||
-      (r = sd_bus_message_read_basic (m, contents[0], &v)) <= 0 ||
-      (r = sd_bus_message_exit_container (m)) < 0)
-    return r < 0 ? r : -EBADMSG;
+  if ((r = pmctl_sd_bus_read_basic_variant (m, contents, &v)) < 0)
+    return r;
   if (contents[0] == 's')
     {
       row->cells[c] = c == COL_DELAY || *v.s == '\0' ? "-" : v.s;
@@ -145,13 +143,8 @@ list_read_json (sd_bus_message *m, const char *contents, int *r)
 
   if (strcmp (contents, "s") == 0 || strcmp (contents, "b") == 0 || strcmp (contents, "i") == 0)
     {
-      if ((*r = sd_bus_message_enter_container (m, 'v', contents)) <= 0 ||
-          (*r = sd_bus_message_read_basic (m, contents[0], &v)) <= 0 ||
-          (*r = sd_bus_message_exit_container (m)) < 0)
-        {
-          *r = *r < 0 ? *r : -EBADMSG;
-          return NULL;
-        }
+      if ((*r = pmctl_sd_bus_read_basic_variant (m, contents, &v)) < 0)
+        return NULL;
       node = json_node_new (JSON_NODE_VALUE);
       if (contents[0] == 's')
         json_node_set_string (node, v.s);
@@ -171,15 +164,9 @@ list_read_json (sd_bus_message *m, const char *contents, int *r)
 static int
 list_skip_value (sd_bus_message *m, const char *contents)
 {
-  int r;
-
   if (contents[0] == '\0' || contents[1] != '\0' || strchr ("avr(e{", contents[0]) != NULL)
     return sd_bus_message_skip (m, "v");
-  if ((r = sd_bus_message_enter_container (m, 'v', contents)) <= 0 ||
-      (r = sd_bus_message_read_basic (m, contents[0], NULL)) <= 0 ||
-      (r = sd_bus_message_exit_container (m)) < 0)
-    return r < 0 ? r : -EBADMSG;
-  return 0;
+  return pmctl_sd_bus_read_basic_variant (m, contents, NULL);
 }
 
 /* One entry {key: value} of a device's a{sv}, entered: into @row's cells
@@ -289,7 +276,7 @@ run_list (Pmctl *ctl, char **args, char **command_argv)
     r = sd_bus_message_exit_container (reply);
   if (r < 0)
     {
-      pmctl_sd_bus_report_malformed (r < 0 ? r : -EBADMSG, "list the devices");
+      pmctl_sd_bus_report_malformed (r, "list the devices");
       return PMCTL_EXIT_FAILURE;
     }
 

@@ -206,6 +206,18 @@ pmctl_sd_bus_report_malformed (int r, const char *what)
   pmctl_fail ("cannot %s: the reply of powerpolicyd is malformed (%s)", what, g_strerror (-r));
 }
 
+int
+pmctl_sd_bus_read_basic_variant (sd_bus_message *m, const char *contents, void *value)
+{
+  int r;
+
+  if ((r = sd_bus_message_enter_container (m, 'v', contents)) <= 0 ||
+      (r = sd_bus_message_read_basic (m, contents[0], value)) <= 0 ||
+      (r = sd_bus_message_exit_container (m)) < 0)
+    return r < 0 ? r : -EBADMSG;
+  return 0;
+}
+
 /* ---- any value, as a GVariant ---------------------------------------------- */
 
 static GVariant *read_value (sd_bus_message *m, char type, const char *contents, guint depth, int *r);

@@ -24,6 +24,13 @@ sd_bus_message *pmctl_sd_bus_call    (Pmctl          *ctl,
  * stderr. */
 void        pmctl_sd_bus_report_malformed (int         r,
                                            const char *what);
+/* The next value of @m, a variant holding one basic value of type
+ * @contents (one character, from sd_bus_message_peek_type()), read into
+ * @value as sd_bus_message_read_basic(3) reads it (NULL: read past it):
+ * 0, or a negative errno. */
+int         pmctl_sd_bus_read_basic_variant (sd_bus_message *m,
+                                             const char     *contents,
+                                             void           *value);
 /* The next value of @m, a variant ('v'), as the GVariant inside it (a
  * new reference, as g_variant_get_variant() gives it); NULL and *r a
  * negative errno when it cannot be read. */
