@@ -7,18 +7,35 @@
 #include "pp-power-ops.h"
 #include "pp-power-state.h"
 
+struct _PpBlockingMemo {
+  GHashTable *state;         /* path -> BLOCKING_YES/NO */
+  GHashTable *clear;         /* the tree's paths nothing blocking is below (pp_tree_find_blocker()) */
+};
+
 typedef struct {
   PpPowerTree *tree;
   PpManager   *manager;
-  GHashTable  *memo;         /* path -> BLOCKING_YES/NO, or NULL */
+  GHashTable  *memo;         /* the memo's state, or NULL */
 } BlockerCtx;
 
 enum { BLOCKING_NO = 1, BLOCKING_YES = 2 };
 
-GHashTable *
+PpBlockingMemo *
 pp_power_ops_blocking_memo_new (void)
 {
-  return g_hash_table_new (g_str_hash, g_str_equal);
+  PpBlockingMemo *memo = g_new (PpBlockingMemo, 1);
+
+  memo->state = g_hash_table_new (g_str_hash, g_str_equal);
+  memo->clear = g_hash_table_new (g_str_hash, g_str_equal);
+  return memo;
+}
+
+void
+pp_power_ops_blocking_memo_free (PpBlockingMemo *memo)
+{
+  g_hash_table_unref (memo->state);
+  g_hash_table_unref (memo->clear);
+  g_free (memo);
 }
 
 static gboolean
@@ -28,13 +45,13 @@ state_blocks (const char *runtime_status, const char *control, gboolean held)
 }
 
 void
-pp_power_ops_blocking_memo_add (GHashTable *memo,
-                                const char *syspath,
-                                const char *runtime_status,
-                                const char *control,
-                                gboolean    held)
+pp_power_ops_blocking_memo_add (PpBlockingMemo *memo,
+                                const char     *syspath,
+                                const char     *runtime_status,
+                                const char     *control,
+                                gboolean        held)
 {
-  g_hash_table_insert (memo, (gpointer) syspath,
+  g_hash_table_insert (memo->state, (gpointer) syspath,
                        GINT_TO_POINTER (state_blocks (runtime_status, control, held) ?
                                         BLOCKING_YES : BLOCKING_NO));
 }
@@ -82,7 +99,7 @@ pp_power_fields_get (PpPowerTree  *power_tree,
                      const char   *syspath,
                      const char   *control,
                      const char   *runtime_status,
-                     GHashTable   *memo,
+                     PpBlockingMemo *memo,
                      GPtrArray   **suppliers,
                      GPtrArray   **consumers,
                      const char  **blocker)
@@ -94,7 +111,9 @@ pp_power_fields_get (PpPowerTree  *power_tree,
   *blocker = NULL;
   if (g_strcmp0 (control, "auto") == 0 && g_strcmp0 (runtime_status, "active") == 0)
     {
-      BlockerCtx ctx = { power_tree, manager, memo };
-      *blocker = pp_tree_find_blocker (tree, syspath, is_blocking, &ctx);
+      BlockerCtx ctx = { power_tree, manager, memo ? memo->state : NULL };
+
+      *blocker = pp_tree_find_blocker (tree, syspath, is_blocking, &ctx,
+                                       memo ? memo->clear : NULL);
     }
 }

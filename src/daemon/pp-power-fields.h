@@ -8,6 +8,7 @@
 #include <glib.h>
 
 #include "pp-manager.h"
+#include "pp-power-ops.h"
 #include "pp-power-tree.h"
 
 G_BEGIN_DECLS
@@ -18,7 +19,7 @@ void pp_power_fields_get (PpPowerTree  *tree,
                           const char   *syspath,
                           const char   *control,
                           const char   *runtime_status,
-                          GHashTable   *memo,
+                          PpBlockingMemo *memo,
                           GPtrArray   **suppliers,
                           GPtrArray   **consumers,
                           const char  **blocker);

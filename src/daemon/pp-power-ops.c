@@ -613,7 +613,7 @@ pp_power_ops_get_tree_fields (PpPowerOps   *self,
                               const char   *syspath,
                               const char   *control,
                               const char   *runtime_status,
-                              GHashTable   *memo,
+                              PpBlockingMemo *memo,
                               GPtrArray   **suppliers,
                               GPtrArray   **consumers,
                               const char  **blocker)

@@ -68,21 +68,27 @@ GPtrArray  *pp_power_ops_list_holds     (PpPowerOps  *self);
  * power/runtime_status were just read (@control, @runtime_status):
  * @suppliers/@consumers (sorted; the tree's strings) and *@blocker, the
  * device that keeps an active, suspendable device up (the tree's string),
- * or NULL. @memo: NULL, or a table from pp_power_ops_blocking_memo_new()
+ * or NULL. @memo: NULL, or a memo from pp_power_ops_blocking_memo_new()
  * kept across the devices of one answer, so that each device's state is
- * read once. The strings are valid until the main loop runs again. */
-GHashTable *pp_power_ops_blocking_memo_new (void);
+ * read once and no part of the tree is searched twice for nothing; it
+ * must not outlive the answer (the tree may change once the main loop
+ * runs). The strings are valid until the main loop runs again. */
+typedef struct _PpBlockingMemo PpBlockingMemo;
+
+PpBlockingMemo *pp_power_ops_blocking_memo_new  (void);
+void            pp_power_ops_blocking_memo_free (PpBlockingMemo *memo);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PpBlockingMemo, pp_power_ops_blocking_memo_free)
 /* What the caller read of @syspath (kept as long as @memo). */
-void        pp_power_ops_blocking_memo_add (GHashTable   *memo,
-                                            const char   *syspath,
-                                            const char   *runtime_status,
-                                            const char   *control,
-                                            gboolean      held);
+void        pp_power_ops_blocking_memo_add (PpBlockingMemo *memo,
+                                            const char     *syspath,
+                                            const char     *runtime_status,
+                                            const char     *control,
+                                            gboolean        held);
 void        pp_power_ops_get_tree_fields (PpPowerOps   *self,
                                           const char   *syspath,
                                           const char   *control,
                                           const char   *runtime_status,
-                                          GHashTable   *memo,
+                                          PpBlockingMemo *memo,
                                           GPtrArray   **suppliers,
                                           GPtrArray   **consumers,
                                           const char  **blocker);

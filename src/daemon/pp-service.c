@@ -96,7 +96,7 @@ rows_to_variant (GPtrArray *rows, const char *type, PpAddRow add_row)
  * and NULL returned. */
 static GVariant *
 device_status_to_variant (PpService *self, PpDevice *dev, const PpDeviceStatus *status,
-                          GHashTable *memo, PpDeviceRows *rows)
+                          PpBlockingMemo *memo, PpDeviceRows *rows)
 {
   g_autoptr(GPtrArray) suppliers = NULL;
   g_autoptr(GPtrArray) consumers = NULL;
@@ -414,7 +414,7 @@ handle_list_devices (PpDbusManager *skeleton, GDBusMethodInvocation *invocation,
 {
   GPtrArray *devices = pp_manager_list_devices (self->manager);
   PpDeviceRows *rows = NULL;
-  g_autoptr(GHashTable) memo = NULL;
+  g_autoptr(PpBlockingMemo) memo = NULL;
   g_autofree PpDeviceStatus *statuses = NULL;
 
   give_back_memory ();
@@ -433,7 +433,7 @@ handle_list_devices (PpDbusManager *skeleton, GDBusMethodInvocation *invocation,
     }
   for (guint i = 0; i < devices->len; i++)
     device_status_to_variant (self, g_ptr_array_index (devices, i), &statuses[i], memo, rows);
-  g_clear_pointer (&memo, g_hash_table_unref);
+  g_clear_pointer (&memo, pp_power_ops_blocking_memo_free);
   g_clear_pointer (&statuses, g_free);
   /* GDBus makes a second copy of the reply, grown by doubling: the
    * pages of the states and the memo go back first */

@@ -743,14 +743,17 @@ const char *
 pp_tree_find_blocker (PpTree             *tree,
                       const char         *path,
                       PpTreeBlockingFunc  is_blocking,
-                      gpointer            user_data)
+                      gpointer            user_data,
+                      GHashTable         *clear)
 {
   PpTreeNode *root = lookup (tree, path);
   g_autoptr(GHashTable) seen = NULL;
   g_autoptr(GQueue) queue = NULL;
   const char *found = NULL;
+  GHashTableIter iter;
+  gpointer key;
 
-  if (root == NULL)
+  if (root == NULL || (clear != NULL && g_hash_table_contains (clear, root->path)))
     return NULL;
   seen = g_hash_table_new (g_direct_hash, g_direct_equal);
   queue = g_queue_new ();
@@ -769,11 +772,26 @@ pp_tree_find_blocker (PpTree             *tree,
             continue;
           if (is_blocking (dep->path, user_data))
             found = dep->path;
-          else
+          /* nothing below @dep blocks: what it reaches cannot be found
+           * first (or at all), and it is not walked again */
+          else if (clear == NULL || !g_hash_table_contains (clear, dep->path))
             g_queue_push_tail (queue, dep);
         }
     }
-  return found;
+  if (found != NULL || clear == NULL)
+    return found;
+  /* Found nothing: every device reached reaches only devices reached,
+   * none of them blocking, and @root, which the search does not ask
+   * about. Unless @root blocks (a cycle could lead back to it), none of
+   * them has a blocker. */
+  g_hash_table_add (clear, root->path);
+  if (g_hash_table_size (seen) > 1 && !is_blocking (root->path, user_data))
+    {
+      g_hash_table_iter_init (&iter, seen);
+      while (g_hash_table_iter_next (&iter, &key, NULL))
+        g_hash_table_add (clear, ((PpTreeNode *) key)->path);
+    }
+  return NULL;
 }
 
 /* ---- device link names ------------------------------------------------ */

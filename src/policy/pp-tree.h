@@ -128,11 +128,17 @@ typedef gboolean (*PpTreeBlockingFunc) (const char *path,
 
 /* The nearest descendant or consumer of @path (breadth first, children
  * before consumers, sorted) for which @is_blocking returns TRUE, or NULL.
- * The caller decides whether @path needs a blocker at all. */
+ * The caller decides whether @path needs a blocker at all. @clear: NULL,
+ * or a set (g_str_hash, keys the tree's paths, not owned) kept across
+ * searches for which @is_blocking gives the same answers: the devices
+ * from which nothing blocking can be reached (themselves not asked about).
+ * A search adds what it learns and does not walk below them again; its
+ * answer is the same as without. */
 const char *pp_tree_find_blocker     (PpTree             *tree,
                                       const char         *path,
                                       PpTreeBlockingFunc  is_blocking,
-                                      gpointer            user_data);
+                                      gpointer            user_data,
+                                      GHashTable         *clear);
 
 /* Device link names (sysfs-class-devlink). The kernel has used three
  * forms for /sys/class/devlink/NAME: "supplier:consumer" (5.9-rc),

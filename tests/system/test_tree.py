@@ -533,6 +533,16 @@ class TestHold(TreeTestCase):
 
 class TestTreeDBus(TreeTestCase):
 
+    def assert_list_agrees(self):
+        # ListDevices searches blockers with what earlier searches of the
+        # same answer learned; GetDevice searches each on its own: the
+        # same blocker for every device
+        listed = {d['path']: d['blocker'] for d in self.call('ListDevices')[0]}
+        self.assertGreater(len(listed), 5)
+        for path, blocker in listed.items():
+            self.assertEqual(self.device(path)['blocker'], blocker, path)
+        return listed
+
     def test_get_device_tree_fields(self):
         self.start_daemon()
         gpu, hda = self.device(GPU), self.device('0000:00:1f.3')
@@ -546,12 +556,15 @@ class TestTreeDBus(TreeTestCase):
         self.laptop.write(XHCI + '/power/control', 'auto')
         self.assertEqual(self.device(XHCI)['blocker'], MOUSE)
         self.assertEqual(self.device(HUB)['blocker'], MOUSE)
+        self.assertEqual(self.assert_list_agrees()[HUB], MOUSE)
         # the nearest one wins
         self.laptop.write(ROOTHUB + '/power/control', 'on')
         self.assertEqual(self.device(XHCI)['blocker'], ROOTHUB)
+        self.assertEqual(self.assert_list_agrees()[XHCI], ROOTHUB)
         # nothing awake below: no blocker
         self.laptop.write(MOUSE + '/power/control', 'auto')
         self.assertEqual(self.device(HUB)['blocker'], '')
+        self.assertEqual(self.assert_list_agrees()[HUB], '')
         # a device that is on itself has no blocker to report
         self.assertEqual(self.device(ROOTHUB)['blocker'], '')
         # a consumer keeps its supplier awake

@@ -474,19 +474,19 @@ test_blocker (void **state)
 
   add_nodes (f, "xhci xhci/usb1 xhci/usb1/hub xhci/usb1/hub/mouse xhci/usb1/hub/disk gpu hda");
   add_link_edge (f, "gpu", "hda");
-  assert_null (pp_tree_find_blocker (f->tree, "xhci", node_blocking, f));
+  assert_null (pp_tree_find_blocker (f->tree, "xhci", node_blocking, f, NULL));
   set_flag (f->blocking, "xhci/usb1/hub/mouse", "1");
-  assert_string_equal (pp_tree_find_blocker (f->tree, "xhci", node_blocking, f),
+  assert_string_equal (pp_tree_find_blocker (f->tree, "xhci", node_blocking, f, NULL),
                        "xhci/usb1/hub/mouse");
   /* the nearest one wins */
   set_flag (f->blocking, "xhci/usb1/hub", "1");
-  assert_string_equal (pp_tree_find_blocker (f->tree, "xhci", node_blocking, f),
+  assert_string_equal (pp_tree_find_blocker (f->tree, "xhci", node_blocking, f, NULL),
                        "xhci/usb1/hub");
   /* consumers count */
   set_flag (f->blocking, "hda", "1");
-  assert_string_equal (pp_tree_find_blocker (f->tree, "gpu", node_blocking, f), "hda");
-  assert_null (pp_tree_find_blocker (f->tree, "hda", node_blocking, f));
-  assert_null (pp_tree_find_blocker (f->tree, "missing", node_blocking, f));
+  assert_string_equal (pp_tree_find_blocker (f->tree, "gpu", node_blocking, f, NULL), "hda");
+  assert_null (pp_tree_find_blocker (f->tree, "hda", node_blocking, f, NULL));
+  assert_null (pp_tree_find_blocker (f->tree, "missing", node_blocking, f, NULL));
 }
 
 static void
@@ -498,12 +498,126 @@ test_blocker_cycle (void **state)
   add_link_edge (f, "a", "b");
   add_link_edge (f, "b", "c");
   add_link_edge (f, "c", "a");
-  assert_null (pp_tree_find_blocker (f->tree, "a", node_blocking, f));
+  assert_null (pp_tree_find_blocker (f->tree, "a", node_blocking, f, NULL));
   set_flag (f->blocking, "c", "1");
-  assert_string_equal (pp_tree_find_blocker (f->tree, "a", node_blocking, f), "c");
+  assert_string_equal (pp_tree_find_blocker (f->tree, "a", node_blocking, f, NULL), "c");
   /* the device itself is never its own blocker, even round a cycle */
   set_flag (f->blocking, "a", "1");
-  assert_string_equal (pp_tree_find_blocker (f->tree, "a", node_blocking, f), "c");
+  assert_string_equal (pp_tree_find_blocker (f->tree, "a", node_blocking, f, NULL), "c");
+}
+
+/* is_blocking that counts how often it is asked */
+typedef struct {
+  Fixture *f;
+  guint    asked;
+} Counting;
+
+static gboolean
+counting_blocking (const char *path, gpointer user_data)
+{
+  Counting *c = user_data;
+
+  c->asked++;
+  return node_blocking (path, c->f);
+}
+
+/* A failed search teaches the set; later searches below it ask nothing */
+static void
+test_blocker_clear_prunes (void **state)
+{
+  Fixture *f = *state;
+  g_autoptr(GHashTable) clear = g_hash_table_new (g_str_hash, g_str_equal);
+  Counting c = { f, 0 };
+
+  add_nodes (f, "pci pci/xhci pci/xhci/usb1 pci/xhci/usb1/hub pci/xhci/usb1/hub/mouse "
+                "pci/xhci/usb1/hub/disk pci/gpu pci/hda");
+  add_link_edge (f, "pci/gpu", "pci/hda");
+  assert_null (pp_tree_find_blocker (f->tree, "pci", counting_blocking, &c, clear));
+  /* seven devices below, and the root itself when the search is over */
+  assert_int_equal (c.asked, 8);
+  c.asked = 0;
+  assert_null (pp_tree_find_blocker (f->tree, "pci/xhci", counting_blocking, &c, clear));
+  assert_null (pp_tree_find_blocker (f->tree, "pci/xhci/usb1/hub", counting_blocking, &c, clear));
+  assert_null (pp_tree_find_blocker (f->tree, "pci/gpu", counting_blocking, &c, clear));
+  assert_int_equal (c.asked, 0);
+
+  /* a found blocker teaches nothing */
+  g_hash_table_remove_all (clear);
+  set_flag (f->blocking, "pci/xhci/usb1/hub/disk", "1");
+  assert_string_equal (pp_tree_find_blocker (f->tree, "pci", counting_blocking, &c, clear),
+                       "pci/xhci/usb1/hub/disk");
+  assert_int_equal (g_hash_table_size (clear), 0);
+}
+
+/* A blocking root round a cycle: what leads back to it is not clear */
+static void
+test_blocker_clear_blocking_root (void **state)
+{
+  Fixture *f = *state;
+  g_autoptr(GHashTable) clear = g_hash_table_new (g_str_hash, g_str_equal);
+
+  add_nodes (f, "a b c");
+  add_link_edge (f, "a", "b");
+  add_link_edge (f, "b", "c");
+  add_link_edge (f, "c", "a");
+  set_flag (f->blocking, "a", "1");
+  assert_null (pp_tree_find_blocker (f->tree, "a", node_blocking, f, clear));
+  assert_true (g_hash_table_contains (clear, "a"));
+  assert_false (g_hash_table_contains (clear, "b"));
+  assert_string_equal (pp_tree_find_blocker (f->tree, "b", node_blocking, f, clear), "a");
+  assert_string_equal (pp_tree_find_blocker (f->tree, "c", node_blocking, f, clear), "a");
+}
+
+/* With a set kept across searches, every answer is the one without: random
+ * trees with links (cycles included), random blocking devices, searches in
+ * random orders. */
+static void
+test_blocker_clear_same_answers (void **state)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (29);
+
+  (void) state;
+  for (guint round = 0; round < 300; round++)
+    {
+      PpTree *tree = pp_tree_new ();
+      g_autoptr(GHashTable) blocking = g_hash_table_new (g_str_hash, g_str_equal);
+      g_autoptr(GHashTable) clear = g_hash_table_new (g_str_hash, g_str_equal);
+      g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+      Fixture f = { .tree = tree, .blocking = blocking };
+      guint n = g_rand_int_range (rand, 1, 40);
+      guint links = g_rand_int_range (rand, 0, 10);
+
+      for (guint i = 0; i < n; i++)
+        {
+          const char *parent = i ? g_ptr_array_index (names, g_rand_int_range (rand, 0, i)) : NULL;
+          char *name = parent ? g_strdup_printf ("%s/%u", parent, i) : g_strdup_printf ("%u", i);
+
+          pp_tree_add_node (tree, name, parent);
+          g_ptr_array_add (names, name);
+          if (g_rand_int_range (rand, 0, 6) == 0)
+            g_hash_table_add (blocking, name);
+        }
+      for (guint i = 0; i < links; i++)
+        {
+          const char *a = g_ptr_array_index (names, g_rand_int_range (rand, 0, n));
+          const char *b = g_ptr_array_index (names, g_rand_int_range (rand, 0, n));
+          g_autofree char *id = g_strdup_printf ("l%u:%s--%s", i, a, b);
+
+          if (a != b)
+            (void) pp_tree_add_link (tree, id, a, b);
+        }
+      for (guint k = 0; k < 2 * n; k++)
+        {
+          const char *path = g_ptr_array_index (names, g_rand_int_range (rand, 0, n));
+          const char *want = pp_tree_find_blocker (tree, path, node_blocking, &f, NULL);
+          const char *got = pp_tree_find_blocker (tree, path, node_blocking, &f, clear);
+
+          if (g_strcmp0 (want, got) != 0)
+            fail_msg ("round %u, %s: %s without the set, %s with it", round, path,
+                      want ? want : "none", got ? got : "none");
+        }
+      pp_tree_free (tree);
+    }
 }
 
 /* ---- incremental updates ---------------------------------------------- */
@@ -888,6 +1002,9 @@ main (void)
     { "diamond-bubble", test_diamond_bubble },
     { "blocker", test_blocker },
     { "blocker-cycle", test_blocker_cycle },
+    { "blocker-clear-prunes", test_blocker_clear_prunes },
+    { "blocker-clear-blocking-root", test_blocker_clear_blocking_root },
+    { "blocker-clear-same-answers", test_blocker_clear_same_answers },
     { "child-before-parent", test_child_before_parent },
     { "remove-and-readd", test_remove_and_readd },
     { "parent-path-outlives-parent", test_parent_path_outlives_parent },
