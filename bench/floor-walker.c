@@ -19,6 +19,10 @@
  * attribute work below each device's syspath. The default build neither
  * links nor calls libsystemd.
  *
+ * Built with -DPP_FLOOR_SCSI_HOST_CONTROL (bench/vm --scale-writes) a
+ * scsi_host's power/control is policy too (Control=auto, as bench/vm then
+ * gives the daemon): a write on every SCSI host whose boot value is "on".
+ *
  * Output: "devices N changed M failed F" on stdout.
  */
 #define _GNU_SOURCE
@@ -52,7 +56,11 @@ static const struct attr usb_attrs[] = {
   { "power/autosuspend_delay_ms", "1000" }, { "power/wakeup", "disabled" },
   { "power/control", "auto" }, { NULL, NULL } };
 static const struct attr scsi_host_attrs[] = {
-  { "link_power_management_policy", "med_power_with_dipm" }, { NULL, NULL } };
+  { "link_power_management_policy", "med_power_with_dipm" },
+#ifdef PP_FLOOR_SCSI_HOST_CONTROL
+  { "power/control", "auto" },
+#endif
+  { NULL, NULL } };
 
 static const struct class_policy policy[] = {
   { "pci", pci_attrs }, { "usb", usb_attrs }, { "scsi_host", scsi_host_attrs },
